@@ -1,0 +1,3 @@
+module github.com/vulnscan/vulnscan/gateway
+
+go 1.26

@@ -1,0 +1,3 @@
+module github.com/vulnscan/vulnscan/pkg
+
+go 1.26

@@ -1,0 +1,3 @@
+module github.com/vulnscan/vulnscan/proto/gen
+
+go 1.26

@@ -1,0 +1,3 @@
+module github.com/vulnscan/vulnscan/services/estimation
+
+go 1.26

@@ -1,0 +1,3 @@
+module github.com/vulnscan/vulnscan/services/scan
+
+go 1.26
