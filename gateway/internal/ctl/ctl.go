@@ -1,0 +1,160 @@
+// Package ctl implements vulnscanctl, the operators' command line. Each
+// command calls a service's gRPC API and prints exactly one JSON object on
+// stdout; failures print a message on stderr and exit non-zero.
+package ctl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/status"
+
+	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/server"
+)
+
+// Command is one "group verb" command.
+type Command struct {
+	Group, Verb string
+	Usage       string
+	// Run parses args with fs (already holding the address flags) and returns
+	// the value printed as JSON.
+	Run func(ctx context.Context, env *Env, fs *flag.FlagSet, args []string) (any, error)
+}
+
+var commands []Command
+
+// Register adds commands; each file of this package registers its own.
+func Register(cs ...Command) { commands = append(commands, cs...) }
+
+// Env gives commands their service connections.
+type Env struct {
+	addrs map[string]*string
+	conns map[string]*grpc.ClientConn
+}
+
+// Conn returns a connection to the named service ("auth", "findings", …).
+func (e *Env) Conn(service string) (*grpc.ClientConn, error) {
+	if cc, ok := e.conns[service]; ok {
+		return cc, nil
+	}
+	cc, err := server.Dial(*e.addrs[service])
+	if err != nil {
+		return nil, err
+	}
+	e.conns[service] = cc
+	return cc, nil
+}
+
+// Main runs vulnscanctl with args (without the program name) and returns the exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) < 2 {
+		usage(stderr)
+		return 2
+	}
+	var cmd *Command
+	for i := range commands {
+		if commands[i].Group == args[0] && commands[i].Verb == args[1] {
+			cmd = &commands[i]
+		}
+	}
+	if cmd == nil {
+		fmt.Fprintf(stderr, "vulnscanctl: unknown command %q\n", strings.Join(args[:2], " "))
+		usage(stderr)
+		return 2
+	}
+	fs := flag.NewFlagSet(cmd.Group+" "+cmd.Verb, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	env := config.FromOS()
+	e := &Env{addrs: map[string]*string{
+		"auth":       fs.String("auth-addr", env.String("AUTH_GRPC_ADDR", config.DefaultAuthAddr), "auth service gRPC address"),
+		"estimation": fs.String("estimation-addr", env.String("ESTIMATION_GRPC_ADDR", config.DefaultEstimationAddr), "estimation service gRPC address"),
+		"scan":       fs.String("scan-addr", env.String("SCAN_GRPC_ADDR", config.DefaultScanAddr), "scan service gRPC address"),
+		"findings":   fs.String("findings-addr", env.String("FINDINGS_GRPC_ADDR", config.DefaultFindingsAddr), "findings service gRPC address"),
+	}, conns: map[string]*grpc.ClientConn{}}
+	defer func() {
+		for _, cc := range e.conns {
+			_ = cc.Close()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := cmd.Run(ctx, e, fs, args[2:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 2
+		}
+		fmt.Fprintln(stderr, "vulnscanctl:", describe(err))
+		return 1
+	}
+	enc := json.NewEncoder(stdout)
+	if err := enc.Encode(out); err != nil {
+		fmt.Fprintln(stderr, "vulnscanctl:", err)
+		return 1
+	}
+	return 0
+}
+
+func describe(err error) string {
+	if st, ok := status.FromError(err); ok {
+		return fmt.Sprintf("%s (%s)", st.Message(), st.Code())
+	}
+	return err.Error()
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: vulnscanctl GROUP VERB [flags]")
+	lines := make([]string, 0, len(commands))
+	for _, c := range commands {
+		lines = append(lines, "  vulnscanctl "+c.Group+" "+c.Verb+" "+c.Usage)
+	}
+	sort.Strings(lines)
+	fmt.Fprintln(w, strings.Join(lines, "\n"))
+}
+
+// Parse parses args and checks that required flags were given.
+func Parse(fs *flag.FlagSet, args []string, required ...string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, r := range required {
+		if !set[r] {
+			return fmt.Errorf("--%s is required", r)
+		}
+	}
+	return nil
+}
+
+// ParseDuration accepts Go durations plus a day suffix ("30d").
+func ParseDuration(s string) (time.Duration, error) {
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(d)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("invalid duration %q", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("invalid duration %q", s)
+	}
+	return d, nil
+}
+
+// Stdin-free environment access for commands that read secrets from variables.
+var lookupEnv = os.LookupEnv

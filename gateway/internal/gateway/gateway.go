@@ -1,0 +1,317 @@
+// Package gateway is the REST front door: grpc-gateway turns the services'
+// HTTP rules into the /v1 JSON surface, behind the gateway's own middleware
+// (request id → access log → tracing → API key → scope → rate limit).
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/vulnscan/vulnscan/gateway/internal/httperr"
+	"github.com/vulnscan/vulnscan/gateway/internal/keyauth"
+	"github.com/vulnscan/vulnscan/pkg/apierr"
+	"github.com/vulnscan/vulnscan/pkg/logging"
+	"github.com/vulnscan/vulnscan/pkg/server"
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
+	"github.com/vulnscan/vulnscan/proto/gen/openapi"
+)
+
+// MaxJSONBody bounds JSON request bodies.
+const MaxJSONBody = 2 << 20
+
+// Gateway is the assembled HTTP handler with its dependencies.
+type Gateway struct {
+	Handler  http.Handler
+	Verifier *keyauth.Verifier
+	Registry *prometheus.Registry
+
+	conns map[string]*grpc.ClientConn
+	rdb   *redis.Client
+	log   *slog.Logger
+
+	readyMu   sync.Mutex
+	readyAt   time.Time
+	readyErr  error
+}
+
+// New connects to the services and Redis and builds the handler.
+func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (*Gateway, error) {
+	g := &Gateway{conns: map[string]*grpc.ClientConn{}, rdb: rdb, log: log, Registry: prometheus.NewRegistry()}
+	g.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for name, addr := range map[string]string{"auth": cfg.AuthAddr, "estimation": cfg.EstimationAddr, "scan": cfg.ScanAddr, "findings": cfg.FindingsAddr} {
+		cc, err := server.Dial(addr)
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
+		g.conns[name] = cc
+	}
+	g.Verifier = keyauth.New(rdb, authv1.NewAuthInternalServiceClient(g.conns["auth"]), log, cfg.KeyLocalTTL)
+
+	requests := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "http_requests_total", Help: "HTTP requests by route, method and status."}, []string{"route", "method", "code"})
+	latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "http_request_duration_seconds", Help: "HTTP latency by route.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}}, []string{"route", "method"})
+	limited := prometheus.NewCounter(prometheus.CounterOpts{Name: "http_rate_limited_total", Help: "Requests refused by the per-key rate limit."})
+	g.Registry.MustRegister(requests, latency, limited)
+
+	mux := runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{
+			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
+			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
+		}),
+		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithMetadata(func(ctx context.Context, r *http.Request) metadata.MD {
+			md := metadata.Pairs(server.RequestIDKey, logging.RequestID(r.Context()))
+			if p, ok := principalFrom(r.Context()); ok {
+				md = metadata.Join(md, p.Metadata())
+			}
+			return md
+		}),
+		runtime.WithErrorHandler(g.serviceError),
+		runtime.WithRoutingErrorHandler(routingError),
+		runtime.WithForwardResponseOption(successStatus),
+		runtime.WithMiddlewares(func(next runtime.HandlerFunc) runtime.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
+				start := time.Now()
+				route, _ := runtime.HTTPPathPattern(r.Context())
+				rec := &statusRecorder{ResponseWriter: w}
+				next(rec, r, params)
+				code := rec.status
+				if code == 0 {
+					code = http.StatusOK
+				}
+				requests.WithLabelValues(route, r.Method, fmt.Sprint(code)).Inc()
+				latency.WithLabelValues(route, r.Method).Observe(time.Since(start).Seconds())
+			}
+		}),
+	)
+	if err := authv1.RegisterAuthServiceHandler(ctx, mux, g.conns["auth"]); err != nil {
+		g.Close()
+		return nil, err
+	}
+
+	limiter := redis_rate.NewLimiter(rdb)
+	limit := redis_rate.Limit{Rate: cfg.RateRPS, Burst: cfg.RateBurst, Period: time.Second}
+
+	var api http.Handler = mux
+	api = rateLimit(limiter, limit, log, limited)(api)
+	api = requireScope(api)
+	api = authenticate(g.Verifier, log)(api)
+	api = limitBodies(MaxJSONBody, api)
+
+	root := http.NewServeMux()
+	root.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"ok"}` + "\n"))
+	})
+	root.HandleFunc("GET /readyz", g.readyz)
+	root.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(openapi.JSON)
+	})
+	root.Handle("/", api)
+
+	var h http.Handler = root
+	h = otelhttp.NewHandler(h, "gateway", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
+		return r.Method + " " + r.URL.Path
+	}), otelhttp.WithFilter(func(r *http.Request) bool { return r.URL.Path != "/healthz" && r.URL.Path != "/readyz" }))
+	h = accessLog(log)(h)
+	h = requestID(h)
+	g.Handler = rememberMethod(h)
+	return g, nil
+}
+
+// Close closes the service connections.
+func (g *Gateway) Close() {
+	for _, cc := range g.conns {
+		_ = cc.Close()
+	}
+}
+
+// successStatus answers 201 for a successful POST and 204 for a DELETE.
+func successStatus(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+	if req, ok := ctx.Value(requestMethodKey{}).(string); ok {
+		switch req {
+		case http.MethodPost:
+			w.WriteHeader(http.StatusCreated)
+		case http.MethodDelete:
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}
+	return nil
+}
+
+type requestMethodKey struct{}
+
+var protoPrefix = regexp.MustCompile(`^proto:\s*(\(line \d+:\d+\):\s*)?`)
+
+// serviceError renders a service's (or the decoder's) error as the spec's body.
+func (g *Gateway) serviceError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+	if bodyLimitHit(r.Context()) {
+		httperr.Write(w, http.StatusRequestEntityTooLarge, "Request body too large")
+		return
+	}
+	st := status.Convert(err)
+	code := apierr.HTTPStatus(st)
+	msg := st.Message()
+	switch {
+	case code >= 500 || st.Code() == codes.Unknown:
+		if st.Code() == codes.Unavailable || st.Code() == codes.DeadlineExceeded {
+			code = http.StatusServiceUnavailable
+			msg = "Service temporarily unavailable; retry later"
+		} else {
+			code = http.StatusInternalServerError
+			msg = apierr.Internal.Message
+		}
+		g.log.ErrorContext(ctx, "request failed", "grpc_code", st.Code().String(), "error", st.Message())
+	case st.Code() == codes.InvalidArgument && !hasDomain(st):
+		msg = decodeMessage(msg)
+	case code == 499:
+		return
+	}
+	httperr.Write(w, code, msg)
+}
+
+func hasDomain(st *status.Status) bool {
+	return apierr.HTTPStatus(st) != http.StatusBadRequest || len(st.Details()) > 0
+}
+
+// decodeMessage turns grpc-gateway and protojson decoding errors into
+// messages that name the field without internals.
+func decodeMessage(msg string) string {
+	msg = protoPrefix.ReplaceAllString(msg, "")
+	switch {
+	case strings.HasPrefix(msg, "unknown field"):
+		return strings.Replace(msg, "unknown field", "Unknown field", 1)
+	case strings.Contains(msg, "unexpected EOF"), strings.Contains(msg, "syntax error"), strings.Contains(msg, "invalid character"),
+		strings.HasPrefix(msg, "unexpected token"):
+		return "Malformed JSON body"
+	}
+	if m := fieldParse.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s has an invalid value", m[1])
+	}
+	return msg
+}
+
+var fieldParse = regexp.MustCompile(`parsing field "([^"]+)"`)
+
+func routingError(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, code int) {
+	switch code {
+	case http.StatusMethodNotAllowed:
+		httperr.Write(w, http.StatusMethodNotAllowed, fmt.Sprintf("Method %s not allowed on %s", r.Method, r.URL.Path))
+	case http.StatusNotFound:
+		httperr.Write(w, http.StatusNotFound, fmt.Sprintf("Cannot %s %s", r.Method, r.URL.Path))
+	default:
+		httperr.Write(w, code, http.StatusText(code))
+	}
+}
+
+// readyz answers 200 when Redis and every service answer their health check.
+func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request) {
+	g.readyMu.Lock()
+	if time.Since(g.readyAt) > time.Second {
+		g.readyErr = g.checkReady(r.Context())
+		g.readyAt = time.Now()
+	}
+	err := g.readyErr
+	g.readyMu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if err != nil {
+		httperr.Write(w, http.StatusServiceUnavailable, "not ready: "+err.Error())
+		return
+	}
+	_, _ = w.Write([]byte(`{"status":"ready"}` + "\n"))
+}
+
+func (g *Gateway) checkReady(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	eg, ctx := errgroup.WithContext(ctx)
+	eg.Go(func() error {
+		if err := g.rdb.Ping(ctx).Err(); err != nil {
+			return errors.New("redis")
+		}
+		return nil
+	})
+	for name, cc := range g.conns {
+		eg.Go(func() error {
+			resp, err := healthpb.NewHealthClient(cc).Check(ctx, &healthpb.HealthCheckRequest{})
+			if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+				return errors.New(name)
+			}
+			return nil
+		})
+	}
+	return eg.Wait()
+}
+
+// rememberMethod lets the forward-response option see the HTTP method.
+func rememberMethod(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestMethodKey{}, r.Method)))
+	})
+}
+
+// Serve runs the HTTP and metrics servers until ctx ends.
+func (g *Gateway) Serve(ctx context.Context, cfg Config) error {
+	lis, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.HTTPAddr, err)
+	}
+	mlis, err := net.Listen("tcp", cfg.MetricsAddr)
+	if err != nil {
+		_ = lis.Close()
+		return fmt.Errorf("listen metrics %s: %w", cfg.MetricsAddr, err)
+	}
+	srv := &http.Server{Handler: g.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(g.Registry, promhttp.HandlerOpts{}))
+	ms := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	g.log.Info("serving", "http", lis.Addr().String(), "metrics", mlis.Addr().String())
+
+	eg, ctx := errgroup.WithContext(ctx)
+	eg.Go(func() error { return ignoreClosed(srv.Serve(lis)) })
+	eg.Go(func() error { return ignoreClosed(ms.Serve(mlis)) })
+	eg.Go(func() error { return g.Verifier.Listen(ctx) })
+	eg.Go(func() error {
+		<-ctx.Done()
+		g.log.Info("shutting down")
+		sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+		defer cancel()
+		return errors.Join(srv.Shutdown(sctx), ms.Shutdown(sctx))
+	})
+	return eg.Wait()
+}
+
+func ignoreClosed(err error) error {
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}

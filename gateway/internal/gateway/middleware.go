@@ -1,0 +1,223 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vulnscan/vulnscan/gateway/internal/httperr"
+	"github.com/vulnscan/vulnscan/gateway/internal/keyauth"
+	"github.com/vulnscan/vulnscan/pkg/logging"
+	"github.com/vulnscan/vulnscan/pkg/principal"
+)
+
+// Messages fixed by the spec and CONTRACT.md.
+const (
+	msgSessionAuth  = "This endpoint requires API key authentication in the X-Api-Key header"
+	msgMissingKey   = "Missing API key in the X-Api-Key header"
+	msgMissingScope = "API key missing required scope: write"
+)
+
+type ctxKey int
+
+const (
+	principalKey ctxKey = iota
+	bodyLimitKey
+)
+
+func principalFrom(ctx context.Context) (principal.Principal, bool) {
+	p, ok := ctx.Value(principalKey).(principal.Principal)
+	return p, ok
+}
+
+// statusRecorder remembers the status written.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += n
+	return n, err
+}
+
+func (r *statusRecorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// requestID accepts a sane X-Request-Id or makes one, and echoes it.
+func requestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !requestIDPattern.MatchString(id) {
+			id = uuid.NewString()
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(logging.WithRequestID(r.Context(), id)))
+	})
+}
+
+// accessLog writes one line per request, never with headers or bodies.
+func accessLog(log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			rec := &statusRecorder{ResponseWriter: w}
+			next.ServeHTTP(rec, r)
+			if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" {
+				return
+			}
+			log.InfoContext(r.Context(), "http", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds())/1000, "remote", r.RemoteAddr)
+		})
+	}
+}
+
+// authenticate resolves X-Api-Key into a principal for every /v1 request.
+func authenticate(v *keyauth.Verifier, log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.HasPrefix(r.URL.Path, "/v1/") && r.URL.Path != "/v1" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			key := r.Header.Get("X-Api-Key")
+			if key == "" {
+				if r.Header.Get("Authorization") != "" || r.Header.Get("Cookie") != "" {
+					httperr.Write(w, http.StatusUnauthorized, msgSessionAuth)
+				} else {
+					httperr.Write(w, http.StatusUnauthorized, msgMissingKey)
+				}
+				return
+			}
+			e, err := v.Verify(r.Context(), key)
+			switch {
+			case errors.Is(err, keyauth.ErrMalformed), errors.Is(err, keyauth.ErrUnknown),
+				errors.Is(err, keyauth.ErrRevoked), errors.Is(err, keyauth.ErrExpired):
+				httperr.Write(w, http.StatusUnauthorized, err.Error())
+				return
+			case err != nil:
+				log.ErrorContext(r.Context(), "key verification failed", "error", err.Error())
+				httperr.Write(w, http.StatusServiceUnavailable, "Authentication is temporarily unavailable; retry later")
+				return
+			}
+			p := principal.Principal{OrgID: e.OrgID, UserID: e.UserID, KeyID: e.KeyID, Scopes: e.Scopes}
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey, p)))
+		})
+	}
+}
+
+// requireScope enforces read for GET and HEAD and write for everything else.
+func requireScope(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, ok := principalFrom(r.Context())
+		if ok {
+			need := principal.ScopeWrite
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				need = principal.ScopeRead
+			}
+			if !p.Has(need) {
+				if need == principal.ScopeWrite {
+					httperr.Write(w, http.StatusForbidden, msgMissingScope)
+				} else {
+					httperr.Write(w, http.StatusForbidden, "API key missing required scope: read")
+				}
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// rateLimit applies the per-key GCRA limit shared by every replica through Redis.
+func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, log *slog.Logger, limited prometheus.Counter) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p, ok := principalFrom(r.Context())
+			if !ok {
+				next.ServeHTTP(w, r)
+				return
+			}
+			res, err := l.Allow(r.Context(), "vulnscan:ratelimit:"+p.KeyID, limit)
+			if err != nil {
+				// Fail open: an unavailable limiter must not take the API down.
+				log.WarnContext(r.Context(), "rate limiter unavailable", "error", err.Error())
+				next.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("X-RateLimit-Limit", strconv.Itoa(limit.Burst))
+			w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+			if res.Allowed == 0 {
+				limited.Inc()
+				w.Header().Set("Retry-After", strconv.Itoa(int(math.Max(1, math.Ceil(res.RetryAfter.Seconds())))))
+				httperr.Write(w, http.StatusTooManyRequests, "Rate limit exceeded; retry after the time in Retry-After")
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// limitedBody caps a request body and records that the cap was hit, so that
+// the error handler answers 413 instead of a decoding error.
+type limitedBody struct {
+	rc  io.ReadCloser
+	hit *bool
+}
+
+func (b limitedBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		*b.hit = true
+	}
+	return n, err
+}
+
+func (b limitedBody) Close() error { return b.rc.Close() }
+
+func limitBodies(max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > max {
+			httperr.Write(w, http.StatusRequestEntityTooLarge, "Request body too large")
+			return
+		}
+		hit := new(bool)
+		r.Body = limitedBody{rc: http.MaxBytesReader(w, r.Body, max), hit: hit}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), bodyLimitKey, hit)))
+	})
+}
+
+func bodyLimitHit(ctx context.Context) bool {
+	hit, _ := ctx.Value(bodyLimitKey).(*bool)
+	return hit != nil && *hit
+}

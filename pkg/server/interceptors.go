@@ -1,0 +1,145 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/vulnscan/vulnscan/pkg/apierr"
+	"github.com/vulnscan/vulnscan/pkg/logging"
+)
+
+// RequestIDKey is the metadata key carrying the request id between processes.
+const RequestIDKey = "x-request-id"
+
+// RPCMetrics counts and times RPCs per method and code.
+type RPCMetrics struct {
+	handled *prometheus.CounterVec
+	latency *prometheus.HistogramVec
+}
+
+// NewRPCMetrics registers the RPC metrics in reg.
+func NewRPCMetrics(reg prometheus.Registerer) *RPCMetrics {
+	m := &RPCMetrics{
+		handled: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "grpc_server_handled_total", Help: "RPCs completed, by method and status code.",
+		}, []string{"method", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "grpc_server_handling_seconds", Help: "RPC latency, by method.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"method"}),
+	}
+	reg.MustRegister(m.handled, m.latency)
+	return m
+}
+
+func recoveryInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (resp any, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				log.ErrorContext(ctx, "panic in handler", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
+				err = status.Error(codes.Internal, apierr.Internal.Message)
+			}
+		}()
+		return h(ctx, req)
+	}
+}
+
+func requestIDInterceptor(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	id := ""
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		if v := md.Get(RequestIDKey); len(v) > 0 && len(v[0]) <= 128 {
+			id = v[0]
+		}
+	}
+	if id == "" {
+		id = uuid.NewString()
+	}
+	return h(logging.WithRequestID(ctx, id), req)
+}
+
+func loggingInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		start := time.Now()
+		resp, err := h(ctx, req)
+		if info.FullMethod == "/grpc.health.v1.Health/Check" {
+			return resp, err
+		}
+		code := status.Code(translate(ctx, nil, err))
+		level := slog.LevelInfo
+		if code == codes.Internal || code == codes.Unknown {
+			level = slog.LevelError
+		}
+		attrs := []any{"method", info.FullMethod, "code", code.String(), "duration_ms", float64(time.Since(start).Microseconds()) / 1000}
+		if err != nil && level == slog.LevelError {
+			attrs = append(attrs, "error", err.Error())
+		}
+		log.Log(ctx, level, "rpc", attrs...)
+		return resp, err
+	}
+}
+
+func metricsInterceptor(m *RPCMetrics) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		start := time.Now()
+		resp, err := h(ctx, req)
+		m.latency.WithLabelValues(info.FullMethod).Observe(time.Since(start).Seconds())
+		m.handled.WithLabelValues(info.FullMethod, status.Code(translate(ctx, nil, err)).String()).Inc()
+		return resp, err
+	}
+}
+
+// errorInterceptor is the service's one error translator: domain errors
+// become their gRPC status; anything unexpected is logged and becomes a
+// generic Internal error, so driver errors never reach a caller.
+func errorInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		resp, err := h(ctx, req)
+		if err != nil {
+			err = translate(ctx, log.With("method", info.FullMethod), err)
+		}
+		return resp, err
+	}
+}
+
+func translate(ctx context.Context, log *slog.Logger, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ae *apierr.Error
+	switch {
+	case errors.As(err, &ae):
+		if ae.Status >= 500 && log != nil {
+			log.ErrorContext(ctx, "request failed", "error", err.Error())
+		}
+		return ae.GRPCStatus().Err()
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, "request canceled")
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
+	}
+	if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown && st.Code() != codes.Internal {
+		return err
+	}
+	if log != nil {
+		log.ErrorContext(ctx, "unexpected error", "error", err.Error())
+	}
+	return status.Error(codes.Internal, apierr.Internal.Message)
+}
+
+// propagateRequestID copies the request id of the incoming call to outgoing calls.
+func propagateRequestID(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	if id := logging.RequestID(ctx); id != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, RequestIDKey, id)
+	}
+	return invoker(ctx, method, req, reply, cc, opts...)
+}

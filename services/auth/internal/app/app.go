@@ -1,0 +1,82 @@
+// Package app wires the auth service process: configuration, stores,
+// migrations and the three gRPC APIs.
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
+	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/logging"
+	"github.com/vulnscan/vulnscan/pkg/redisconn"
+	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/pkg/server"
+	"github.com/vulnscan/vulnscan/pkg/telemetry"
+	"github.com/vulnscan/vulnscan/services/auth/internal/service"
+	"github.com/vulnscan/vulnscan/services/auth/internal/store"
+)
+
+// Config is the auth process configuration.
+type Config struct {
+	config.Common
+	MaxActiveKeys int
+	SecretKey     string
+}
+
+// ReadConfig reads the configuration from env.
+func ReadConfig(env *config.Env) (Config, error) {
+	c := Config{
+		Common:        config.ReadCommon(env, "auth", "127.0.0.1:9201"),
+		MaxActiveKeys: env.Int("VULNSCAN_MAX_ACTIVE_KEYS", 10),
+		SecretKey:     env.String("VULNSCAN_SECRET_KEY", ""),
+	}
+	if c.MaxActiveKeys < 1 {
+		env.Fail(fmt.Errorf("VULNSCAN_MAX_ACTIVE_KEYS must be at least 1"))
+	}
+	return c, env.Err()
+}
+
+// Run runs the auth service until ctx ends.
+func Run(ctx context.Context, version string) error {
+	log := logging.New(os.Stderr, "auth")
+	cfg, err := ReadConfig(config.FromOS())
+	if err != nil {
+		return err
+	}
+	shutdownTracing, err := telemetry.Setup(ctx, "auth", version)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = shutdownTracing(context.Background()) }()
+
+	pool, err := db.Open(ctx, cfg.DatabaseURL, 60*time.Second)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := store.Migrate(ctx, pool); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	rdb, err := redisconn.Open(ctx, cfg.RedisURL, 60*time.Second)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rdb.Close() }()
+	box, err := secretbox.Load(cfg.SecretKey, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+
+	svc := &service.Service{Store: &store.Store{Pool: pool}, Redis: rdb, Box: box, Log: log, MaxActiveKeys: cfg.MaxActiveKeys}
+	p := server.New("auth", log, cfg.GRPCListen, cfg.MetricsAddr)
+	authv1.RegisterAuthServiceServer(p.GRPC, &service.Public{Service: svc})
+	authv1.RegisterAuthInternalServiceServer(p.GRPC, &service.Internal{Service: svc})
+	authv1.RegisterAuthAdminServiceServer(p.GRPC, &service.Admin{Service: svc})
+	log.Info("starting", "version", version, "max_active_keys", cfg.MaxActiveKeys)
+	return p.Run(ctx, cfg.ShutdownGrace)
+}
+

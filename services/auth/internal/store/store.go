@@ -1,0 +1,345 @@
+// Package store is the auth service's data layer over its own schema "auth":
+// organizations, users, API keys (hashes only), credit balances with their
+// append-only ledger, and connected repositories with encrypted tokens.
+package store
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/vulnscan/vulnscan/pkg/db"
+)
+
+// Schema is the Postgres schema the auth service owns.
+const Schema = "auth"
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Migrate applies the auth schema migrations.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	sub, _ := fs.Sub(migrations, "migrations")
+	return db.Migrate(ctx, pool, Schema, sub)
+}
+
+// Errors the store reports.
+var (
+	ErrNotFound           = errors.New("not found")
+	ErrInsufficientCredit = errors.New("insufficient credits")
+	ErrDuplicate          = errors.New("already exists")
+	ErrTooManyKeys        = errors.New("too many active keys")
+)
+
+// Store runs the auth queries.
+type Store struct{ Pool *pgxpool.Pool }
+
+type Org struct {
+	ID, Name, VerificationMode string
+}
+
+type User struct {
+	ID, OrgID, Username string
+}
+
+type Key struct {
+	ID, OrgID, UserID, Name, Prefix, Hash string
+	Scopes                                []string
+	ExpiresAt, RevokedAt                  *time.Time
+	CreatedAt                             time.Time
+}
+
+type Repo struct {
+	ID, OrgID, URL, CloneURL, DefaultBranch string
+	TokenEnc                                []byte
+	CreatedAt                               time.Time
+}
+
+// CreateOrg creates an organization with its owner user and opening balance.
+func (s *Store) CreateOrg(ctx context.Context, name, mode, owner string, credits int32) (orgID, userID string, err error) {
+	orgID, userID = uuid.NewString(), uuid.NewString()
+	err = db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO auth.organizations (id, name, verification_mode) VALUES ($1, $2, $3)`, orgID, name, mode); err != nil {
+			if db.IsUniqueViolation(err, "") {
+				return ErrDuplicate
+			}
+			return fmt.Errorf("insert organization: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO auth.users (id, org_id, username, role) VALUES ($1, $2, $3, 'owner')`, userID, orgID, owner); err != nil {
+			return fmt.Errorf("insert owner: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO auth.credit_balances (org_id, balance) VALUES ($1, $2)`, orgID, credits); err != nil {
+			return fmt.Errorf("insert balance: %w", err)
+		}
+		if credits > 0 {
+			if _, err := tx.Exec(ctx, `INSERT INTO auth.credit_ledger (org_id, kind, delta, balance_after, reference) VALUES ($1, 'grant', $2, $2, 'initial')`, orgID, credits); err != nil {
+				return fmt.Errorf("insert ledger: %w", err)
+			}
+		}
+		return nil
+	})
+	return orgID, userID, err
+}
+
+// GetOrg returns an organization.
+func (s *Store) GetOrg(ctx context.Context, id string) (Org, error) {
+	var o Org
+	err := s.Pool.QueryRow(ctx, `SELECT id::text, name, verification_mode FROM auth.organizations WHERE id = $1`, id).Scan(&o.ID, &o.Name, &o.VerificationMode)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return o, ErrNotFound
+	}
+	return o, err
+}
+
+// CreateUser adds a member to an organization.
+func (s *Store) CreateUser(ctx context.Context, orgID, username string) (string, error) {
+	id := uuid.NewString()
+	_, err := s.Pool.Exec(ctx, `INSERT INTO auth.users (id, org_id, username) VALUES ($1, $2, $3)`, id, orgID, username)
+	if db.IsUniqueViolation(err, "") {
+		return "", ErrDuplicate
+	}
+	return id, err
+}
+
+// GetUser returns a user.
+func (s *Store) GetUser(ctx context.Context, id string) (User, error) {
+	var u User
+	err := s.Pool.QueryRow(ctx, `SELECT id::text, org_id::text, username FROM auth.users WHERE id = $1`, id).Scan(&u.ID, &u.OrgID, &u.Username)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return u, ErrNotFound
+	}
+	return u, err
+}
+
+// OwnerOf returns the owner user of an organization.
+func (s *Store) OwnerOf(ctx context.Context, orgID string) (string, error) {
+	var id string
+	err := s.Pool.QueryRow(ctx, `SELECT id::text FROM auth.users WHERE org_id = $1 AND role = 'owner' ORDER BY created_at LIMIT 1`, orgID).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	return id, err
+}
+
+// CreateKey stores a key's hash, refusing when the organization already has
+// maxActive active keys. The organization row is locked so that concurrent
+// creations cannot exceed the limit.
+func (s *Store) CreateKey(ctx context.Context, k Key, maxActive int) (Key, error) {
+	k.ID = uuid.NewString()
+	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		var one int
+		if err := tx.QueryRow(ctx, `SELECT 1 FROM auth.organizations WHERE id = $1 FOR UPDATE`, k.OrgID).Scan(&one); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return ErrNotFound
+			}
+			return fmt.Errorf("lock organization: %w", err)
+		}
+		var active int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM auth.api_keys WHERE org_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`, k.OrgID).Scan(&active); err != nil {
+			return fmt.Errorf("count keys: %w", err)
+		}
+		if active >= maxActive {
+			return ErrTooManyKeys
+		}
+		return tx.QueryRow(ctx, `INSERT INTO auth.api_keys (id, org_id, user_id, name, prefix, key_hash, scopes, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING created_at`,
+			k.ID, k.OrgID, k.UserID, k.Name, k.Prefix, k.Hash, k.Scopes, k.ExpiresAt).Scan(&k.CreatedAt)
+	})
+	return k, err
+}
+
+const keyColumns = `id::text, org_id::text, user_id::text, name, prefix, key_hash, scopes, expires_at, revoked_at, created_at`
+
+func scanKey(row pgx.Row) (Key, error) {
+	var k Key
+	err := row.Scan(&k.ID, &k.OrgID, &k.UserID, &k.Name, &k.Prefix, &k.Hash, &k.Scopes, &k.ExpiresAt, &k.RevokedAt, &k.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return k, ErrNotFound
+	}
+	return k, err
+}
+
+// KeyByHash finds a key by the hash of its text.
+func (s *Store) KeyByHash(ctx context.Context, hash string) (Key, error) {
+	return scanKey(s.Pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM auth.api_keys WHERE key_hash = $1`, hash))
+}
+
+// ListKeys lists an organization's keys, newest first.
+func (s *Store) ListKeys(ctx context.Context, orgID string) ([]Key, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT `+keyColumns+` FROM auth.api_keys WHERE org_id = $1 ORDER BY created_at DESC, id`, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Key
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// RevokeKey marks a key revoked (keeping the first revocation time) and runs
+// announce inside the transaction, before it commits, so that caches are
+// told before the revocation can be observed as incomplete. orgID, when not
+// empty, restricts the key to that organization.
+func (s *Store) RevokeKey(ctx context.Context, id, orgID string, announce func(hash string) error) (Key, error) {
+	var k Key
+	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		var err error
+		k, err = scanKey(tx.QueryRow(ctx, `UPDATE auth.api_keys SET revoked_at = coalesce(revoked_at, now())
+			WHERE id = $1 AND ($2 = '' OR org_id::text = $2) RETURNING `+keyColumns, id, orgID))
+		if err != nil {
+			return err
+		}
+		return announce(k.Hash)
+	})
+	return k, err
+}
+
+// Balance returns an organization's credit balance.
+func (s *Store) Balance(ctx context.Context, orgID string) (int32, error) {
+	var b int32
+	err := s.Pool.QueryRow(ctx, `SELECT balance FROM auth.credit_balances WHERE org_id = $1`, orgID).Scan(&b)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, ErrNotFound
+	}
+	return b, err
+}
+
+// Grant adds credits.
+func (s *Store) Grant(ctx context.Context, orgID string, amount int32) (int32, error) {
+	var bal int32
+	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `UPDATE auth.credit_balances SET balance = balance + $2, updated_at = now() WHERE org_id = $1 RETURNING balance`, orgID, amount).Scan(&bal)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("grant: %w", err)
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO auth.credit_ledger (org_id, kind, delta, balance_after) VALUES ($1, 'grant', $2, $3)`, orgID, amount, bal)
+		return err
+	})
+	return bal, err
+}
+
+// Debit takes amount credits, once per reference. It reports applied=false
+// when the reference was already debited. The balance never goes below zero.
+func (s *Store) Debit(ctx context.Context, orgID string, amount int32, ref string) (bal int32, applied bool, err error) {
+	err = db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		// Lock the balance first so that concurrent debits of one reference serialize.
+		if err := tx.QueryRow(ctx, `SELECT balance FROM auth.credit_balances WHERE org_id = $1 FOR UPDATE`, orgID).Scan(&bal); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return ErrNotFound
+			}
+			return fmt.Errorf("lock balance: %w", err)
+		}
+		var exists bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM auth.credit_ledger WHERE org_id = $1 AND kind = 'debit' AND reference = $2)`, orgID, ref).Scan(&exists); err != nil {
+			return err
+		}
+		if exists {
+			return nil
+		}
+		if bal < amount {
+			return ErrInsufficientCredit
+		}
+		bal -= amount
+		if _, err := tx.Exec(ctx, `UPDATE auth.credit_balances SET balance = $2, updated_at = now() WHERE org_id = $1`, orgID, bal); err != nil {
+			return fmt.Errorf("debit: %w", err)
+		}
+		applied = true
+		_, err := tx.Exec(ctx, `INSERT INTO auth.credit_ledger (org_id, kind, delta, balance_after, reference) VALUES ($1, 'debit', $2, $3, $4)`, orgID, -amount, bal, ref)
+		return err
+	})
+	return bal, applied, err
+}
+
+// Refund returns the credits of the debit with this reference, once. With no
+// such debit it refunds nothing.
+func (s *Store) Refund(ctx context.Context, orgID, ref string) (bal, refunded int32, err error) {
+	err = db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT balance FROM auth.credit_balances WHERE org_id = $1 FOR UPDATE`, orgID).Scan(&bal); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return ErrNotFound
+			}
+			return fmt.Errorf("lock balance: %w", err)
+		}
+		var debit int32
+		err := tx.QueryRow(ctx, `SELECT -delta FROM auth.credit_ledger WHERE org_id = $1 AND kind = 'debit' AND reference = $2`, orgID, ref).Scan(&debit)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var done bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM auth.credit_ledger WHERE org_id = $1 AND kind = 'refund' AND reference = $2)`, orgID, ref).Scan(&done); err != nil || done {
+			return err
+		}
+		bal += debit
+		refunded = debit
+		if _, err := tx.Exec(ctx, `UPDATE auth.credit_balances SET balance = $2, updated_at = now() WHERE org_id = $1`, orgID, bal); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO auth.credit_ledger (org_id, kind, delta, balance_after, reference) VALUES ($1, 'refund', $2, $3, $4)`, orgID, debit, bal, ref)
+		return err
+	})
+	return bal, refunded, err
+}
+
+// ConnectRepo registers (or updates) a connected repository.
+func (s *Store) ConnectRepo(ctx context.Context, r Repo, urlKey string) (Repo, error) {
+	r.ID = uuid.NewString()
+	err := s.Pool.QueryRow(ctx, `INSERT INTO auth.connected_repos (id, org_id, url, url_key, clone_url, default_branch, token_enc)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (org_id, url_key) DO UPDATE SET url = EXCLUDED.url, clone_url = EXCLUDED.clone_url,
+			default_branch = EXCLUDED.default_branch, token_enc = EXCLUDED.token_enc
+		RETURNING id::text, created_at`, r.ID, r.OrgID, r.URL, urlKey, r.CloneURL, r.DefaultBranch, r.TokenEnc).Scan(&r.ID, &r.CreatedAt)
+	return r, err
+}
+
+const repoColumns = `id::text, org_id::text, url, clone_url, default_branch, token_enc, created_at`
+
+func scanRepo(row pgx.Row) (Repo, error) {
+	var r Repo
+	err := row.Scan(&r.ID, &r.OrgID, &r.URL, &r.CloneURL, &r.DefaultBranch, &r.TokenEnc, &r.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, ErrNotFound
+	}
+	return r, err
+}
+
+// RepoByURL finds an organization's connected repository by normalized URL.
+func (s *Store) RepoByURL(ctx context.Context, orgID, urlKey string) (Repo, error) {
+	return scanRepo(s.Pool.QueryRow(ctx, `SELECT `+repoColumns+` FROM auth.connected_repos WHERE org_id = $1 AND url_key = $2`, orgID, urlKey))
+}
+
+// ListRepos lists an organization's connected repositories, newest first.
+func (s *Store) ListRepos(ctx context.Context, orgID string) ([]Repo, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT `+repoColumns+` FROM auth.connected_repos WHERE org_id = $1 ORDER BY created_at DESC, id`, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Repo
+	for rows.Next() {
+		r, err := scanRepo(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
