@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -288,6 +289,18 @@ func TestGracefulShutdown(t *testing.T) {
 					"%s: preStop sleep so endpoints are removed before SIGTERM", name)
 				require.Less(t, c.Lifecycle.PreStop.Sleep.Seconds*3, grace, "%s: preStop leaves too little of the grace period", name)
 			}
+			// The process's own drain budget (SHUTDOWN_GRACE) plus the preStop
+			// sleep must end before the kubelet sends SIGKILL.
+			c := spec.Containers[0]
+			env := resolveEnv(t, r, &c)
+			drain, err := time.ParseDuration(env["SHUTDOWN_GRACE"])
+			require.NoError(t, err, "%s: SHUTDOWN_GRACE", name)
+			var preStop time.Duration
+			if c.Lifecycle != nil && c.Lifecycle.PreStop != nil && c.Lifecycle.PreStop.Sleep != nil {
+				preStop = time.Duration(c.Lifecycle.PreStop.Sleep.Seconds) * time.Second
+			}
+			require.Less(t, drain+preStop, time.Duration(grace)*time.Second,
+				"%s: SHUTDOWN_GRACE %s + preStop %s must fit in the %ds grace period", name, drain, preStop, grace)
 			require.NotNil(t, d.Spec.Strategy.RollingUpdate, name)
 			require.Equal(t, "0", d.Spec.Strategy.RollingUpdate.MaxUnavailable.String(), "%s: rolling updates keep capacity", name)
 		}
