@@ -1,0 +1,110 @@
+// Package finding defines the finding record shared by every analyzer of the
+// scan engine, together with the helpers that make findings comparable across
+// scans: fingerprints, severity ordering, category validation and redaction.
+package finding
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+)
+
+// Categories are the finding categories accepted by the findings service.
+var Categories = []string{
+	"injection", "xss", "auth", "access_control", "secrets", "ssrf",
+	"path_traversal", "deserialization", "crypto", "misconfiguration",
+	"dependency", "other",
+}
+
+// Severities from the most to the least severe.
+var Severities = []string{"critical", "high", "medium", "low", "info"}
+
+// Finding is one candidate vulnerability produced by an analyzer.
+type Finding struct {
+	RuleID         string
+	Title          string
+	Category       string
+	Severity       string
+	Description    string
+	RepoURL        string
+	AffectedFile   string // repository-relative, slash separated; the URL for live targets
+	AffectedCode   string
+	ProofOfConcept *string
+	Tags           []string
+	MermaidTrace   *string
+	StartLine      int
+	EndLine        int
+	Fingerprint    string
+	Confirmed      bool // passed automated verification
+	Language       string
+
+	// FingerprintKey is the location-independent part of the fingerprint
+	// (normalized sink code, enclosing function, redacted secret hash…).
+	// It is set by analyzers and consumed by Fingerprint; it is not stored.
+	FingerprintKey string `json:"-"`
+	// Reproduce re-runs the check of a live-target finding; nil for others.
+	Reproduce func() bool `json:"-"`
+}
+
+// ValidCategory reports whether c is one of Categories.
+func ValidCategory(c string) bool {
+	for _, v := range Categories {
+		if v == c {
+			return true
+		}
+	}
+	return false
+}
+
+// SeverityRank returns 0 for critical up to 4 for info, and 5 for unknown values.
+func SeverityRank(s string) int {
+	for i, v := range Severities {
+		if v == s {
+			return i
+		}
+	}
+	return len(Severities)
+}
+
+// ValidSeverity reports whether s is one of Severities.
+func ValidSeverity(s string) bool { return SeverityRank(s) < len(Severities) }
+
+// Lower returns the severity one step below s (info stays info).
+func Lower(s string) string {
+	r := SeverityRank(s)
+	if r >= len(Severities)-1 {
+		return "info"
+	}
+	return Severities[r+1]
+}
+
+// NormalizeCode collapses all whitespace runs so that re-indentation does not
+// change a fingerprint.
+func NormalizeCode(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// ComputeFingerprint hashes the rule, repository, file and location-independent
+// key. Line numbers are deliberately left out so that moving unrelated lines
+// keeps the fingerprint.
+func ComputeFingerprint(ruleID, repoURL, file, key string) string {
+	h := sha256.New()
+	for _, p := range []string{ruleID, repoURL, file, key} {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:40]
+}
+
+// Redact keeps a short prefix of a secret and masks the rest.
+func Redact(secret string) string {
+	r := []rune(secret)
+	keep := 4
+	if len(r) <= 8 {
+		keep = min(len(r)/4, 2)
+	}
+	return string(r[:keep]) + strings.Repeat("*", 8)
+}
+
+// Ptr returns a pointer to s.
+func Ptr(s string) *string { return &s }
