@@ -45,6 +45,7 @@ type System struct {
 	RedisURL    string
 	DataDir     string
 	Addrs       map[string]string // gRPC address per service
+	Metrics     map[string]string // metrics address per process
 	Env         []string          // environment of the processes
 
 	bin   string
@@ -89,7 +90,7 @@ func Start(opts Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &System{tmp: tmp, procs: map[string]*exec.Cmd{}, Log: &lockedBuffer{}, Addrs: map[string]string{}}
+	s := &System{tmp: tmp, procs: map[string]*exec.Cmd{}, Log: &lockedBuffer{}, Addrs: map[string]string{}, Metrics: map[string]string{}}
 	fail := func(err error) (*System, error) { s.Stop(); return nil, err }
 
 	if s.bin, err = binaries(); err != nil {
@@ -145,6 +146,7 @@ func Start(opts Options) (*System, error) {
 	}
 	s.Env = base
 	for i, name := range append(append([]string{}, services...), "gateway") {
+		s.Metrics[name] = ports[5+i]
 		if err := s.start(name, "METRICS_ADDR="+ports[5+i]); err != nil {
 			return fail(err)
 		}
@@ -185,11 +187,7 @@ func (s *System) Kill(name string) error {
 
 // Restart starts a process again after Kill, on the same addresses.
 func (s *System) Restart(name string) error {
-	ports, err := freePorts(1)
-	if err != nil {
-		return err
-	}
-	return s.start(name, "METRICS_ADDR="+ports[0])
+	return s.start(name, "METRICS_ADDR="+s.Metrics[name])
 }
 
 func (s *System) waitReady(d time.Duration) error {

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
@@ -77,6 +78,12 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}}, []string{"route", "method"})
 	limited := prometheus.NewCounter(prometheus.CounterOpts{Name: "http_rate_limited_total", Help: "Requests refused by the per-key rate limit."})
 	g.Registry.MustRegister(requests, latency, limited)
+	for source, n := range map[string]*atomic.Int64{"local": &g.Verifier.Stats.LocalHits, "redis": &g.Verifier.Stats.RedisHits, "auth": &g.Verifier.Stats.AuthLookups} {
+		g.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "gateway_key_lookups_total", Help: "API key checks by where they were answered (auth means a database query).",
+			ConstLabels: prometheus.Labels{"source": source},
+		}, func() float64 { return float64(n.Load()) }))
+	}
 
 	mux := runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{
@@ -169,7 +176,7 @@ func successStatus(ctx context.Context, w http.ResponseWriter, _ proto.Message) 
 
 type requestMethodKey struct{}
 
-var protoPrefix = regexp.MustCompile(`^proto:\s*(\(line \d+:\d+\):\s*)?`)
+var protoPrefix = regexp.MustCompile(`^proto:[\s\x{00a0}]*(\(line \d+:\d+\):[\s\x{00a0}]*)?`)
 
 // serviceError renders a service's (or the decoder's) error as the spec's body.
 func (g *Gateway) serviceError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {

@@ -28,7 +28,7 @@ func (p *Public) CreateAPIKey(ctx context.Context, req *authv1.CreateAPIKeyReque
 			return nil, apierr.Forbidden("API key cannot grant scope %s that it does not hold", s)
 		}
 	}
-	expires, err := validateExpiry(req.GetExpiresAt())
+	expires, err := parseExpiry(req.GetExpiresAt())
 	if err != nil {
 		return nil, err
 	}

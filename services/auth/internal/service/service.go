@@ -88,6 +88,18 @@ func validateKeyName(name string) error {
 	return validate.MaxLen("name", name, 100)
 }
 
+// parseExpiry parses an RFC 3339 expiry given as text in a request body.
+func parseExpiry(s string) (*time.Time, error) {
+	if s == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return nil, apierr.Invalid("expires_at must be an ISO 8601 timestamp such as 2030-01-31T12:00:00Z")
+	}
+	return validateExpiry(timestamppb.New(t))
+}
+
 func validateExpiry(e *timestamppb.Timestamp) (*time.Time, error) {
 	if e == nil {
 		return nil, nil

@@ -125,10 +125,11 @@ func (x *APIKey) GetRevokedAt() *timestamppb.Timestamp {
 }
 
 type CreateAPIKeyRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Scopes        []string               `protobuf:"bytes,2,rep,name=scopes,proto3" json:"scopes,omitempty"`
-	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Name   string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Scopes []string               `protobuf:"bytes,2,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	// expires_at is an ISO 8601 (RFC 3339) time in the future; empty for no expiry.
+	ExpiresAt     string `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -177,11 +178,11 @@ func (x *CreateAPIKeyRequest) GetScopes() []string {
 	return nil
 }
 
-func (x *CreateAPIKeyRequest) GetExpiresAt() *timestamppb.Timestamp {
+func (x *CreateAPIKeyRequest) GetExpiresAt() string {
 	if x != nil {
 		return x.ExpiresAt
 	}
-	return nil
+	return ""
 }
 
 type CreateAPIKeyResponse struct {
@@ -2169,12 +2170,12 @@ const file_vulnscan_auth_v1_auth_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"revoked_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\"|\n" +
+	"revoked_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\"`\n" +
 	"\x13CreateAPIKeyRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
-	"\x06scopes\x18\x02 \x03(\tR\x06scopes\x129\n" +
+	"\x06scopes\x18\x02 \x03(\tR\x06scopes\x12\x1d\n" +
 	"\n" +
-	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\x8b\x02\n" +
+	"expires_at\x18\x03 \x01(\tR\texpiresAt\"\x8b\x02\n" +
 	"\x14CreateAPIKeyResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x12\n" +
@@ -2384,57 +2385,56 @@ var file_vulnscan_auth_v1_auth_proto_depIdxs = []int32{
 	38, // 0: vulnscan.auth.v1.APIKey.expires_at:type_name -> google.protobuf.Timestamp
 	38, // 1: vulnscan.auth.v1.APIKey.created_at:type_name -> google.protobuf.Timestamp
 	38, // 2: vulnscan.auth.v1.APIKey.revoked_at:type_name -> google.protobuf.Timestamp
-	38, // 3: vulnscan.auth.v1.CreateAPIKeyRequest.expires_at:type_name -> google.protobuf.Timestamp
-	38, // 4: vulnscan.auth.v1.CreateAPIKeyResponse.expires_at:type_name -> google.protobuf.Timestamp
-	38, // 5: vulnscan.auth.v1.CreateAPIKeyResponse.created_at:type_name -> google.protobuf.Timestamp
-	0,  // 6: vulnscan.auth.v1.ListAPIKeysResponse.data:type_name -> vulnscan.auth.v1.APIKey
-	38, // 7: vulnscan.auth.v1.Repo.created_at:type_name -> google.protobuf.Timestamp
-	9,  // 8: vulnscan.auth.v1.ListReposResponse.data:type_name -> vulnscan.auth.v1.Repo
-	38, // 9: vulnscan.auth.v1.VerifyAPIKeyResponse.expires_at:type_name -> google.protobuf.Timestamp
-	38, // 10: vulnscan.auth.v1.IssueAPIKeyRequest.expires_at:type_name -> google.protobuf.Timestamp
-	38, // 11: vulnscan.auth.v1.IssueAPIKeyResponse.expires_at:type_name -> google.protobuf.Timestamp
-	38, // 12: vulnscan.auth.v1.AdminRevokeAPIKeyResponse.revoked_at:type_name -> google.protobuf.Timestamp
-	1,  // 13: vulnscan.auth.v1.AuthService.CreateAPIKey:input_type -> vulnscan.auth.v1.CreateAPIKeyRequest
-	3,  // 14: vulnscan.auth.v1.AuthService.ListAPIKeys:input_type -> vulnscan.auth.v1.ListAPIKeysRequest
-	5,  // 15: vulnscan.auth.v1.AuthService.RevokeAPIKey:input_type -> vulnscan.auth.v1.RevokeAPIKeyRequest
-	7,  // 16: vulnscan.auth.v1.AuthService.GetCredits:input_type -> vulnscan.auth.v1.GetCreditsRequest
-	10, // 17: vulnscan.auth.v1.AuthService.ListRepos:input_type -> vulnscan.auth.v1.ListReposRequest
-	12, // 18: vulnscan.auth.v1.AuthInternalService.VerifyAPIKey:input_type -> vulnscan.auth.v1.VerifyAPIKeyRequest
-	14, // 19: vulnscan.auth.v1.AuthInternalService.DebitCredits:input_type -> vulnscan.auth.v1.DebitCreditsRequest
-	16, // 20: vulnscan.auth.v1.AuthInternalService.RefundCredits:input_type -> vulnscan.auth.v1.RefundCreditsRequest
-	18, // 21: vulnscan.auth.v1.AuthInternalService.GetConnectedRepo:input_type -> vulnscan.auth.v1.GetConnectedRepoRequest
-	20, // 22: vulnscan.auth.v1.AuthInternalService.GetOrganization:input_type -> vulnscan.auth.v1.GetOrganizationRequest
-	22, // 23: vulnscan.auth.v1.AuthInternalService.GetUser:input_type -> vulnscan.auth.v1.GetUserRequest
-	24, // 24: vulnscan.auth.v1.AuthAdminService.CreateOrganization:input_type -> vulnscan.auth.v1.CreateOrganizationRequest
-	26, // 25: vulnscan.auth.v1.AuthAdminService.CreateUser:input_type -> vulnscan.auth.v1.CreateUserRequest
-	28, // 26: vulnscan.auth.v1.AuthAdminService.IssueAPIKey:input_type -> vulnscan.auth.v1.IssueAPIKeyRequest
-	30, // 27: vulnscan.auth.v1.AuthAdminService.AdminRevokeAPIKey:input_type -> vulnscan.auth.v1.AdminRevokeAPIKeyRequest
-	32, // 28: vulnscan.auth.v1.AuthAdminService.GrantCredits:input_type -> vulnscan.auth.v1.GrantCreditsRequest
-	34, // 29: vulnscan.auth.v1.AuthAdminService.GetBalance:input_type -> vulnscan.auth.v1.GetBalanceRequest
-	36, // 30: vulnscan.auth.v1.AuthAdminService.ConnectRepo:input_type -> vulnscan.auth.v1.ConnectRepoRequest
-	2,  // 31: vulnscan.auth.v1.AuthService.CreateAPIKey:output_type -> vulnscan.auth.v1.CreateAPIKeyResponse
-	4,  // 32: vulnscan.auth.v1.AuthService.ListAPIKeys:output_type -> vulnscan.auth.v1.ListAPIKeysResponse
-	6,  // 33: vulnscan.auth.v1.AuthService.RevokeAPIKey:output_type -> vulnscan.auth.v1.RevokeAPIKeyResponse
-	8,  // 34: vulnscan.auth.v1.AuthService.GetCredits:output_type -> vulnscan.auth.v1.GetCreditsResponse
-	11, // 35: vulnscan.auth.v1.AuthService.ListRepos:output_type -> vulnscan.auth.v1.ListReposResponse
-	13, // 36: vulnscan.auth.v1.AuthInternalService.VerifyAPIKey:output_type -> vulnscan.auth.v1.VerifyAPIKeyResponse
-	15, // 37: vulnscan.auth.v1.AuthInternalService.DebitCredits:output_type -> vulnscan.auth.v1.DebitCreditsResponse
-	17, // 38: vulnscan.auth.v1.AuthInternalService.RefundCredits:output_type -> vulnscan.auth.v1.RefundCreditsResponse
-	19, // 39: vulnscan.auth.v1.AuthInternalService.GetConnectedRepo:output_type -> vulnscan.auth.v1.GetConnectedRepoResponse
-	21, // 40: vulnscan.auth.v1.AuthInternalService.GetOrganization:output_type -> vulnscan.auth.v1.GetOrganizationResponse
-	23, // 41: vulnscan.auth.v1.AuthInternalService.GetUser:output_type -> vulnscan.auth.v1.GetUserResponse
-	25, // 42: vulnscan.auth.v1.AuthAdminService.CreateOrganization:output_type -> vulnscan.auth.v1.CreateOrganizationResponse
-	27, // 43: vulnscan.auth.v1.AuthAdminService.CreateUser:output_type -> vulnscan.auth.v1.CreateUserResponse
-	29, // 44: vulnscan.auth.v1.AuthAdminService.IssueAPIKey:output_type -> vulnscan.auth.v1.IssueAPIKeyResponse
-	31, // 45: vulnscan.auth.v1.AuthAdminService.AdminRevokeAPIKey:output_type -> vulnscan.auth.v1.AdminRevokeAPIKeyResponse
-	33, // 46: vulnscan.auth.v1.AuthAdminService.GrantCredits:output_type -> vulnscan.auth.v1.GrantCreditsResponse
-	35, // 47: vulnscan.auth.v1.AuthAdminService.GetBalance:output_type -> vulnscan.auth.v1.GetBalanceResponse
-	37, // 48: vulnscan.auth.v1.AuthAdminService.ConnectRepo:output_type -> vulnscan.auth.v1.ConnectRepoResponse
-	31, // [31:49] is the sub-list for method output_type
-	13, // [13:31] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	38, // 3: vulnscan.auth.v1.CreateAPIKeyResponse.expires_at:type_name -> google.protobuf.Timestamp
+	38, // 4: vulnscan.auth.v1.CreateAPIKeyResponse.created_at:type_name -> google.protobuf.Timestamp
+	0,  // 5: vulnscan.auth.v1.ListAPIKeysResponse.data:type_name -> vulnscan.auth.v1.APIKey
+	38, // 6: vulnscan.auth.v1.Repo.created_at:type_name -> google.protobuf.Timestamp
+	9,  // 7: vulnscan.auth.v1.ListReposResponse.data:type_name -> vulnscan.auth.v1.Repo
+	38, // 8: vulnscan.auth.v1.VerifyAPIKeyResponse.expires_at:type_name -> google.protobuf.Timestamp
+	38, // 9: vulnscan.auth.v1.IssueAPIKeyRequest.expires_at:type_name -> google.protobuf.Timestamp
+	38, // 10: vulnscan.auth.v1.IssueAPIKeyResponse.expires_at:type_name -> google.protobuf.Timestamp
+	38, // 11: vulnscan.auth.v1.AdminRevokeAPIKeyResponse.revoked_at:type_name -> google.protobuf.Timestamp
+	1,  // 12: vulnscan.auth.v1.AuthService.CreateAPIKey:input_type -> vulnscan.auth.v1.CreateAPIKeyRequest
+	3,  // 13: vulnscan.auth.v1.AuthService.ListAPIKeys:input_type -> vulnscan.auth.v1.ListAPIKeysRequest
+	5,  // 14: vulnscan.auth.v1.AuthService.RevokeAPIKey:input_type -> vulnscan.auth.v1.RevokeAPIKeyRequest
+	7,  // 15: vulnscan.auth.v1.AuthService.GetCredits:input_type -> vulnscan.auth.v1.GetCreditsRequest
+	10, // 16: vulnscan.auth.v1.AuthService.ListRepos:input_type -> vulnscan.auth.v1.ListReposRequest
+	12, // 17: vulnscan.auth.v1.AuthInternalService.VerifyAPIKey:input_type -> vulnscan.auth.v1.VerifyAPIKeyRequest
+	14, // 18: vulnscan.auth.v1.AuthInternalService.DebitCredits:input_type -> vulnscan.auth.v1.DebitCreditsRequest
+	16, // 19: vulnscan.auth.v1.AuthInternalService.RefundCredits:input_type -> vulnscan.auth.v1.RefundCreditsRequest
+	18, // 20: vulnscan.auth.v1.AuthInternalService.GetConnectedRepo:input_type -> vulnscan.auth.v1.GetConnectedRepoRequest
+	20, // 21: vulnscan.auth.v1.AuthInternalService.GetOrganization:input_type -> vulnscan.auth.v1.GetOrganizationRequest
+	22, // 22: vulnscan.auth.v1.AuthInternalService.GetUser:input_type -> vulnscan.auth.v1.GetUserRequest
+	24, // 23: vulnscan.auth.v1.AuthAdminService.CreateOrganization:input_type -> vulnscan.auth.v1.CreateOrganizationRequest
+	26, // 24: vulnscan.auth.v1.AuthAdminService.CreateUser:input_type -> vulnscan.auth.v1.CreateUserRequest
+	28, // 25: vulnscan.auth.v1.AuthAdminService.IssueAPIKey:input_type -> vulnscan.auth.v1.IssueAPIKeyRequest
+	30, // 26: vulnscan.auth.v1.AuthAdminService.AdminRevokeAPIKey:input_type -> vulnscan.auth.v1.AdminRevokeAPIKeyRequest
+	32, // 27: vulnscan.auth.v1.AuthAdminService.GrantCredits:input_type -> vulnscan.auth.v1.GrantCreditsRequest
+	34, // 28: vulnscan.auth.v1.AuthAdminService.GetBalance:input_type -> vulnscan.auth.v1.GetBalanceRequest
+	36, // 29: vulnscan.auth.v1.AuthAdminService.ConnectRepo:input_type -> vulnscan.auth.v1.ConnectRepoRequest
+	2,  // 30: vulnscan.auth.v1.AuthService.CreateAPIKey:output_type -> vulnscan.auth.v1.CreateAPIKeyResponse
+	4,  // 31: vulnscan.auth.v1.AuthService.ListAPIKeys:output_type -> vulnscan.auth.v1.ListAPIKeysResponse
+	6,  // 32: vulnscan.auth.v1.AuthService.RevokeAPIKey:output_type -> vulnscan.auth.v1.RevokeAPIKeyResponse
+	8,  // 33: vulnscan.auth.v1.AuthService.GetCredits:output_type -> vulnscan.auth.v1.GetCreditsResponse
+	11, // 34: vulnscan.auth.v1.AuthService.ListRepos:output_type -> vulnscan.auth.v1.ListReposResponse
+	13, // 35: vulnscan.auth.v1.AuthInternalService.VerifyAPIKey:output_type -> vulnscan.auth.v1.VerifyAPIKeyResponse
+	15, // 36: vulnscan.auth.v1.AuthInternalService.DebitCredits:output_type -> vulnscan.auth.v1.DebitCreditsResponse
+	17, // 37: vulnscan.auth.v1.AuthInternalService.RefundCredits:output_type -> vulnscan.auth.v1.RefundCreditsResponse
+	19, // 38: vulnscan.auth.v1.AuthInternalService.GetConnectedRepo:output_type -> vulnscan.auth.v1.GetConnectedRepoResponse
+	21, // 39: vulnscan.auth.v1.AuthInternalService.GetOrganization:output_type -> vulnscan.auth.v1.GetOrganizationResponse
+	23, // 40: vulnscan.auth.v1.AuthInternalService.GetUser:output_type -> vulnscan.auth.v1.GetUserResponse
+	25, // 41: vulnscan.auth.v1.AuthAdminService.CreateOrganization:output_type -> vulnscan.auth.v1.CreateOrganizationResponse
+	27, // 42: vulnscan.auth.v1.AuthAdminService.CreateUser:output_type -> vulnscan.auth.v1.CreateUserResponse
+	29, // 43: vulnscan.auth.v1.AuthAdminService.IssueAPIKey:output_type -> vulnscan.auth.v1.IssueAPIKeyResponse
+	31, // 44: vulnscan.auth.v1.AuthAdminService.AdminRevokeAPIKey:output_type -> vulnscan.auth.v1.AdminRevokeAPIKeyResponse
+	33, // 45: vulnscan.auth.v1.AuthAdminService.GrantCredits:output_type -> vulnscan.auth.v1.GrantCreditsResponse
+	35, // 46: vulnscan.auth.v1.AuthAdminService.GetBalance:output_type -> vulnscan.auth.v1.GetBalanceResponse
+	37, // 47: vulnscan.auth.v1.AuthAdminService.ConnectRepo:output_type -> vulnscan.auth.v1.ConnectRepoResponse
+	30, // [30:48] is the sub-list for method output_type
+	12, // [12:30] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_vulnscan_auth_v1_auth_proto_init() }
