@@ -46,7 +46,8 @@ pg_bin() {
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
 start_postgres() {
-  local host=$1 port=$2 mode=$3 dir="$DATA/postgres-$port"
+  local host=$1 port=$2 mode=$3
+  local dir="$DATA/postgres-$port"
   [ -n "$(pg_bin initdb)" ] || install_pkgs postgresql
   local initdb pgctl; initdb=$(pg_bin initdb); pgctl=$(pg_bin pg_ctl)
   [ -n "$initdb" ] && [ -n "$pgctl" ] || die "postgres binaries not found"
@@ -67,7 +68,8 @@ start_postgres() {
 }
 
 start_redis() {
-  local host=$1 port=$2 dir="$DATA/redis-$port"
+  local host=$1 port=$2
+  local dir="$DATA/redis-$port"
   command -v redis-server >/dev/null || install_pkgs redis-server
   mkdir -p "$dir"
   say "starting private Redis on $host:$port"
