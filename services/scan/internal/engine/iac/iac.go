@@ -207,9 +207,7 @@ func CheckTerraform(rel string, data []byte) []finding.Finding {
 	}
 	for i, raw := range lines {
 		l := raw
-		if c := strings.Index(l, "#"); c >= 0 && !strings.Contains(l[:c], "\"") {
-			l = l[:c]
-		}
+		l = stripComment(l)
 		if m := tfResource.FindStringSubmatch(l); m != nil && depth == 0 {
 			rtype, rname, resDepth, ruleType, ruleOpenLine = m[1], m[2], depth, "", 0
 		}
@@ -265,4 +263,20 @@ func CheckTerraform(rel string, data []byte) []finding.Finding {
 		}
 	}
 	return out
+}
+
+// stripComment removes a trailing # or // comment outside double quotes.
+func stripComment(l string) string {
+	in := false
+	for i := 0; i < len(l); i++ {
+		switch {
+		case l[i] == '\\' && in:
+			i++
+		case l[i] == '"':
+			in = !in
+		case !in && (l[i] == '#' || (l[i] == '/' && i+1 < len(l) && l[i+1] == '/')):
+			return l[:i]
+		}
+	}
+	return l
 }

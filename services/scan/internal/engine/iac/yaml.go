@@ -109,7 +109,7 @@ func CheckKubernetes(rel string, data []byte) []finding.Finding {
 		}
 		for _, vol := range items(get(spec, "volumes")) {
 			if hp := get(vol, "hostPath"); hp != nil {
-				out = append(out, k8sHostPath.at(rel, "kubernetes", lines, hp.Line, id+":"+val(vol, "name")))
+				out = append(out, k8sHostPath.at(rel, "kubernetes", lines, keyLine(vol, "hostPath"), id+":"+val(vol, "name")))
 			}
 		}
 		podNonRoot := val(spec, "securityContext", "runAsNonRoot") == "true"
@@ -236,4 +236,16 @@ func itoa(i int) string {
 		return digits[i : i+1]
 	}
 	return itoa(i/10) + digits[i%10:i%10+1]
+}
+
+// keyLine returns the line of a mapping key.
+func keyLine(n *yaml.Node, key string) int {
+	if n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i].Line
+			}
+		}
+	}
+	return 0
 }

@@ -64,7 +64,7 @@ var (
 	jsLoops   = map[string]assignSpec{"for_in_statement": {"left", "right"}}
 	jsSpec    = &langSpec{
 		name: "javascript", grammar: javascript.GetLanguage, calls: jsCalls, funcs: jsFuncs, assigns: jsAssigns, loops: jsLoops,
-		returns: set("return_statement"), idents: set("identifier", "shorthand_property_identifier_pattern"),
+		returns: set("return_statement"), idents: set("identifier", "shorthand_property_identifier_pattern", "shorthand_property_identifier"),
 		strings: set("string"), kwargs: set(), comments: set("comment"), selfs: []string{"this."},
 	}
 	tsSpec  = &langSpec{}
@@ -101,7 +101,7 @@ var (
 func init() {
 	*tsSpec = *jsSpec
 	tsSpec.name, tsSpec.grammar = "typescript", typescript.GetLanguage
-	tsSpec.idents = set("identifier", "shorthand_property_identifier_pattern")
+	tsSpec.idents = set("identifier", "shorthand_property_identifier_pattern", "shorthand_property_identifier")
 	*tsxSpec = *tsSpec
 	tsxSpec.grammar = tsx.GetLanguage
 }

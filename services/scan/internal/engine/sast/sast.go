@@ -115,11 +115,21 @@ func (w *Worker) parse(ctx context.Context, spec *langSpec, src []byte) (*node, 
 		p.SetLanguage(spec.grammar())
 		w.parsers[spec] = p
 	}
-	p.SetOperationLimit(int(w.a.limits.Timeout / time.Microsecond))
-	tree, err := p.ParseCtx(ctx, nil, src)
+	limit := w.a.limits.Timeout
+	if dl, ok := ctx.Deadline(); ok {
+		limit = min(limit, time.Until(dl))
+	}
+	if limit <= 0 || ctx.Err() != nil {
+		return nil, 0, ErrTimeout
+	}
+	p.SetOperationLimit(int(limit / time.Microsecond))
+	// The binding's cancellation flag can be raised after a parse has already
+	// finished and then abort the next parse on the same parser, so the time
+	// limit is enforced by the operation limit instead of the context.
+	tree, err := p.ParseCtx(context.Background(), nil, src)
 	if err != nil {
 		p.Reset()
-		if ctx.Err() != nil {
+		if errors.Is(err, sitter.ErrOperationLimit) || ctx.Err() != nil {
 			return nil, 0, ErrTimeout
 		}
 		return nil, 0, fmt.Errorf("%w: %v", ErrNoParse, err)
@@ -157,10 +167,11 @@ func (w *Worker) ParseOnly(ctx context.Context, file string, src []byte) error {
 		p.SetLanguage(spec.grammar())
 		w.parsers[spec] = p
 	}
-	tree, err := p.ParseCtx(ctx, nil, src)
+	tree, err := p.ParseCtx(context.Background(), nil, src)
 	if err != nil {
 		return err
 	}
+	_ = ctx
 	tree.Close()
 	return nil
 }

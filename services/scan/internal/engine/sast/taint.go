@@ -45,7 +45,8 @@ func (s *step) list() []*step {
 // for which vulnerability classes it has been sanitized.
 type taint struct {
 	bits uint64
-	san  uint32
+	san  uint32 // classes sanitized on the paths from a real source
+	psan uint32 // classes sanitized on the paths from parameters
 	path *step
 }
 
@@ -58,7 +59,23 @@ func union(a, b taint) taint {
 	if b.empty() {
 		return a
 	}
-	out := taint{bits: a.bits | b.bits, san: a.san & b.san, path: a.path}
+	out := taint{bits: a.bits | b.bits, path: a.path}
+	switch {
+	case a.bits&srcBit != 0 && b.bits&srcBit != 0:
+		out.san = a.san & b.san
+	case a.bits&srcBit != 0:
+		out.san = a.san
+	default:
+		out.san = b.san
+	}
+	switch ap, bp := a.bits&^srcBit != 0, b.bits&^srcBit != 0; {
+	case ap && bp:
+		out.psan = a.psan & b.psan
+	case ap:
+		out.psan = a.psan
+	default:
+		out.psan = b.psan
+	}
 	if a.bits&srcBit == 0 && b.bits&srcBit != 0 {
 		out.path = b.path
 	}
@@ -288,7 +305,10 @@ func (fc *fileCtx) analyze(f *funcInfo) {
 		name := fc.text(p)
 		t := taint{bits: 1 << uint(i+1), path: push(nil, p.row+1, "parameter "+name)}
 		if ps := p.parent; ps != nil {
-			ptext := fc.norm(ps, 300)
+			ptext := fc.text(ps)
+			if len(ptext) > 300 {
+				ptext = ptext[:300]
+			}
 			if ps == f.node.child("parameters") {
 				ptext = fc.text(p)
 			}
@@ -312,7 +332,7 @@ func (fc *fileCtx) analyze(f *funcInfo) {
 			f.ret = union(f.ret, fc.eval(f.body))
 		}
 	}
-	if f.ret.bits != before.bits || f.ret.san != before.san || len(f.paramSinks) != nps {
+	if f.ret.bits != before.bits || f.ret.san != before.san || f.ret.psan != before.psan || len(f.paramSinks) != nps {
 		fc.changed = true
 	}
 	if hasNested(f, fc.all) {
@@ -562,6 +582,7 @@ func (fc *fileCtx) evalCall(n *node) taint {
 				t = union(t, fc.eval(r))
 			}
 			t.san |= s.mask
+			t.psan |= s.mask
 			return t
 		}
 	}
@@ -575,7 +596,8 @@ func (fc *fileCtx) evalCall(n *node) taint {
 			if i < 62 && f.ret.bits&(1<<uint(i+1)) != 0 {
 				a := fc.eval(pos[i])
 				if !a.empty() {
-					a.san |= f.ret.san
+					a.san |= f.ret.psan
+					a.psan |= f.ret.psan
 					a.path = push(a.path, n.row+1, "through "+callee+"()")
 					r = union(r, a)
 				}
@@ -673,6 +695,7 @@ func (fc *fileCtx) checkCall(n *node) {
 				continue
 			}
 			a.san |= ps.san
+			a.psan |= ps.san
 			a.path = push(a.path, n.row+1, "call "+callee+"()")
 			for _, s := range ps.path.list() {
 				a.path = push(a.path, s.line, s.label)
@@ -721,10 +744,10 @@ func (fc *fileCtx) checkReturnSink(n *node, t taint) {
 // report records a finding when t carries source data into a sink of rule r,
 // and a parameter summary when it carries a parameter of the current function.
 func (fc *fileCtx) report(r *ruleSpec, sink *node, t taint, fn *funcInfo) {
-	if t.empty() || t.san&r.classBit != 0 {
+	if t.empty() {
 		return
 	}
-	if t.bits&srcBit != 0 {
+	if t.bits&srcBit != 0 && t.san&r.classBit == 0 {
 		key := fmt.Sprintf("%s@%d", r.ID, sink.start)
 		if fc.seen[key] {
 			return
@@ -736,6 +759,9 @@ func (fc *fileCtx) report(r *ruleSpec, sink *node, t taint, fn *funcInfo) {
 		}
 		fc.emit(r, sink, fn, mermaid(fc.file, path))
 	}
+	if t.psan&r.classBit != 0 {
+		return
+	}
 	for b := t.bits &^ srcBit; b != 0; b &= b - 1 {
 		i := bits.TrailingZeros64(b) - 1
 		dup := false
@@ -746,7 +772,7 @@ func (fc *fileCtx) report(r *ruleSpec, sink *node, t taint, fn *funcInfo) {
 			}
 		}
 		if !dup {
-			fc.cur.paramSinks = append(fc.cur.paramSinks, paramSink{param: i, rule: r, san: t.san, sink: sink,
+			fc.cur.paramSinks = append(fc.cur.paramSinks, paramSink{param: i, rule: r, san: t.psan, sink: sink,
 				path: push(t.path, sink.row+1, "sink: "+fc.norm(sink, 60)), fn: fn})
 		}
 	}

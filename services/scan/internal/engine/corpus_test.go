@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/finding"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/iac"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/sast"
+)
+
+// The labelled corpus: testdata/corpus/<language>/{vuln,safe}_*.<ext>. A line
+// of a vulnerable file carrying "vuln: <rule-id>" must be reported by that
+// rule; "safe: <rule-id> …" declares that a safe file holds the safe variant
+// of those rules, and safe files must produce no finding at all.
+var (
+	vulnMarker = regexp.MustCompile(`vuln: ([\w.-]+)`)
+	safeMarker = regexp.MustCompile(`safe: ([\w.\- ]+)`)
+)
+
+type score struct{ expected, found, fp int }
+
+func TestCorpus(t *testing.T) {
+	an, err := sast.New(sast.Limits{})
+	require.NoError(t, err)
+	classOf := map[string]string{}
+	for _, r := range an.Rules() {
+		classOf[r.ID] = r.Class
+	}
+	w := an.NewWorker()
+	defer w.Close()
+
+	root := filepath.Join("testdata", "corpus")
+	table := map[[2]string]*score{}
+	get := func(lang, class string) *score {
+		k := [2]string{lang, class}
+		if table[k] == nil {
+			table[k] = &score{}
+		}
+		return table[k]
+	}
+	hasVuln, hasSafe := map[string]bool{}, map[string]bool{}
+	var failures []string
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		lang := strings.SplitN(rel, "/", 2)[0]
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		var got []finding.Finding
+		if sast.Language(rel) != "" {
+			got, err = w.Analyze(context.Background(), rel, data)
+			require.NoError(t, err, rel)
+		} else if kind := iac.Kind(rel, data); kind != "" {
+			got = iac.Check(kind, rel, data)
+		}
+		for _, f := range got {
+			if _, ok := classOf[f.RuleID]; !ok {
+				classOf[f.RuleID] = strings.SplitN(f.RuleID, ".", 2)[0]
+			}
+		}
+		kind := ""
+		for _, seg := range strings.Split(rel, "/")[1:] {
+			if strings.HasPrefix(seg, "safe") || strings.HasPrefix(seg, "vuln") {
+				kind = seg[:4]
+				break
+			}
+		}
+		lines := strings.Split(string(data), "\n")
+		switch {
+		case kind == "safe":
+			for _, l := range lines {
+				if m := safeMarker.FindStringSubmatch(l); m != nil {
+					for _, id := range strings.Fields(m[1]) {
+						hasSafe[id] = true
+					}
+				}
+			}
+			for _, f := range got {
+				get(lang, classOf[f.RuleID]).fp++
+				failures = append(failures, fmt.Sprintf("false positive %s at %s:%d", f.RuleID, rel, f.StartLine))
+			}
+		case kind == "vuln":
+			for i, l := range lines {
+				m := vulnMarker.FindStringSubmatch(l)
+				if m == nil {
+					continue
+				}
+				id := m[1]
+				hasVuln[id] = true
+				cls, ok := classOf[id]
+				if !ok {
+					cls = strings.SplitN(id, ".", 2)[0]
+					classOf[id] = cls
+				}
+				s := get(lang, cls)
+				s.expected++
+				hit := false
+				for _, f := range got {
+					if f.RuleID == id && f.StartLine <= i+1 && i+1 <= f.EndLine {
+						hit = true
+					}
+				}
+				if hit {
+					s.found++
+				} else {
+					failures = append(failures, fmt.Sprintf("missed %s at %s:%d", id, rel, i+1))
+				}
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+
+	keys := make([][2]string, 0, len(table))
+	for k := range table {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i][0] != keys[j][0] {
+			return keys[i][0] < keys[j][0]
+		}
+		return keys[i][1] < keys[j][1]
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-12s %-10s %8s %6s %7s %3s\n", "language", "class", "expected", "found", "recall", "fp")
+	var te, tf, tfp int
+	for _, k := range keys {
+		s := table[k]
+		recall := 1.0
+		if s.expected > 0 {
+			recall = float64(s.found) / float64(s.expected)
+		}
+		fmt.Fprintf(&b, "%-12s %-10s %8d %6d %7.2f %3d\n", k[0], k[1], s.expected, s.found, recall, s.fp)
+		te, tf, tfp = te+s.expected, tf+s.found, tfp+s.fp
+		if recall < 0.9 {
+			t.Errorf("recall %.2f below 0.9 for %s/%s", recall, k[0], k[1])
+		}
+	}
+	fmt.Fprintf(&b, "%-12s %-10s %8d %6d %7.2f %3d\n", "total", "", te, tf, float64(tf)/float64(max(te, 1)), tfp)
+	t.Log(b.String())
+	fmt.Print(b.String())
+	for _, f := range failures {
+		t.Log(f)
+	}
+	require.Zero(t, tfp, "findings on safe variants")
+
+	// every code rule has at least one vulnerable and one safe variant
+	for _, r := range an.Rules() {
+		require.True(t, hasVuln[r.ID], "rule %s has no vulnerable variant in the corpus", r.ID)
+		require.True(t, hasSafe[r.ID], "rule %s has no safe variant in the corpus", r.ID)
+	}
+	for id := range hasVuln {
+		require.True(t, hasSafe[id], "rule %s has no safe variant in the corpus", id)
+	}
+}
