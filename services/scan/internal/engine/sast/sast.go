@@ -135,7 +135,7 @@ func (w *Worker) parse(ctx context.Context, spec *langSpec, src []byte) (*node, 
 		return nil, 0, fmt.Errorf("%w: %v", ErrNoParse, err)
 	}
 	defer tree.Close()
-	root, n, err := convert(ctx, tree.RootNode(), w.a.limits.MaxDepth, w.a.limits.MaxNodes)
+	root, n, err := convert(ctx, tree.RootNode(), src, w.a.limits.MaxDepth, w.a.limits.MaxNodes)
 	if err != nil && ctx.Err() != nil {
 		return nil, n, ErrTimeout
 	}

@@ -52,11 +52,38 @@ func (n *node) text(src []byte) string { return string(src[n.start:n.end]) }
 
 // convert copies the named nodes of a tree-sitter tree. It walks with a cursor,
 // so deeply nested input cannot exhaust the Go stack, and stops at maxDepth or
-// maxNodes.
-func convert(ctx context.Context, root *sitter.Node, maxDepth, maxNodes int) (*node, int, error) {
+// maxNodes. Rows are computed from byte offsets on the Go side to keep the
+// number of cgo calls per node low.
+func convert(ctx context.Context, root *sitter.Node, src []byte, maxDepth, maxNodes int) (*node, int, error) {
+	var starts []uint32 // byte offset of each line start
+	starts = append(starts, 0)
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, uint32(i+1))
+		}
+	}
+	rowOf := func(off uint32) int {
+		lo, hi := 0, len(starts)
+		for lo+1 < hi {
+			mid := (lo + hi) / 2
+			if starts[mid] <= off {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		return lo
+	}
+	endRowOf := func(start, end uint32) int {
+		if end > start {
+			end--
+		}
+		return rowOf(end)
+	}
 	cur := sitter.NewTreeCursor(root)
 	defer cur.Close()
-	top := &node{typ: root.Type(), start: root.StartByte(), end: root.EndByte(), row: int(root.StartPoint().Row), endRow: int(root.EndPoint().Row)}
+	top := &node{typ: root.Type(), start: root.StartByte(), end: root.EndByte()}
+	top.row, top.endRow = rowOf(top.start), endRowOf(top.start, top.end)
 	stack := []*node{top}
 	count := 1
 	depth := 0
@@ -76,13 +103,13 @@ func convert(ctx context.Context, root *sitter.Node, maxDepth, maxNodes int) (*n
 			if count&0xfff == 0 && ctx.Err() != nil {
 				return nil, count, ctx.Err()
 			}
-			sp, ep := n.StartPoint(), n.EndPoint()
-			gn = &node{typ: n.Type(), field: cur.CurrentFieldName(), start: n.StartByte(), end: n.EndByte(), row: int(sp.Row), endRow: int(ep.Row), parent: parent}
+			sb, eb := n.StartByte(), n.EndByte()
+			gn = &node{typ: n.Type(), field: cur.CurrentFieldName(), start: sb, end: eb, row: rowOf(sb), endRow: endRowOf(sb, eb), parent: parent}
 			parent.children = append(parent.children, gn)
 		}
 		// descend into named and anonymous nodes alike (anonymous nodes may
-		// wrap named ones, e.g. in some grammars' error recovery).
-		if n.ChildCount() > 0 {
+		// wrap named ones in some grammars' error recovery).
+		if cur.GoToFirstChild() {
 			if depth >= maxDepth {
 				return nil, count, errTooDeep
 			}
@@ -91,7 +118,6 @@ func convert(ctx context.Context, root *sitter.Node, maxDepth, maxNodes int) (*n
 			} else {
 				stack = append(stack, parent)
 			}
-			cur.GoToFirstChild()
 			depth++
 			continue
 		}
