@@ -1,5 +1,6 @@
-// Command findings runs the findings service. Until its API lands it serves only the
-// gRPC health service and metrics, so that the system starts whole.
+// Command findings runs the findings service: finding intake from scans,
+// the findings REST surface behind the gateway, triage with its audit trail,
+// exports and integration deliveries.
 package main
 
 import (
@@ -9,9 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/vulnscan/vulnscan/pkg/config"
-	"github.com/vulnscan/vulnscan/pkg/logging"
-	"github.com/vulnscan/vulnscan/pkg/server"
+	"github.com/vulnscan/vulnscan/services/findings/internal/app"
 )
 
 var version = "dev"
@@ -19,15 +18,7 @@ var version = "dev"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log := logging.New(os.Stderr, "findings")
-	env := config.FromOS()
-	cfg := config.ReadCommon(env, "findings", "127.0.0.1:9204")
-	if err := env.Err(); err != nil {
-		fmt.Fprintln(os.Stderr, "findings:", err)
-		os.Exit(1)
-	}
-	log.Info("starting", "version", version)
-	if err := server.New("findings", log, cfg.GRPCListen, cfg.MetricsAddr).Run(ctx, cfg.ShutdownGrace); err != nil {
+	if err := app.Run(ctx, version); err != nil {
 		fmt.Fprintln(os.Stderr, "findings:", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,170 @@
+package ctl
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
+)
+
+func findingsIntake(e *Env) (findingsv1.FindingsIntakeServiceClient, error) {
+	cc, err := e.Conn("findings")
+	if err != nil {
+		return nil, err
+	}
+	return findingsv1.NewFindingsIntakeServiceClient(cc), nil
+}
+
+func findingsAdmin(e *Env) (findingsv1.FindingsAdminServiceClient, error) {
+	cc, err := e.Conn("findings")
+	if err != nil {
+		return nil, err
+	}
+	return findingsv1.NewFindingsAdminServiceClient(cc), nil
+}
+
+func integrationJSON(i *findingsv1.Integration) map[string]any {
+	return map[string]any{"id": i.GetId(), "org_id": i.GetOrgId(), "kind": i.GetKind(), "name": i.GetName(), "url": i.GetUrl(),
+		"project": i.GetProject(), "has_token": i.GetHasToken(), "has_secret": i.GetHasSecret(), "created_at": tsOrNil(i.GetCreatedAt())}
+}
+
+// secretFromEnv reads a secret from the named variable ("" when name is "").
+func secretFromEnv(flagName, name string) (string, error) {
+	if name == "" {
+		return "", nil
+	}
+	v, ok := lookupEnv(name)
+	if !ok || v == "" {
+		return "", fmt.Errorf("--%s: variable %s is not set", flagName, name)
+	}
+	return v, nil
+}
+
+func init() {
+	Register(
+		Command{Group: "finding", Verb: "list", Usage: "--scan SCAN [--include-unverified]",
+			Run: func(ctx context.Context, e *Env, fs *flag.FlagSet, args []string) (any, error) {
+				scan := fs.String("scan", "", "scan id")
+				all := fs.Bool("include-unverified", false, "also list findings in verification and rejected ones")
+				if err := Parse(fs, args, "scan"); err != nil {
+					return nil, err
+				}
+				c, err := findingsIntake(e)
+				if err != nil {
+					return nil, err
+				}
+				r, err := c.ListFindingsForOperator(ctx, &findingsv1.ListFindingsForOperatorRequest{ScanId: *scan, IncludeUnverified: *all})
+				if err != nil {
+					return nil, err
+				}
+				data := make([]map[string]any, 0, len(r.GetData()))
+				for _, f := range r.GetData() {
+					data = append(data, map[string]any{"id": f.GetId(), "title": f.GetTitle(), "verification_status": f.GetVerificationStatus(),
+						"severity": f.GetSeverity(), "state": f.GetState(), "category": f.GetCategory(), "fingerprint": f.GetFingerprint(),
+						"affected_file": f.GetAffectedFile(), "found_at": tsOrNil(f.GetFoundAt())})
+				}
+				return map[string]any{"data": data}, nil
+			}},
+		Command{Group: "finding", Verb: "approve", Usage: "--id ID",
+			Run: func(ctx context.Context, e *Env, fs *flag.FlagSet, args []string) (any, error) {
+				id := fs.String("id", "", "finding id")
+				if err := Parse(fs, args, "id"); err != nil {
+					return nil, err
+				}
+				c, err := findingsIntake(e)
+				if err != nil {
+					return nil, err
+				}
+				r, err := c.ApproveFinding(ctx, &findingsv1.ApproveFindingRequest{Id: *id})
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"id": r.GetId(), "verification_status": r.GetVerificationStatus()}, nil
+			}},
+		Command{Group: "finding", Verb: "reject", Usage: "--id ID",
+			Run: func(ctx context.Context, e *Env, fs *flag.FlagSet, args []string) (any, error) {
+				id := fs.String("id", "", "finding id")
+				if err := Parse(fs, args, "id"); err != nil {
+					return nil, err
+				}
+				c, err := findingsIntake(e)
+				if err != nil {
+					return nil, err
+				}
+				r, err := c.RejectFinding(ctx, &findingsv1.RejectFindingRequest{Id: *id})
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"id": r.GetId(), "verification_status": r.GetVerificationStatus()}, nil
+			}},
+		Command{Group: "integration", Verb: "add",
+			Usage: "--org ORG --kind github|slack|jira|linear --url URL [--name N] [--project KEY] [--token-env VAR] [--secret-env VAR]",
+			Run: func(ctx context.Context, e *Env, fs *flag.FlagSet, args []string) (any, error) {
+				org := fs.String("org", "", "organization id")
+				kind := fs.String("kind", "", "github, slack, jira or linear")
+				url := fs.String("url", "", "webhook URL (slack) or API base URL (github, jira, linear)")
+				name := fs.String("name", "", "display name (default: the kind)")
+				project := fs.String("project", "", "Jira project key or Linear team id")
+				tokenEnv := fs.String("token-env", "", "environment variable holding the API token")
+				secretEnv := fs.String("secret-env", "", "environment variable holding the HMAC signing secret")
+				if err := Parse(fs, args, "org", "kind", "url"); err != nil {
+					return nil, err
+				}
+				token, err := secretFromEnv("token-env", *tokenEnv)
+				if err != nil {
+					return nil, err
+				}
+				secret, err := secretFromEnv("secret-env", *secretEnv)
+				if err != nil {
+					return nil, err
+				}
+				c, err := findingsAdmin(e)
+				if err != nil {
+					return nil, err
+				}
+				r, err := c.AddIntegration(ctx, &findingsv1.AddIntegrationRequest{OrgId: *org, Kind: *kind, Url: *url, Name: *name,
+					Project: *project, Token: token, Secret: secret})
+				if err != nil {
+					return nil, err
+				}
+				return integrationJSON(r.GetIntegration()), nil
+			}},
+		Command{Group: "integration", Verb: "list", Usage: "--org ORG",
+			Run: func(ctx context.Context, e *Env, fs *flag.FlagSet, args []string) (any, error) {
+				org := fs.String("org", "", "organization id")
+				if err := Parse(fs, args, "org"); err != nil {
+					return nil, err
+				}
+				c, err := findingsAdmin(e)
+				if err != nil {
+					return nil, err
+				}
+				r, err := c.ListIntegrations(ctx, &findingsv1.ListIntegrationsRequest{OrgId: *org})
+				if err != nil {
+					return nil, err
+				}
+				data := make([]map[string]any, 0, len(r.GetData()))
+				for _, i := range r.GetData() {
+					data = append(data, integrationJSON(i))
+				}
+				return map[string]any{"data": data}, nil
+			}},
+		Command{Group: "integration", Verb: "remove", Usage: "--id ID",
+			Run: func(ctx context.Context, e *Env, fs *flag.FlagSet, args []string) (any, error) {
+				id := fs.String("id", "", "integration id")
+				if err := Parse(fs, args, "id"); err != nil {
+					return nil, err
+				}
+				c, err := findingsAdmin(e)
+				if err != nil {
+					return nil, err
+				}
+				r, err := c.RemoveIntegration(ctx, &findingsv1.RemoveIntegrationRequest{Id: *id})
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"id": r.GetId(), "removed_at": tsOrNil(r.GetRemovedAt())}, nil
+			}},
+	)
+}

@@ -1,0 +1,104 @@
+// Package app wires the findings service process: configuration, store,
+// migrations, the auth client, the three gRPC APIs and the integration
+// delivery worker.
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/logging"
+	"github.com/vulnscan/vulnscan/pkg/netguard"
+	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/pkg/server"
+	"github.com/vulnscan/vulnscan/pkg/telemetry"
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
+	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
+	"github.com/vulnscan/vulnscan/services/findings/internal/delivery"
+	"github.com/vulnscan/vulnscan/services/findings/internal/service"
+	"github.com/vulnscan/vulnscan/services/findings/internal/store"
+)
+
+// Config is the findings process configuration.
+type Config struct {
+	config.Common
+	SecretKey           string
+	AllowedPrivateCIDRs []string
+	DeliveryPoll        time.Duration
+	DeliveryBackoff     time.Duration
+	DeliveryMaxBackoff  time.Duration
+	DeliveryMaxAttempts int
+}
+
+// ReadConfig reads the configuration from env.
+func ReadConfig(env *config.Env) (Config, error) {
+	c := Config{
+		Common:              config.ReadCommon(env, "findings", "127.0.0.1:9204"),
+		SecretKey:           env.String("VULNSCAN_SECRET_KEY", ""),
+		AllowedPrivateCIDRs: env.List("VULNSCAN_ALLOWED_PRIVATE_CIDRS"),
+		DeliveryPoll:        env.Duration("FINDINGS_DELIVERY_POLL", time.Second),
+		DeliveryBackoff:     env.Duration("FINDINGS_DELIVERY_BACKOFF", 5*time.Second),
+		DeliveryMaxBackoff:  env.Duration("FINDINGS_DELIVERY_MAX_BACKOFF", time.Hour),
+		DeliveryMaxAttempts: env.Int("FINDINGS_DELIVERY_MAX_ATTEMPTS", 12),
+	}
+	if c.DeliveryPoll <= 0 || c.DeliveryBackoff <= 0 || c.DeliveryMaxBackoff < c.DeliveryBackoff {
+		env.Fail(fmt.Errorf("FINDINGS_DELIVERY_POLL and FINDINGS_DELIVERY_BACKOFF must be positive, FINDINGS_DELIVERY_MAX_BACKOFF at least the backoff"))
+	}
+	if c.DeliveryMaxAttempts < 1 {
+		env.Fail(fmt.Errorf("FINDINGS_DELIVERY_MAX_ATTEMPTS must be at least 1"))
+	}
+	return c, env.Err()
+}
+
+// Run runs the findings service until ctx ends.
+func Run(ctx context.Context, version string) error {
+	log := logging.New(os.Stderr, "findings")
+	cfg, err := ReadConfig(config.FromOS())
+	if err != nil {
+		return err
+	}
+	shutdownTracing, err := telemetry.Setup(ctx, "findings", version)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = shutdownTracing(context.Background()) }()
+
+	pool, err := db.Open(ctx, cfg.DatabaseURL, 60*time.Second)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := store.Migrate(ctx, pool); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	box, err := secretbox.Load(cfg.SecretKey, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	guard, err := netguard.New(cfg.AllowedPrivateCIDRs)
+	if err != nil {
+		return err
+	}
+	authConn, err := server.Dial(cfg.AuthAddr)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = authConn.Close() }()
+
+	st := &store.Store{Pool: pool}
+	svc := &service.Service{Store: st, Auth: authv1.NewAuthInternalServiceClient(authConn), Box: box, Log: log}
+	p := server.New("findings", log, cfg.GRPCListen, cfg.MetricsAddr)
+	findingsv1.RegisterFindingsServiceServer(p.GRPC, &service.Public{Service: svc})
+	findingsv1.RegisterFindingsIntakeServiceServer(p.GRPC, &service.Intake{Service: svc})
+	findingsv1.RegisterFindingsAdminServiceServer(p.GRPC, &service.Admin{Service: svc})
+	w := &delivery.Worker{Store: st, Box: box, Client: guard.Client(20*time.Second, 3), Log: log,
+		Poll: cfg.DeliveryPoll, BaseBackoff: cfg.DeliveryBackoff, MaxBackoff: cfg.DeliveryMaxBackoff,
+		MaxAttempts: cfg.DeliveryMaxAttempts, Batch: 20}
+	p.Worker(w.Run)
+	log.Info("starting", "version", version, "delivery_poll", cfg.DeliveryPoll.String())
+	return p.Run(ctx, cfg.ShutdownGrace)
+}

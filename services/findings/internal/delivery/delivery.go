@@ -1,0 +1,381 @@
+// Package delivery sends the outbox's integration events: comments on the
+// commit or pull request of a git hosting service (GitHub-style API),
+// messages to a chat incoming webhook (Slack-style), and issues with
+// follow-up comments in two issue trackers (Jira- and Linear-style APIs).
+// Delivery is at least once: an event leaves the outbox only after the
+// receiver answered 2xx, failed attempts are retried with exponential
+// backoff and jitter, and an event that keeps failing is dead-lettered.
+// When the integration has a secret, each request carries an HMAC-SHA256
+// signature (X-Vulnscan-Signature: sha256=HEX over "TIMESTAMP.BODY", with
+// the timestamp in X-Vulnscan-Timestamp) and X-Vulnscan-Delivery, a stable
+// id receivers can use to drop repeats.
+package delivery
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/services/findings/internal/store"
+)
+
+// Worker delivers due outbox events until its context ends.
+type Worker struct {
+	Store       *store.Store
+	Box         *secretbox.Box
+	Client      *http.Client
+	Log         *slog.Logger
+	Poll        time.Duration // how often to look for due events
+	BaseBackoff time.Duration // first retry delay; doubles per attempt
+	MaxBackoff  time.Duration
+	MaxAttempts int // attempts before an event is dead-lettered
+	Batch       int
+}
+
+// Run polls for due events and delivers them, a batch at a time.
+func (w *Worker) Run(ctx context.Context) error {
+	t := time.NewTicker(w.Poll)
+	defer t.Stop()
+	for {
+		for {
+			n, err := w.once(ctx)
+			if err != nil && ctx.Err() == nil {
+				w.Log.Error("delivery batch failed", "error", err)
+			}
+			if n < w.Batch || ctx.Err() != nil {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// once claims one batch and delivers it; it returns how many it claimed.
+func (w *Worker) once(ctx context.Context) (int, error) {
+	ds, err := w.Store.Claim(ctx, w.Batch, 2*time.Minute)
+	if err != nil {
+		return 0, err
+	}
+	var wg sync.WaitGroup
+	for _, d := range ds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A delivery in flight finishes even while the process stops.
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			w.deliverOne(dctx, d)
+		}()
+	}
+	wg.Wait()
+	return len(ds), nil
+}
+
+func (w *Worker) deliverOne(ctx context.Context, d store.Delivery) {
+	ext, err := w.send(ctx, d)
+	if err == nil {
+		if err := w.Store.Delivered(ctx, d, ext); err != nil {
+			w.Log.Error("mark delivered", "event", d.ID, "error", err)
+		}
+		return
+	}
+	dead := d.Attempts >= w.MaxAttempts
+	backoff := w.backoff(d.Attempts)
+	w.Log.Warn("delivery failed", "event", d.ID, "integration", d.Integration.ID, "kind", d.Integration.Kind,
+		"attempt", d.Attempts, "dead", dead, "error", err)
+	if err := w.Store.Failed(ctx, d, err.Error(), backoff, dead); err != nil {
+		w.Log.Error("mark failed", "event", d.ID, "error", err)
+	}
+}
+
+// backoff is BaseBackoff·2^(attempt-1), capped at MaxBackoff, ±20% jitter.
+func (w *Worker) backoff(attempt int) time.Duration {
+	d := w.BaseBackoff
+	for i := 1; i < attempt && d < w.MaxBackoff; i++ {
+		d *= 2
+	}
+	if d > w.MaxBackoff {
+		d = w.MaxBackoff
+	}
+	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+}
+
+// request is one HTTP call to a receiver.
+type request struct {
+	url     string
+	body    any
+	headers map[string]string
+	// parse extracts the created issue's id from the answer, if any.
+	parse func([]byte) (string, error)
+}
+
+// send delivers d and returns the external issue id it created, if any.
+func (w *Worker) send(ctx context.Context, d store.Delivery) (string, error) {
+	var ev store.Event
+	if err := json.Unmarshal(d.Payload, &ev); err != nil {
+		return "", fmt.Errorf("decode event: %w", err)
+	}
+	token, err := w.open(d.Integration.TokenEnc)
+	if err != nil {
+		return "", err
+	}
+	secret, err := w.open(d.Integration.SecretEnc)
+	if err != nil {
+		return "", err
+	}
+	reqs, err := build(d, ev, token)
+	if err != nil {
+		return "", err
+	}
+	ext := d.ExternalID
+	for _, r := range reqs {
+		if ext != "" {
+			r.url = strings.ReplaceAll(r.url, "{issue}", url.PathEscape(ext))
+			if m, ok := r.body.(map[string]any); ok {
+				replaceIssue(m, ext)
+			}
+		}
+		b, err := json.Marshal(r.body)
+		if err != nil {
+			return "", err
+		}
+		answer, err := w.post(ctx, r, b, d, secret)
+		if err != nil {
+			return "", err
+		}
+		if r.parse != nil {
+			if ext, err = r.parse(answer); err != nil {
+				return "", err
+			}
+		}
+	}
+	return ext, nil
+}
+
+func replaceIssue(m map[string]any, ext string) {
+	for k, v := range m {
+		switch x := v.(type) {
+		case string:
+			if x == "{issue}" {
+				m[k] = ext
+			}
+		case map[string]any:
+			replaceIssue(x, ext)
+		}
+	}
+}
+
+func (w *Worker) open(sealed []byte) (string, error) {
+	if len(sealed) == 0 {
+		return "", nil
+	}
+	b, err := w.Box.Open(sealed)
+	if err != nil {
+		return "", fmt.Errorf("open integration credentials: %w", err)
+	}
+	return string(b), nil
+}
+
+func (w *Worker) post(ctx context.Context, r request, body []byte, d store.Delivery, secret string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "vulnscan-integrations/1")
+	req.Header.Set("X-Vulnscan-Event", d.Event)
+	req.Header.Set("X-Vulnscan-Delivery", strconv.FormatInt(d.ID, 10))
+	for k, v := range r.headers {
+		req.Header.Set(k, v)
+	}
+	if secret != "" {
+		ts := strconv.FormatInt(time.Now().Unix(), 10)
+		req.Header.Set("X-Vulnscan-Timestamp", ts)
+		req.Header.Set("X-Vulnscan-Signature", "sha256="+Sign(secret, ts, body))
+	}
+	resp, err := w.Client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, fmt.Errorf("receiver answered %d", resp.StatusCode)
+	}
+	return answer, nil
+}
+
+// Sign returns the hex HMAC-SHA256 of "ts.body" under secret.
+func Sign(secret, ts string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(ts + "."))
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// text renders an event for humans.
+func text(ev store.Event) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[vulnscan] %s (%s, %s) in %s", ev.Finding.Title, ev.Finding.Severity, ev.Finding.State, ev.Finding.AffectedFile)
+	for _, c := range ev.Changes {
+		fmt.Fprintf(&b, "\n%s: %s → %s", c.Field, orNone(c.From), orNone(c.To))
+	}
+	if ev.Comment != "" {
+		fmt.Fprintf(&b, "\n%s: %s", ev.Actor.Username, ev.Comment)
+	} else {
+		fmt.Fprintf(&b, "\nby %s", ev.Actor.Username)
+	}
+	fmt.Fprintf(&b, "\nfinding %s", ev.Finding.ID)
+	return b.String()
+}
+
+func orNone(p *string) string {
+	if p == nil {
+		return "none"
+	}
+	return *p
+}
+
+var errNoTarget = errors.New("no commit or pull request to comment on")
+
+// build returns the calls that deliver ev to d's integration.
+func build(d store.Delivery, ev store.Event, token string) ([]request, error) {
+	base := strings.TrimSuffix(d.Integration.URL, "/")
+	msg := text(ev)
+	switch d.Integration.Kind {
+	case "slack":
+		return []request{{url: d.Integration.URL, body: map[string]any{"text": msg, "event": ev}}}, nil
+
+	case "github":
+		owner, repo, ok := ownerRepo(ev.Scan.RepoURL)
+		if !ok {
+			return nil, fmt.Errorf("repository %q has no owner/name path", ev.Scan.RepoURL)
+		}
+		h := map[string]string{"Accept": "application/vnd.github+json"}
+		if token != "" {
+			h["Authorization"] = "Bearer " + token
+		}
+		switch {
+		case ev.Scan.PullRequest > 0:
+			return []request{{url: fmt.Sprintf("%s/repos/%s/%s/issues/%d/comments", base, owner, repo, ev.Scan.PullRequest),
+				body: map[string]any{"body": msg}, headers: h}}, nil
+		case ev.Scan.CommitSHA != "":
+			body := map[string]any{"body": msg}
+			if ev.Finding.AffectedFile != "" {
+				body["path"] = ev.Finding.AffectedFile
+				if ev.Finding.StartLine > 0 {
+					body["line"] = ev.Finding.StartLine
+				}
+			}
+			return []request{{url: fmt.Sprintf("%s/repos/%s/%s/commits/%s/comments", base, owner, repo, url.PathEscape(ev.Scan.CommitSHA)),
+				body: body, headers: h}}, nil
+		}
+		return nil, errNoTarget
+
+	case "jira":
+		h := map[string]string{"Accept": "application/json"}
+		if token != "" {
+			h["Authorization"] = "Bearer " + token
+		}
+		if d.ExternalID != "" {
+			return []request{{url: base + "/rest/api/2/issue/{issue}/comment", body: map[string]any{"body": msg}, headers: h}}, nil
+		}
+		return []request{{url: base + "/rest/api/2/issue", headers: h, body: map[string]any{"fields": map[string]any{
+			"project": map[string]any{"key": d.Integration.Project}, "summary": "[vulnscan] " + ev.Finding.Title,
+			"description": msg, "issuetype": map[string]any{"name": "Bug"}, "labels": []string{"vulnscan", ev.Finding.Severity},
+		}}, parse: func(b []byte) (string, error) {
+			var r struct {
+				Key string `json:"key"`
+			}
+			if err := json.Unmarshal(b, &r); err != nil || r.Key == "" {
+				return "", errors.New("jira: answer without issue key")
+			}
+			return r.Key, nil
+		}}}, nil
+
+	case "linear":
+		h := map[string]string{}
+		if token != "" {
+			h["Authorization"] = token
+		}
+		if d.ExternalID != "" {
+			return []request{{url: base, headers: h, body: map[string]any{
+				"query":     "mutation CommentCreate($input: CommentCreateInput!) { commentCreate(input: $input) { success } }",
+				"variables": map[string]any{"input": map[string]any{"issueId": "{issue}", "body": msg}},
+			}, parse: linearCheck("commentCreate", d.ExternalID)}}, nil
+		}
+		return []request{{url: base, headers: h, body: map[string]any{
+			"query": "mutation IssueCreate($input: IssueCreateInput!) { issueCreate(input: $input) { success issue { id identifier } } }",
+			"variables": map[string]any{"input": map[string]any{"teamId": d.Integration.Project,
+				"title": "[vulnscan] " + ev.Finding.Title, "description": msg}},
+		}, parse: linearCheck("issueCreate", "")}}, nil
+	}
+	return nil, fmt.Errorf("unknown integration kind %q", d.Integration.Kind)
+}
+
+// linearCheck reads a GraphQL answer: errors fail the delivery; an
+// issueCreate answer yields the new issue's id.
+func linearCheck(op, keep string) func([]byte) (string, error) {
+	return func(b []byte) (string, error) {
+		var r struct {
+			Errors []struct {
+				Message string `json:"message"`
+			} `json:"errors"`
+			Data map[string]struct {
+				Success bool `json:"success"`
+				Issue   struct {
+					ID string `json:"id"`
+				} `json:"issue"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			return "", fmt.Errorf("linear: %w", err)
+		}
+		if len(r.Errors) > 0 {
+			return "", fmt.Errorf("linear: %s", r.Errors[0].Message)
+		}
+		res := r.Data[op]
+		if !res.Success {
+			return "", fmt.Errorf("linear: %s failed", op)
+		}
+		if keep != "" {
+			return keep, nil
+		}
+		if res.Issue.ID == "" {
+			return "", errors.New("linear: answer without issue id")
+		}
+		return res.Issue.ID, nil
+	}
+}
+
+// ownerRepo splits https://host/owner/repo(.git) into owner and repo.
+func ownerRepo(raw string) (string, string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", "", false
+	}
+	parts := strings.Split(strings.Trim(strings.TrimSuffix(u.Path, ".git"), "/"), "/")
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+		return "", "", false
+	}
+	return parts[len(parts)-2], parts[len(parts)-1], true
+}

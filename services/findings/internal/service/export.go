@@ -1,0 +1,178 @@
+package service
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/genproto/googleapis/api/httpbody"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/validate"
+	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
+	"github.com/vulnscan/vulnscan/services/findings/internal/store"
+)
+
+// chunkSize is roughly how much of an export is sent per stream message.
+const chunkSize = 32 << 10
+
+var exportJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
+
+// ExportScanFindings streams a scan's approved findings, row by row from the
+// database, in chunks. The REST gateway writes a newline after every chunk,
+// so each chunk ends where a newline belongs (CSV chunks end at a record
+// boundary without their last line break; JSON is indifferent to it).
+func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, stream grpc.ServerStreamingServer[httpbody.HttpBody]) error {
+	ctx := stream.Context()
+	caller, err := principal.From(ctx)
+	if err != nil {
+		return err
+	}
+	if err := validate.UUID("id", req.GetId()); err != nil {
+		return err
+	}
+	format := req.GetFormat()
+	if format == "" {
+		format = "json"
+	}
+	if err := validate.OneOf("format", format, "json", "csv", "sarif"); err != nil {
+		return err
+	}
+	f, _, _, err := filter(caller.OrgID, listQuery{severity: req.GetSeverity(), state: req.GetState()})
+	if err != nil {
+		return err
+	}
+	if err := p.checkScan(ctx, caller.OrgID, req.GetId()); err != nil {
+		return err
+	}
+	f.ScanID = req.GetId()
+	f.Desc = true
+
+	contentType, ext := map[string][2]string{
+		"json":  {"application/json", "json"},
+		"csv":   {"text/csv; charset=utf-8", "csv"},
+		"sarif": {"application/sarif+json", "sarif"},
+	}[format][0], format
+	if err := stream.SendHeader(metadata.Pairs("content-disposition",
+		`attachment; filename="findings-`+req.GetId()+`.`+ext+`"`)); err != nil {
+		return err
+	}
+
+	var buf bytes.Buffer
+	send := func(trimNewline bool) error {
+		b := buf.Bytes()
+		if trimNewline {
+			b = bytes.TrimSuffix(b, []byte("\n"))
+		}
+		if len(b) == 0 {
+			buf.Reset()
+			return nil
+		}
+		err := stream.Send(&httpbody.HttpBody{ContentType: contentType, Data: append([]byte(nil), b...)})
+		buf.Reset()
+		return err
+	}
+
+	switch format {
+	case "json":
+		buf.WriteString("[")
+		n := 0
+		err = p.Store.Each(ctx, f, func(fd store.Finding, _ store.Extra) error {
+			if n > 0 {
+				buf.WriteString(",")
+			}
+			n++
+			b, err := exportJSON.Marshal(findingProto(fd))
+			if err != nil {
+				return err
+			}
+			buf.Write(b)
+			if buf.Len() >= chunkSize {
+				return send(false)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		buf.WriteString("]")
+		return send(false)
+
+	case "csv":
+		w := csv.NewWriter(&buf)
+		_ = w.Write(csvHeader)
+		err = p.Store.Each(ctx, f, func(fd store.Finding, x store.Extra) error {
+			_ = w.Write(csvRow(fd, x))
+			w.Flush()
+			if buf.Len() >= chunkSize {
+				return send(true)
+			}
+			return w.Error()
+		})
+		if err != nil {
+			return err
+		}
+		w.Flush()
+		return send(true)
+
+	default:
+		head, err := sarifHead()
+		if err != nil {
+			return err
+		}
+		buf.Write(head)
+		n := 0
+		err = p.Store.Each(ctx, f, func(fd store.Finding, x store.Extra) error {
+			if n > 0 {
+				buf.WriteString(",")
+			}
+			n++
+			b, err := json.Marshal(sarifResult(fd, x))
+			if err != nil {
+				return err
+			}
+			buf.Write(b)
+			if buf.Len() >= chunkSize {
+				return send(false)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		buf.WriteString("]}]}")
+		return send(false)
+	}
+}
+
+var csvHeader = []string{"id", "title", "category", "severity", "state", "description", "affected_file", "start_line", "end_line",
+	"affected_code", "proof_of_concept", "tags", "scan_id", "found_at", "updated_at", "duplicate_of", "fingerprint"}
+
+// cell neutralizes spreadsheet formulas: a cell starting with = + - @ or a
+// control character is prefixed with a quote.
+func cell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func csvRow(f store.Finding, x store.Extra) []string {
+	return []string{f.ID, cell(f.Title), f.Category, f.Severity, f.State, cell(f.Description), cell(f.AffectedFile),
+		strconv.Itoa(int(x.StartLine)), strconv.Itoa(int(x.EndLine)), cell(f.AffectedCode), cell(deref(f.ProofOfConcept)),
+		cell(strings.Join(f.Tags, ";")), f.ScanID, f.FoundAt.UTC().Format(time.RFC3339Nano), f.UpdatedAt.UTC().Format(time.RFC3339Nano),
+		deref(f.DuplicateOf), x.Fingerprint}
+}

@@ -1,0 +1,170 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Filter selects and orders approved findings of one organization.
+type Filter struct {
+	OrgID     string
+	ScanID    string // "" for every scan
+	Severity  string // "" for any
+	State     string // "" for any
+	SortBy    string // found_at, updated_at or severity
+	Desc      bool
+	Limit     int
+	Offset    int
+	Unlimited bool // export: every match
+}
+
+// where renders the filter's conditions and arguments.
+func (f Filter) where() (string, []any) {
+	args := []any{f.OrgID}
+	conds := []string{"f.org_id = $1", "f.verification_status = 'approved'"}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		conds = append(conds, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
+	}
+	if f.Severity != "" {
+		add("f.severity = ?", f.Severity)
+	}
+	if f.State != "" {
+		add("f.state = ?", f.State)
+	}
+	if f.ScanID != "" {
+		add("EXISTS (SELECT 1 FROM findings.occurrences o WHERE o.scan_id = ? AND o.finding_id = f.id)", f.ScanID)
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// orderBy renders the sort with its tie-breakers found_at then id, all in
+// one direction so that a single index serves it forwards or backwards.
+func (f Filter) orderBy(alias string) string {
+	dir := " ASC"
+	if f.Desc {
+		dir = " DESC"
+	}
+	var cols []string
+	switch f.SortBy {
+	case "updated_at":
+		cols = []string{"updated_at", "found_at", "id"}
+	case "severity":
+		if f.Severity != "" { // one severity: the rank is constant
+			cols = []string{"found_at", "id"}
+		} else {
+			cols = []string{"severity_rank", "found_at", "id"}
+		}
+	default:
+		cols = []string{"found_at", "id"}
+	}
+	for i, c := range cols {
+		cols[i] = alias + "." + c + dir
+	}
+	return strings.Join(cols, ", ")
+}
+
+// List returns one page of findings and the exact number of matches.
+func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
+	where, args := f.where()
+	n := len(args)
+	// The inner query walks only an index to find the page's ids; the outer
+	// one fetches those rows.
+	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
+		SELECT f.id FROM findings.findings f WHERE ` + where + ` ORDER BY ` + f.orderBy("f") +
+		` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id ORDER BY ` + f.orderBy("f")
+	rows, err := s.Pool.Query(ctx, q, append(args, f.Limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list findings: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
+	if err != nil {
+		return nil, 0, fmt.Errorf("list findings: %w", err)
+	}
+	total, err := s.Count(ctx, f)
+	return list, total, err
+}
+
+// Count returns the exact number of approved findings matching f, from the
+// counters.
+func (s *Store) Count(ctx context.Context, f Filter) (int64, error) {
+	scan := f.ScanID
+	if scan == "" {
+		scan = nilScan
+	}
+	var total int64
+	err := s.Pool.QueryRow(ctx, `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_counts
+		WHERE org_id = $1 AND scan_id = $2 AND ($3 = '' OR severity = $3) AND ($4 = '' OR state = $4)`,
+		f.OrgID, scan, f.Severity, f.State).Scan(&total)
+	if err != nil {
+		return 0, fmt.Errorf("count findings: %w", err)
+	}
+	return total, nil
+}
+
+// Each streams every approved finding matching f (Limit and Offset
+// ignored) to fn, row by row, without holding them in memory.
+func (s *Store) Each(ctx context.Context, f Filter, fn func(Finding, Extra) error) error {
+	where, args := f.where()
+	rows, err := s.Pool.Query(ctx, `SELECT `+findingCols+`, f.fingerprint, f.start_line, f.end_line
+		FROM findings.findings f WHERE `+where+` ORDER BY `+f.orderBy("f"), args...)
+	if err != nil {
+		return fmt.Errorf("export findings: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var x Extra
+		fd, err := scanFinding(rows, &x.Fingerprint, &x.StartLine, &x.EndLine)
+		if err != nil {
+			return fmt.Errorf("export findings: %w", err)
+		}
+		if err := fn(fd, x); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// Extra holds the columns an export adds.
+type Extra struct {
+	Fingerprint        string
+	StartLine, EndLine int32
+}
+
+// Get returns an approved finding of the organization with its thread.
+func (s *Store) Get(ctx context.Context, orgID, id string) (Detail, error) {
+	var d Detail
+	var err error
+	row := s.Pool.QueryRow(ctx, `SELECT `+findingCols+`, f.mermaid_trace, f.occurrence_count, s.repo_url, s.scan_type
+		FROM findings.findings f JOIN findings.scans s ON s.id = f.scan_id
+		WHERE f.id = $1 AND f.org_id = $2 AND f.verification_status = 'approved'`, id, orgID)
+	d.Finding, err = scanFinding(row, &d.MermaidTrace, &d.OccurrenceCount, &d.RepoURL, &d.ScanType)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return d, ErrNotFound
+	}
+	if err != nil {
+		return d, fmt.Errorf("get finding: %w", err)
+	}
+	rows, err := s.Pool.Query(ctx, `SELECT id::text, reaction, comment, user_id::text, username, source, created_at
+		FROM findings.triage_entries WHERE finding_id = $1 ORDER BY created_at, id`, id)
+	if err != nil {
+		return d, fmt.Errorf("triage thread: %w", err)
+	}
+	d.Thread, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (TriageEntry, error) {
+		var e TriageEntry
+		err := r.Scan(&e.ID, &e.Reaction, &e.Comment, &e.UserID, &e.Username, &e.Source, &e.CreatedAt)
+		return e, err
+	})
+	if err != nil {
+		return d, fmt.Errorf("triage thread: %w", err)
+	}
+	if d.OccurrenceCount < 1 {
+		d.OccurrenceCount = 1
+	}
+	return d, nil
+}

@@ -1,0 +1,165 @@
+// Package store is the findings service's data layer over its own schema
+// "findings": registered scans, findings with their occurrences, the triage
+// thread, the append-only audit trail, integrations and the outbox of
+// integration events. Exact list totals come from finding_counts, which
+// triggers keep in step with every change.
+package store
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"io/fs"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/vulnscan/vulnscan/pkg/db"
+)
+
+// Schema is the Postgres schema the findings service owns.
+const Schema = "findings"
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Migrate applies the findings schema migrations.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	sub, _ := fs.Sub(migrations, "migrations")
+	return db.Migrate(ctx, pool, Schema, sub)
+}
+
+// Errors the store reports.
+var (
+	ErrNotFound     = errors.New("not found")
+	ErrScanNotFound = errors.New("scan not found")
+)
+
+// InvalidError is a client mistake found while applying a change.
+type InvalidError struct{ Msg string }
+
+func (e *InvalidError) Error() string { return e.Msg }
+
+// Enumerations.
+var (
+	Severities = []string{"critical", "high", "medium", "low", "info"}
+	States     = []string{"open", "true_positive", "false_positive", "accepted_risk", "resolved"}
+	Categories = []string{"injection", "xss", "auth", "access_control", "secrets", "ssrf", "path_traversal",
+		"deserialization", "crypto", "misconfiguration", "dependency", "other"}
+	Sources = []string{"github", "slack", "web", "api", "agent"}
+)
+
+// Verification statuses.
+const (
+	Pending  = "pending"
+	Approved = "approved"
+	Rejected = "rejected"
+)
+
+// SeverityRank orders severities: info 1 … critical 5.
+func SeverityRank(s string) int {
+	switch s {
+	case "critical":
+		return 5
+	case "high":
+		return 4
+	case "medium":
+		return 3
+	case "low":
+		return 2
+	default:
+		return 1
+	}
+}
+
+// AgentUserID and AgentUsername author the entries the system writes itself.
+const (
+	AgentUserID   = "00000000-0000-0000-0000-000000000000"
+	AgentUsername = "vulnscan"
+)
+
+const nilScan = "00000000-0000-0000-0000-000000000000"
+
+// Store runs the findings queries.
+type Store struct{ Pool *pgxpool.Pool }
+
+// Scan is a registered scan.
+type Scan struct {
+	ID, OrgID, RepoURL, ScanType, CommitSHA string
+	PullRequest                             int32
+	CreatedAt                               time.Time
+}
+
+// Finding is a finding as the lists show it.
+type Finding struct {
+	ID, Title, Category, Severity, State string
+	Description, AffectedFile            string
+	AffectedCode                         string
+	ProofOfConcept                       *string
+	Tags                                 []string
+	ScanID                               string
+	FoundAt, UpdatedAt                   time.Time
+	DuplicateOf                          *string
+}
+
+// Detail is the single read of a finding.
+type Detail struct {
+	Finding
+	MermaidTrace    *string
+	OccurrenceCount int32
+	RepoURL         *string
+	ScanType        *string
+	Thread          []TriageEntry
+}
+
+// TriageEntry is one comment or reaction.
+type TriageEntry struct {
+	ID        string
+	Reaction  *string
+	Comment   *string
+	UserID    string
+	Username  string
+	Source    string
+	CreatedAt time.Time
+}
+
+// Actor is who makes a change.
+type Actor struct {
+	UserID, Username, KeyID, Source string
+}
+
+// RepoKey normalizes a repository URL so that spellings of one repository
+// compare equal: scheme and host in lower case, no credentials, query,
+// trailing slash or ".git".
+func RepoKey(raw string) string {
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return strings.TrimSuffix(strings.TrimSuffix(raw, "/"), ".git")
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	u.Host = strings.ToLower(u.Host)
+	u.User = nil
+	u.RawQuery, u.Fragment = "", ""
+	p := strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), ".git")
+	u.Path, u.RawPath = p, ""
+	return u.String()
+}
+
+const findingCols = `f.id::text, f.title, f.category, f.severity, f.state, f.description, f.affected_file, f.affected_code,
+	f.proof_of_concept, f.tags, f.scan_id::text, f.found_at, f.updated_at, f.duplicate_of::text`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanFinding(r scanner, extra ...any) (Finding, error) {
+	var f Finding
+	dest := append([]any{&f.ID, &f.Title, &f.Category, &f.Severity, &f.State, &f.Description, &f.AffectedFile, &f.AffectedCode,
+		&f.ProofOfConcept, &f.Tags, &f.ScanID, &f.FoundAt, &f.UpdatedAt, &f.DuplicateOf}, extra...)
+	err := r.Scan(dest...)
+	if f.Tags == nil {
+		f.Tags = []string{}
+	}
+	return f, err
+}

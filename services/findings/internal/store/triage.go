@@ -1,0 +1,286 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/vulnscan/vulnscan/pkg/db"
+)
+
+// Change is one changed field, as the audit trail records it.
+type Change struct {
+	Field  string  `json:"field"`
+	From   *string `json:"from"`
+	To     *string `json:"to"`
+	Reason string  `json:"reason,omitempty"`
+}
+
+// Update is a requested triage change. Nil fields stay as they are.
+type Update struct {
+	State, Severity *string
+	// DuplicateSet says duplicate_of was given; DuplicateOf nil then
+	// removes the link.
+	DuplicateSet   bool
+	DuplicateOf    *string
+	StateReason    string
+	SeverityReason string
+}
+
+// Updated is a finding's triage fields after a change.
+type Updated struct {
+	ID, State, Severity string
+	DuplicateOf         *string
+}
+
+// Apply applies u to an approved finding of the organization in one
+// transaction with its audit records, triage thread entry and outbox events.
+func (s *Store) Apply(ctx context.Context, orgID, id string, u Update, actor Actor) (Updated, error) {
+	var out Updated
+	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		var repoKey, state, severity string
+		var dup *string
+		err := tx.QueryRow(ctx, `SELECT repo_key, state, severity, duplicate_of::text FROM findings.findings
+			WHERE id = $1 AND org_id = $2 AND verification_status = 'approved' FOR UPDATE`, id, orgID).Scan(&repoKey, &state, &severity, &dup)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("lock finding: %w", err)
+		}
+		newState, newSev, newDup := state, severity, dup
+		if u.DuplicateSet {
+			if u.DuplicateOf != nil {
+				if err := checkCanonical(ctx, tx, orgID, id, repoKey, *u.DuplicateOf); err != nil {
+					return err
+				}
+				newDup, newState = u.DuplicateOf, "resolved"
+			} else if dup != nil {
+				newDup, newState = nil, "open"
+			}
+		}
+		if u.State != nil {
+			newState = *u.State
+			if newState != "resolved" && newDup != nil {
+				newDup = nil // a duplicate link means closed: moving on drops it
+			}
+		}
+		if u.Severity != nil {
+			newSev = *u.Severity
+		}
+
+		var changes []Change
+		if newState != state {
+			changes = append(changes, Change{Field: "state", From: &state, To: &newState, Reason: u.StateReason})
+		}
+		if newSev != severity {
+			changes = append(changes, Change{Field: "severity", From: &severity, To: &newSev, Reason: u.SeverityReason})
+		}
+		if !eqPtr(dup, newDup) {
+			changes = append(changes, Change{Field: "duplicate_of", From: dup, To: newDup, Reason: u.StateReason})
+		}
+		if len(changes) > 0 {
+			if _, err := tx.Exec(ctx, `UPDATE findings.findings SET state = $2, severity = $3, severity_rank = $4, duplicate_of = $5,
+				updated_at = CASE WHEN state <> $2 OR severity <> $3 THEN now() ELSE updated_at END WHERE id = $1`,
+				id, newState, newSev, SeverityRank(newSev), newDup); err != nil {
+				return fmt.Errorf("update finding: %w", err)
+			}
+		}
+
+		// The thread entry: the reaction is the state when the request
+		// touched it, the comment the reason that goes with it.
+		var reaction, comment *string
+		if u.State != nil || u.DuplicateSet {
+			reaction = &newState
+			if u.StateReason != "" {
+				comment = &u.StateReason
+			}
+		} else if u.SeverityReason != "" {
+			comment = &u.SeverityReason
+		}
+		if err := s.recordChange(ctx, tx, orgID, id, actor, changes, reaction, comment, "finding.updated"); err != nil {
+			return err
+		}
+		out = Updated{ID: id, State: newState, Severity: newSev, DuplicateOf: newDup}
+		return nil
+	})
+	return out, err
+}
+
+func eqPtr(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+// checkCanonical checks that canonical may be the duplicate target of id.
+func checkCanonical(ctx context.Context, tx pgx.Tx, orgID, id, repoKey, canonical string) error {
+	if canonical == id {
+		return &InvalidError{Msg: "duplicate_of must not be the finding itself"}
+	}
+	var cRepo string
+	var cDup *string
+	err := tx.QueryRow(ctx, `SELECT repo_key, duplicate_of::text FROM findings.findings
+		WHERE id = $1 AND org_id = $2 AND verification_status = 'approved'`, canonical, orgID).Scan(&cRepo, &cDup)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return &InvalidError{Msg: "duplicate_of: canonical finding not found"}
+	}
+	if err != nil {
+		return fmt.Errorf("canonical finding: %w", err)
+	}
+	if cRepo != repoKey {
+		return &InvalidError{Msg: "duplicate_of must be a finding of the same repository"}
+	}
+	if cDup != nil {
+		return &InvalidError{Msg: "duplicate_of must not itself be a duplicate"}
+	}
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM findings.findings WHERE duplicate_of = $1`, id).Scan(&n); err != nil {
+		return fmt.Errorf("count duplicates: %w", err)
+	}
+	if n > 0 {
+		return &InvalidError{Msg: "duplicate_of: this finding is the canonical finding of other duplicates"}
+	}
+	return nil
+}
+
+// recordChange writes the audit records of changes, one triage thread
+// entry (when reaction or comment is set, or anything changed) and, when
+// anything changed, one outbox event per active integration.
+func (s *Store) recordChange(ctx context.Context, tx pgx.Tx, orgID, id string, actor Actor, changes []Change, reaction, comment *string, event string) error {
+	for _, c := range changes {
+		var reason *string
+		if c.Reason != "" {
+			reason = &c.Reason
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO findings.audit_log (finding_id, org_id, field, from_value, to_value, reason, actor_user_id, actor_key_id, source)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, id, orgID, c.Field, c.From, c.To, reason, actor.UserID, nullIfEmpty(actor.KeyID), actor.Source); err != nil {
+			return fmt.Errorf("insert audit record: %w", err)
+		}
+	}
+	if reaction != nil || comment != nil || len(changes) > 0 {
+		if _, err := addEntry(ctx, tx, id, reaction, comment, actor); err != nil {
+			return err
+		}
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	c := ""
+	if comment != nil {
+		c = *comment
+	}
+	return enqueue(ctx, tx, orgID, id, event, actor, changes, c)
+}
+
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func addEntry(ctx context.Context, tx pgx.Tx, findingID string, reaction, comment *string, actor Actor) (string, error) {
+	eid := uuid.NewString()
+	if _, err := tx.Exec(ctx, `INSERT INTO findings.triage_entries (id, finding_id, reaction, comment, user_id, username, source)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, eid, findingID, reaction, comment, actor.UserID, actor.Username, actor.Source); err != nil {
+		return "", fmt.Errorf("insert triage entry: %w", err)
+	}
+	return eid, nil
+}
+
+// AddComment adds a comment to an approved finding's thread and enqueues
+// it for the integrations.
+func (s *Store) AddComment(ctx context.Context, orgID, id, comment string, actor Actor) (string, error) {
+	var eid string
+	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		var one int
+		err := tx.QueryRow(ctx, `SELECT 1 FROM findings.findings WHERE id = $1 AND org_id = $2 AND verification_status = 'approved'`, id, orgID).Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("find finding: %w", err)
+		}
+		if eid, err = addEntry(ctx, tx, id, nil, &comment, actor); err != nil {
+			return err
+		}
+		return enqueue(ctx, tx, orgID, id, "finding.commented", actor, nil, comment)
+	})
+	return eid, err
+}
+
+// Event is the payload of an outbox event.
+type Event struct {
+	Event      string       `json:"event"`
+	OccurredAt time.Time    `json:"occurred_at"`
+	Finding    EventFinding `json:"finding"`
+	Scan       EventScan    `json:"scan"`
+	Changes    []Change     `json:"changes"`
+	Comment    string       `json:"comment,omitempty"`
+	Actor      EventActor   `json:"actor"`
+}
+
+type EventFinding struct {
+	ID           string  `json:"id"`
+	Title        string  `json:"title"`
+	Category     string  `json:"category"`
+	Severity     string  `json:"severity"`
+	State        string  `json:"state"`
+	AffectedFile string  `json:"affected_file"`
+	StartLine    int32   `json:"start_line"`
+	DuplicateOf  *string `json:"duplicate_of"`
+}
+
+type EventScan struct {
+	ID          string `json:"id"`
+	RepoURL     string `json:"repo_url"`
+	ScanType    string `json:"scan_type"`
+	CommitSHA   string `json:"commit_sha"`
+	PullRequest int32  `json:"pull_request"`
+}
+
+type EventActor struct {
+	UserID   string `json:"user_id"`
+	Username string `json:"username"`
+	Source   string `json:"source"`
+}
+
+// enqueue writes one outbox event per active integration of the organization.
+func enqueue(ctx context.Context, tx pgx.Tx, orgID, id, event string, actor Actor, changes []Change, comment string) error {
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM findings.integrations WHERE org_id = $1 AND removed_at IS NULL`, orgID).Scan(&n); err != nil {
+		return fmt.Errorf("count integrations: %w", err)
+	}
+	if n == 0 {
+		return nil
+	}
+	ev := Event{Event: event, OccurredAt: time.Now().UTC(), Changes: changes, Comment: comment,
+		Actor: EventActor{UserID: actor.UserID, Username: actor.Username, Source: actor.Source}}
+	if ev.Changes == nil {
+		ev.Changes = []Change{}
+	}
+	err := tx.QueryRow(ctx, `SELECT f.id::text, f.title, f.category, f.severity, f.state, f.affected_file, f.start_line, f.duplicate_of::text,
+		s.id::text, s.repo_url, s.scan_type, s.commit_sha, s.pull_request
+		FROM findings.findings f JOIN findings.scans s ON s.id = f.scan_id WHERE f.id = $1`, id).Scan(
+		&ev.Finding.ID, &ev.Finding.Title, &ev.Finding.Category, &ev.Finding.Severity, &ev.Finding.State, &ev.Finding.AffectedFile,
+		&ev.Finding.StartLine, &ev.Finding.DuplicateOf, &ev.Scan.ID, &ev.Scan.RepoURL, &ev.Scan.ScanType, &ev.Scan.CommitSHA, &ev.Scan.PullRequest)
+	if err != nil {
+		return fmt.Errorf("event finding: %w", err)
+	}
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO findings.outbox (org_id, integration_id, finding_id, event, payload)
+		SELECT $1, id, $2, $3, $4 FROM findings.integrations WHERE org_id = $1 AND removed_at IS NULL`, orgID, id, event, payload); err != nil {
+		return fmt.Errorf("enqueue events: %w", err)
+	}
+	return nil
+}
