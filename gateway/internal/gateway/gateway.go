@@ -38,6 +38,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/server"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
+	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	"github.com/vulnscan/vulnscan/proto/gen/openapi"
 )
@@ -120,6 +121,14 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 		}),
 	)
 	if err := authv1.RegisterAuthServiceHandler(ctx, mux, g.conns["auth"]); err != nil {
+		g.Close()
+		return nil, err
+	}
+	if err := estimationv1.RegisterEstimationServiceHandler(ctx, mux, g.conns["estimation"]); err != nil {
+		g.Close()
+		return nil, err
+	}
+	if err := g.registerUploads(mux); err != nil {
 		g.Close()
 		return nil, err
 	}

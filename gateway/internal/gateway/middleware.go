@@ -207,6 +207,10 @@ func (b limitedBody) Close() error { return b.rc.Close() }
 
 func limitBodies(max int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		max := max
+		if r.URL.Path == uploadPath {
+			max = MaxUploadBody
+		}
 		if r.ContentLength > max {
 			httperr.Write(w, http.StatusRequestEntityTooLarge, "Request body too large")
 			return

@@ -1,5 +1,5 @@
-// Command estimation runs the estimation service. Until its API lands it serves only the
-// gRPC health service and metrics, so that the system starts whole.
+// Command estimation runs the estimation service: cost estimations of
+// repositories (resolution, application detection, credits) and uploads.
 package main
 
 import (
@@ -9,9 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/vulnscan/vulnscan/pkg/config"
-	"github.com/vulnscan/vulnscan/pkg/logging"
-	"github.com/vulnscan/vulnscan/pkg/server"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/app"
 )
 
 var version = "dev"
@@ -19,15 +17,7 @@ var version = "dev"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log := logging.New(os.Stderr, "estimation")
-	env := config.FromOS()
-	cfg := config.ReadCommon(env, "estimation", "127.0.0.1:9202")
-	if err := env.Err(); err != nil {
-		fmt.Fprintln(os.Stderr, "estimation:", err)
-		os.Exit(1)
-	}
-	log.Info("starting", "version", version)
-	if err := server.New("estimation", log, cfg.GRPCListen, cfg.MetricsAddr).Run(ctx, cfg.ShutdownGrace); err != nil {
+	if err := app.Run(ctx, version); err != nil {
 		fmt.Fprintln(os.Stderr, "estimation:", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,202 @@
+// Package app wires the estimation service process: configuration, the
+// database and its migrations (the service's tables and River's, both in
+// schema "estimation"), the blob store, the guarded git fetcher, the River
+// client running estimation jobs, and the gRPC APIs.
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/fileblob"
+	_ "gocloud.dev/blob/s3blob" // s3:// blob URLs
+
+	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/logging"
+	"github.com/vulnscan/vulnscan/pkg/netguard"
+	"github.com/vulnscan/vulnscan/pkg/server"
+	"github.com/vulnscan/vulnscan/pkg/telemetry"
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
+	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/archive"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/gitsrc"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/service"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/store"
+)
+
+// Config is the estimation process configuration.
+type Config struct {
+	config.Common
+	BlobURL         string        // VULNSCAN_BLOB_URL; empty: a directory under VULNSCAN_DATA_DIR
+	AllowedCIDRs    []string      // VULNSCAN_ALLOWED_PRIVATE_CIDRS
+	ExtraCAFile     string        // VULNSCAN_EXTRA_CA_FILE: PEM certificates trusted for clones besides the system's
+	CloneMaxBytes   int64         // ESTIMATION_CLONE_MAX_BYTES
+	CloneMaxFiles   int           // ESTIMATION_CLONE_MAX_FILES
+	CloneTimeout    time.Duration // ESTIMATION_CLONE_TIMEOUT
+	JobTimeout      time.Duration // ESTIMATION_JOB_TIMEOUT
+	RescueAfter     time.Duration // ESTIMATION_RESCUE_AFTER
+	Workers         int           // ESTIMATION_WORKERS: jobs run at once
+	ReposInParallel int           // ESTIMATION_REPO_PARALLELISM: repositories of one job at once
+}
+
+// ReadConfig reads the configuration from env.
+func ReadConfig(env *config.Env) (Config, error) {
+	c := Config{
+		Common:          config.ReadCommon(env, "estimation", "127.0.0.1:9202"),
+		BlobURL:         env.String("VULNSCAN_BLOB_URL", ""),
+		AllowedCIDRs:    env.List("VULNSCAN_ALLOWED_PRIVATE_CIDRS"),
+		ExtraCAFile:     env.String("VULNSCAN_EXTRA_CA_FILE", ""),
+		CloneMaxBytes:   int64(env.Int("ESTIMATION_CLONE_MAX_BYTES", 512<<20)),
+		CloneMaxFiles:   env.Int("ESTIMATION_CLONE_MAX_FILES", 100_000),
+		CloneTimeout:    env.Duration("ESTIMATION_CLONE_TIMEOUT", 5*time.Minute),
+		JobTimeout:      env.Duration("ESTIMATION_JOB_TIMEOUT", 15*time.Minute),
+		Workers:         env.Int("ESTIMATION_WORKERS", 4),
+		ReposInParallel: env.Int("ESTIMATION_REPO_PARALLELISM", 4),
+	}
+	c.RescueAfter = env.Duration("ESTIMATION_RESCUE_AFTER", c.JobTimeout+time.Minute)
+	if c.RescueAfter <= c.JobTimeout {
+		env.Fail(fmt.Errorf("ESTIMATION_RESCUE_AFTER must be longer than ESTIMATION_JOB_TIMEOUT"))
+	}
+	if c.CloneMaxBytes < 1 || c.CloneMaxFiles < 1 || c.Workers < 1 || c.ReposInParallel < 1 {
+		env.Fail(fmt.Errorf("estimation limits and worker counts must be positive"))
+	}
+	return c, env.Err()
+}
+
+// Run runs the estimation service until ctx ends.
+func Run(ctx context.Context, version string) error {
+	log := logging.New(os.Stderr, "estimation")
+	cfg, err := ReadConfig(config.FromOS())
+	if err != nil {
+		return err
+	}
+	shutdownTracing, err := telemetry.Setup(ctx, "estimation", version)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = shutdownTracing(context.Background()) }()
+
+	pool, err := db.Open(ctx, cfg.DatabaseURL, 60*time.Second)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := store.Migrate(ctx, pool); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	driver := riverpgxv5.New(pool)
+	migrator, err := rivermigrate.New(driver, &rivermigrate.Config{Schema: store.Schema, Logger: log})
+	if err != nil {
+		return err
+	}
+	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("migrate job queue: %w", err)
+	}
+
+	tmp := filepath.Join(cfg.DataDir, "tmp", "estimation")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return err
+	}
+	bucket, err := openBucket(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = bucket.Close() }()
+	guard, err := netguard.New(cfg.AllowedCIDRs)
+	if err != nil {
+		return err
+	}
+	fetcher, err := gitsrc.New(guard, cfg.ExtraCAFile, gitsrc.Limits{MaxBytes: cfg.CloneMaxBytes, MaxFiles: cfg.CloneMaxFiles, Timeout: cfg.CloneTimeout}, tmp)
+	if err != nil {
+		return err
+	}
+	authConn, err := server.Dial(cfg.AuthAddr)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = authConn.Close() }()
+
+	svc := &service.Service{
+		Store: &store.Store{Pool: pool}, Auth: authv1.NewAuthInternalServiceClient(authConn), Bucket: bucket,
+		Fetcher: fetcher, Guard: guard, Log: log, TempDir: tmp, ArchiveLimits: archive.DefaultLimits, Parallel: cfg.ReposInParallel,
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &service.EstimateWorker{Service: svc, JobTimeout: cfg.JobTimeout})
+	rc, err := river.NewClient(driver, &river.Config{
+		Schema:               store.Schema,
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}},
+		Workers:              workers,
+		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		FetchPollInterval:    500 * time.Millisecond,
+		Logger:               log,
+	})
+	if err != nil {
+		return err
+	}
+	svc.Enqueue = func(ctx context.Context, tx pgx.Tx, id string) (string, error) {
+		res, err := rc.InsertTx(ctx, tx, service.EstimateArgs{EstimationID: id}, nil)
+		if err != nil {
+			return "", err
+		}
+		return "estimate-" + strconv.FormatInt(res.Job.ID, 10), nil
+	}
+
+	p := server.New("estimation", log, cfg.GRPCListen, cfg.MetricsAddr)
+	estimationv1.RegisterEstimationServiceServer(p.GRPC, &service.Public{Service: svc})
+	estimationv1.RegisterUploadServiceServer(p.GRPC, &service.Uploads{Service: svc})
+	estimationv1.RegisterEstimationInternalServiceServer(p.GRPC, &service.Internal{Service: svc})
+	p.Worker(func(ctx context.Context) error {
+		// The client runs on its own context so that shutdown can let
+		// running jobs finish within the grace period before cancelling them.
+		if err := rc.Start(context.WithoutCancel(ctx)); err != nil {
+			return fmt.Errorf("start job queue: %w", err)
+		}
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+		defer cancel()
+		if err := rc.Stop(sctx); err != nil {
+			cctx, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel2()
+			return rc.StopAndCancel(cctx)
+		}
+		return nil
+	})
+	log.Info("starting", "version", version, "blob", blobDescription(cfg), "job_timeout", cfg.JobTimeout.String())
+	return p.Run(ctx, cfg.ShutdownGrace)
+}
+
+func openBucket(ctx context.Context, cfg Config) (*blob.Bucket, error) {
+	if cfg.BlobURL != "" {
+		b, err := blob.OpenBucket(ctx, cfg.BlobURL)
+		if err != nil {
+			return nil, fmt.Errorf("open blob store VULNSCAN_BLOB_URL: %w", err)
+		}
+		return b, nil
+	}
+	dir, err := filepath.Abs(filepath.Join(cfg.DataDir, "blobs"))
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return fileblob.OpenBucket(dir, &fileblob.Options{CreateDir: true, NoTempDir: false})
+}
+
+func blobDescription(cfg Config) string {
+	if cfg.BlobURL != "" {
+		return "url"
+	}
+	return "local directory"
+}

@@ -1,0 +1,7 @@
+provider "aws" {
+  region = "eu-west-1"
+}
+
+resource "aws_s3_bucket" "logs" {
+  bucket = "acme-logs"
+}

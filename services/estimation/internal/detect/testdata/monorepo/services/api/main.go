@@ -1,0 +1,7 @@
+package main
+
+import "net/http"
+
+func main() {
+	_ = http.ListenAndServe(":8080", nil)
+}

@@ -1,0 +1,5 @@
+class OrdersController < ApplicationController
+  def index
+    @orders = Order.all
+  end
+end

@@ -1,0 +1,6 @@
+require 'rails/all'
+
+module Shop
+  class Application < Rails::Application
+  end
+end

@@ -1,0 +1,5 @@
+import React from 'react';
+
+export function App() {
+  return <h1>Dashboard</h1>;
+}

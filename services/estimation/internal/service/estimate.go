@@ -1,0 +1,248 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/archive"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/detect"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/gitsrc"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/store"
+)
+
+// EstimateArgs is the River job that runs one estimation.
+type EstimateArgs struct {
+	EstimationID string `json:"estimation_id"`
+}
+
+// Kind names the job in River's tables.
+func (EstimateArgs) Kind() string { return "estimate" }
+
+// MaxAttempts bounds the retries of an estimation job.
+const MaxAttempts = 5
+
+// InsertOpts retries a failed job a few times.
+func (EstimateArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: MaxAttempts}
+}
+
+// EstimateWorker runs estimation jobs. Each repository's outcome is saved
+// as soon as it is known, so a retried or rescued job (after a crash)
+// continues with the repositories still pending.
+type EstimateWorker struct {
+	river.WorkerDefaults[EstimateArgs]
+	Service *Service
+	// JobTimeout bounds one attempt.
+	JobTimeout time.Duration
+}
+
+// Timeout is the time one attempt may take.
+func (w *EstimateWorker) Timeout(*river.Job[EstimateArgs]) time.Duration { return w.JobTimeout }
+
+// Work runs the estimation.
+func (w *EstimateWorker) Work(ctx context.Context, job *river.Job[EstimateArgs]) error {
+	s := w.Service
+	id := job.Args.EstimationID
+	err := s.Run(ctx, id)
+	if err != nil && job.Attempt >= job.MaxAttempts {
+		// Last attempt: end the estimation rather than leave it running.
+		s.Log.ErrorContext(ctx, "estimation job failed for good", "estimation_id", id, "error", err.Error())
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if ferr := s.Store.FailPending(fctx, id, "internal error while estimating this repository"); ferr != nil {
+			return ferr
+		}
+		return s.Store.Finish(fctx, id)
+	}
+	return err
+}
+
+// Run estimates every pending repository of an estimation and ends it.
+// Errors returned are transient (database, auth service); a repository's
+// own failure is recorded on it.
+func (s *Service) Run(ctx context.Context, id string) error {
+	e, err := s.Store.GetEstimation(ctx, "", id)
+	if errors.Is(err, store.ErrNotFound) {
+		return river.JobCancel(fmt.Errorf("estimation %s does not exist", id))
+	}
+	if err != nil {
+		return err
+	}
+	if store.Terminal(e.Status) {
+		return nil
+	}
+	if err := s.Store.MarkRunning(ctx, id); err != nil {
+		return err
+	}
+	par := max(s.Parallel, 1)
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for _, r := range e.Repos {
+		if r.Status != "pending" {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			res, err := s.estimateRepo(ctx, e, r)
+			if err == nil {
+				err = s.Store.SaveRepoResult(ctx, id, res)
+			}
+			if err != nil {
+				mu.Lock()
+				firstErr = errors.Join(firstErr, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return s.Store.Finish(ctx, id)
+}
+
+// estimateRepo resolves, detects and prices one repository. A returned
+// error is transient; a repository that cannot be estimated comes back
+// with status "failed" and its error.
+func (s *Service) estimateRepo(ctx context.Context, e store.Estimation, r store.Repo) (store.Repo, error) {
+	r.Branch = r.RequestedBranch
+	var res *detect.Result
+	var err error
+	switch r.Source {
+	case SourceUpload:
+		res, err = s.estimateUpload(ctx, e, &r)
+	default:
+		res, err = s.estimateGit(ctx, e, &r)
+	}
+	var ge *gitsrc.Error
+	if errors.As(err, &ge) {
+		r.Status, r.Error = "failed", ge.Msg
+		return r, nil
+	}
+	if err != nil {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			r.Status, r.Error = "failed", "estimation timed out"
+			return r, nil
+		}
+		return r, err
+	}
+	r.Status, r.Applications, r.Credits = "completed", res.Apps, res.Credits
+	return r, nil
+}
+
+func (s *Service) estimateGit(ctx context.Context, e store.Estimation, r *store.Repo) (*detect.Result, error) {
+	remote := gitsrc.Remote{URL: r.RepoURL}
+	defaultBranch := ""
+	if r.Source == SourceConnected {
+		c, err := s.Auth.GetConnectedRepo(ctx, &authv1.GetConnectedRepoRequest{OrgId: e.OrgID, Url: r.RepoURL})
+		if status.Code(err) == codes.NotFound {
+			return nil, &gitsrc.Error{Msg: "repository is no longer connected to the organization"}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("look up connected repository: %w", err)
+		}
+		if c.GetCloneUrl() != "" {
+			remote.URL = c.GetCloneUrl()
+		}
+		if c.GetToken() != "" {
+			remote.Username, remote.Password = "x-access-token", c.GetToken()
+		}
+		defaultBranch = c.GetDefaultBranch()
+	}
+	if err := ValidateRepoURL(s.Guard, "clone URL", remote.URL); err != nil {
+		return nil, &gitsrc.Error{Msg: strings.TrimPrefix(err.Error(), "clone URL ")}
+	}
+	r.CloneURL = remote.URL
+	branch, sha, err := s.Fetcher.Resolve(ctx, remote, r.RequestedBranch, defaultBranch)
+	if err != nil {
+		return nil, err
+	}
+	r.Branch, r.CommitSHA = branch, sha
+	key := RepoKey(r.RepoURL)
+	if cached, err := s.Store.CachedResult(ctx, key, sha); err != nil {
+		return nil, err
+	} else if cached != nil {
+		r.FromCache = true
+		return cached, nil
+	}
+	snap, err := s.Fetcher.Clone(ctx, remote, branch)
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Close()
+	r.CommitSHA = snap.Commit
+	res := detect.Analyze(snap, repoName(r.RepoURL))
+	if err := s.Store.CacheResult(ctx, key, snap.Commit, res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+func (s *Service) estimateUpload(ctx context.Context, e store.Estimation, r *store.Repo) (*detect.Result, error) {
+	id := strings.TrimPrefix(r.RepoURL, "upload://")
+	u, err := s.Store.GetUpload(ctx, nil, e.OrgID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, &gitsrc.Error{Msg: "upload not found"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.CommitSHA = u.ContentHash
+	key := RepoKey(r.RepoURL)
+	if cached, err := s.Store.CachedResult(ctx, key, u.ContentHash); err != nil {
+		return nil, err
+	} else if cached != nil {
+		r.FromCache = true
+		return cached, nil
+	}
+	dir, err := os.MkdirTemp(s.TempDir, "unpack-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	f, err := os.Create(dir + ".archive")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close(); _ = os.Remove(f.Name()) }()
+	br, err := s.Bucket.NewReader(ctx, u.BlobKey, nil)
+	if err != nil {
+		return nil, fmt.Errorf("open upload blob: %w", err)
+	}
+	n, err := io.Copy(f, br)
+	_ = br.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read upload blob: %w", err)
+	}
+	if _, err := archive.Extract(f, n, u.ContentType, dir, s.ArchiveLimits); err != nil {
+		if errors.Is(err, archive.ErrUnsafe) {
+			return nil, &gitsrc.Error{Msg: err.Error()}
+		}
+		return nil, err
+	}
+	src, err := detect.NewDirSource(dir)
+	if err != nil {
+		return nil, err
+	}
+	res := detect.Analyze(src, repoName(r.RepoURL))
+	if err := s.Store.CacheResult(ctx, key, u.ContentHash, res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}

@@ -1,0 +1,189 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/vulnscan/vulnscan/pkg/apierr"
+	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/netguard"
+	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/validate"
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
+	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/store"
+)
+
+var badBranch = regexp.MustCompile(`[\x00-\x20~^:?*\[\\\x7f]|\.\.|@\{|//|^[-/.]|[/.]$|\.lock$`)
+
+// ValidateBranch checks a git branch name.
+func ValidateBranch(field, b string) error {
+	if b == "" {
+		return nil
+	}
+	if len(b) > 255 || badBranch.MatchString(b) {
+		return apierr.Invalid("%s is not a valid branch name", field)
+	}
+	return nil
+}
+
+// ValidateRepoURL checks an HTTPS repository URL: absolute, no
+// credentials, and not a literal non-public address (names are checked
+// again, after DNS, on every connection of the clone).
+func ValidateRepoURL(guard *netguard.Guard, field, raw string) error {
+	if raw == "" {
+		return apierr.Invalid("%s is required", field)
+	}
+	u, err := netguard.ParseURL(raw, "https")
+	if err != nil {
+		return apierr.Invalid("%s %s", field, err.Error())
+	}
+	host := strings.Trim(u.Hostname(), "[]")
+	if ip, ok := netguard.ParseIPLiteral(host); ok && !guard.Allowed(ip) {
+		return apierr.Invalid("%s must not point to a non-public address", field)
+	}
+	return nil
+}
+
+func (s *Public) CreateCostEstimation(ctx context.Context, req *estimationv1.CreateCostEstimationRequest) (*estimationv1.CreateCostEstimationResponse, error) {
+	p, err := principal.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := validate.MaxLen("name", req.GetName(), 200); err != nil {
+		return nil, err
+	}
+	repos := req.GetRepos()
+	switch {
+	case len(repos) == 0:
+		return nil, apierr.Invalid("repos must contain at least one repository")
+	case len(repos) > MaxRepos:
+		return nil, apierr.Invalid("repos must contain at most %d repositories", MaxRepos)
+	}
+	e := store.Estimation{ID: uuid.NewString(), OrgID: p.OrgID, UserID: p.UserID, Name: strings.TrimSpace(req.GetName())}
+	var uploadIDs []string
+	for i, r := range repos {
+		f := fmt.Sprintf("repos[%d]", i)
+		if r == nil {
+			return nil, apierr.Invalid("%s must be an object", f)
+		}
+		if err := validate.OneOf(f+".source", r.GetSource(), SourceConnected, SourcePublic, SourceUpload); err != nil {
+			return nil, err
+		}
+		if r.GetCommitSha() != "" {
+			return nil, apierr.Invalid("%s.commit_sha is set by the service and must not be given", f)
+		}
+		if err := ValidateBranch(f+".branch", r.GetBranch()); err != nil {
+			return nil, err
+		}
+		raw := strings.TrimSpace(r.GetRepoUrl())
+		switch r.GetSource() {
+		case SourceUpload:
+			id, ok := strings.CutPrefix(raw, "upload://")
+			if raw == "" {
+				return nil, apierr.Invalid("%s.repo_url is required", f)
+			}
+			if !ok || validate.UUID("id", id) != nil {
+				return nil, apierr.Invalid("%s.repo_url must be upload://<upload id> for an upload", f)
+			}
+			uploadIDs = append(uploadIDs, id)
+		default:
+			if err := ValidateRepoURL(s.Guard, f+".repo_url", raw); err != nil {
+				return nil, err
+			}
+		}
+		e.Repos = append(e.Repos, store.Repo{Source: r.GetSource(), RepoURL: raw, RequestedBranch: r.GetBranch()})
+	}
+	if len(uploadIDs) > 0 {
+		exist, err := s.Store.UploadsExist(ctx, p.OrgID, uploadIDs)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range e.Repos {
+			if r.Source == SourceUpload && !exist[strings.TrimPrefix(r.RepoURL, "upload://")] {
+				return nil, apierr.Invalid("repos[%d].repo_url is not an upload of the organization", i)
+			}
+		}
+	}
+	for i, r := range e.Repos {
+		if r.Source != SourceConnected {
+			continue
+		}
+		_, err := s.Auth.GetConnectedRepo(ctx, &authv1.GetConnectedRepoRequest{OrgId: p.OrgID, Url: r.RepoURL})
+		if status.Code(err) == codes.NotFound {
+			return nil, apierr.Invalid("repos[%d].repo_url is not a connected repository of the organization", i)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("look up connected repository: %w", err)
+		}
+	}
+	err = db.InTx(ctx, s.Store.Pool, func(tx pgx.Tx) error {
+		var err error
+		if e, err = s.Store.CreateEstimation(ctx, tx, e); err != nil {
+			return err
+		}
+		if e.TaskID, err = s.Enqueue(ctx, tx, e.ID); err != nil {
+			return fmt.Errorf("enqueue estimation: %w", err)
+		}
+		return s.Store.SetTaskID(ctx, tx, e.ID, e.TaskID)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &estimationv1.CreateCostEstimationResponse{Estimation: estimationProto(e)}, nil
+}
+
+func (s *Public) ListCostEstimations(ctx context.Context, req *estimationv1.ListCostEstimationsRequest) (*estimationv1.ListCostEstimationsResponse, error) {
+	p, err := principal.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	limit, offset := DefaultLimit, 0
+	if req.Limit != nil {
+		if req.GetLimit() < 1 || req.GetLimit() > MaxLimit {
+			return nil, apierr.Invalid("limit must be between 1 and %d", MaxLimit)
+		}
+		limit = int(req.GetLimit())
+	}
+	if req.Offset != nil {
+		if req.GetOffset() < 0 {
+			return nil, apierr.Invalid("offset must be at least 0")
+		}
+		offset = int(req.GetOffset())
+	}
+	list, total, err := s.Store.ListEstimations(ctx, p.OrgID, limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	out := &estimationv1.ListCostEstimationsResponse{Data: []*estimationv1.CostEstimation{}, Total: int32(total)}
+	for _, e := range list {
+		out.Data = append(out.Data, estimationProto(e))
+	}
+	return out, nil
+}
+
+func (s *Public) GetCostEstimation(ctx context.Context, req *estimationv1.GetCostEstimationRequest) (*estimationv1.GetCostEstimationResponse, error) {
+	p, err := principal.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := validate.UUID("id", req.GetId()); err != nil {
+		return nil, err
+	}
+	e, err := s.Store.GetEstimation(ctx, p.OrgID, req.GetId())
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFound("Cost estimation not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &estimationv1.GetCostEstimationResponse{Estimation: estimationProto(e)}, nil
+}

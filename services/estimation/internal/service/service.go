@@ -1,0 +1,161 @@
+// Package service implements the estimation service's gRPC APIs: the public
+// one (cost estimations, served as REST by the gateway), uploads (streamed
+// by the gateway from POST /v1/uploads), the internal one the scan service
+// calls (read, claim, release, repository sources), and the River job that
+// resolves repositories, detects their applications and prices them.
+package service
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"gocloud.dev/blob"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/vulnscan/vulnscan/pkg/apierr"
+	"github.com/vulnscan/vulnscan/pkg/netguard"
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
+	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/archive"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/gitsrc"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/store"
+)
+
+// Sources of a repository.
+const (
+	SourceConnected = "connected"
+	SourcePublic    = "public"
+	SourceUpload    = "upload"
+)
+
+// Limits of the API.
+const (
+	MaxRepos       = 20
+	MaxUploadBytes = 100 << 20
+	DefaultLimit   = 50
+	MaxLimit       = 100
+)
+
+// Enqueuer inserts the estimation job in the caller's transaction and
+// returns the job's identifier.
+type Enqueuer func(ctx context.Context, tx pgx.Tx, estimationID string) (string, error)
+
+// Service holds what the APIs and the job share.
+type Service struct {
+	Store         *store.Store
+	Auth          authv1.AuthInternalServiceClient
+	Bucket        *blob.Bucket
+	Fetcher       *gitsrc.Fetcher
+	Guard         *netguard.Guard
+	Enqueue       Enqueuer
+	Log           *slog.Logger
+	TempDir       string
+	ArchiveLimits archive.Limits
+	Parallel      int
+}
+
+// Public serves EstimationService.
+type Public struct {
+	estimationv1.UnimplementedEstimationServiceServer
+	*Service
+}
+
+// Uploads serves UploadService.
+type Uploads struct {
+	estimationv1.UnimplementedUploadServiceServer
+	*Service
+}
+
+// Internal serves EstimationInternalService.
+type Internal struct {
+	estimationv1.UnimplementedEstimationInternalServiceServer
+	*Service
+}
+
+// RepoKey normalizes a repository URL for the cache and lookups: scheme and
+// host in lower case, no credentials, query, trailing slash or ".git".
+func RepoKey(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return strings.TrimSpace(raw)
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	u.Host = strings.ToLower(u.Host)
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), ".git")
+	u.RawPath = ""
+	return u.String()
+}
+
+// repoName is the last path element of a repository URL.
+func repoName(raw string) string {
+	if id, ok := strings.CutPrefix(raw, "upload://"); ok {
+		return "upload-" + id[:min(8, len(id))]
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "app"
+	}
+	n := path.Base(strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), ".git"))
+	if n == "." || n == "/" || n == "" {
+		return u.Hostname()
+	}
+	return n
+}
+
+func estimationProto(e store.Estimation) *estimationv1.CostEstimation {
+	out := &estimationv1.CostEstimation{
+		Id: e.ID, OrganizationId: e.OrgID, UserId: e.UserID, Name: e.Name, TaskId: e.TaskID, Status: e.Status,
+		TotalCredits: int32(e.TotalCredits), CreatedAt: timestamppb.New(e.CreatedAt), UpdatedAt: timestamppb.New(e.UpdatedAt),
+		Repos: []*estimationv1.RepoRef{}, RepoResults: []*estimationv1.RepoResult{},
+	}
+	for _, r := range e.Repos {
+		out.Repos = append(out.Repos, &estimationv1.RepoRef{Source: r.Source, RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA})
+		if r.Status == "pending" {
+			continue
+		}
+		rr := &estimationv1.RepoResult{
+			RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA, Status: r.Status, FromCache: r.FromCache,
+			Credits: int32(r.Credits), Error: r.Error, Source: r.Source, Applications: []*estimationv1.Application{},
+		}
+		for _, a := range r.Applications {
+			rr.Applications = append(rr.Applications, &estimationv1.Application{AppName: a.Name, AppRootPath: a.Root, Architecture: a.Architecture})
+		}
+		out.RepoResults = append(out.RepoResults, rr)
+	}
+	return out
+}
+
+// streamError is the translator for streaming RPCs, which the unary
+// interceptor chain does not see: domain errors keep their status, anything
+// else is logged and becomes a generic Internal error.
+func (s *Service) streamError(ctx context.Context, method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ae *apierr.Error
+	switch {
+	case errors.As(err, &ae):
+		if ae.Status >= 500 {
+			s.Log.ErrorContext(ctx, "request failed", "method", method, "error", err.Error())
+		}
+		return ae.GRPCStatus().Err()
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, "request canceled")
+	}
+	if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown && st.Code() != codes.Internal {
+		return err
+	}
+	s.Log.ErrorContext(ctx, "unexpected error", "method", method, "error", err.Error())
+	return status.Error(codes.Internal, apierr.Internal.Message)
+}
+
+func ts(t time.Time) *timestamppb.Timestamp { return timestamppb.New(t) }

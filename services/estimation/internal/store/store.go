@@ -1,0 +1,365 @@
+// Package store is the estimation service's data layer over its own schema
+// "estimation": uploads metadata, estimations with one row per repository,
+// and the detection cache. River's job tables live in the same schema.
+package store
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/detect"
+)
+
+// Schema is the Postgres schema the estimation service owns.
+const Schema = "estimation"
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Migrate applies the estimation schema migrations.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	sub, _ := fs.Sub(migrations, "migrations")
+	return db.Migrate(ctx, pool, Schema, sub)
+}
+
+// Errors the store reports.
+var (
+	ErrNotFound       = errors.New("not found")
+	ErrClaimedByOther = errors.New("claimed by another scan")
+	ErrNotReady       = errors.New("estimation not ready")
+	ErrNoCredits      = errors.New("estimation has no credits")
+)
+
+// Statuses.
+const (
+	StatusPending   = "pending"
+	StatusRunning   = "running"
+	StatusCompleted = "completed"
+	StatusPartial   = "partial"
+	StatusFailed    = "failed"
+)
+
+// Terminal reports whether an estimation status is final.
+func Terminal(s string) bool {
+	return s == StatusCompleted || s == StatusPartial || s == StatusFailed
+}
+
+// Store runs the estimation queries.
+type Store struct{ Pool *pgxpool.Pool }
+
+type Upload struct {
+	ID, OrgID, UserID, ContentType, SHA256, ContentHash, BlobKey string
+	SizeBytes                                                    int64
+	CreatedAt                                                    time.Time
+}
+
+type Repo struct {
+	Position                                   int
+	Source, RepoURL, RequestedBranch           string
+	Branch, CommitSHA, CloneURL, Status, Error string
+	FromCache                                  bool
+	Credits                                    int
+	Applications                               []detect.App
+}
+
+type Estimation struct {
+	ID, OrgID, UserID, Name, TaskID, Status string
+	TotalCredits                            int
+	ClaimedByScanID                         string
+	CreatedAt, UpdatedAt                    time.Time
+	Repos                                   []Repo
+}
+
+// CreateUpload records an upload.
+func (s *Store) CreateUpload(ctx context.Context, u Upload) (Upload, error) {
+	err := s.Pool.QueryRow(ctx, `INSERT INTO estimation.uploads (id, org_id, user_id, content_type, size_bytes, sha256, content_hash, blob_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING created_at`,
+		u.ID, u.OrgID, u.UserID, u.ContentType, u.SizeBytes, u.SHA256, u.ContentHash, u.BlobKey).Scan(&u.CreatedAt)
+	if err != nil {
+		return u, fmt.Errorf("insert upload: %w", err)
+	}
+	return u, nil
+}
+
+// GetUpload reads an upload of org.
+func (s *Store) GetUpload(ctx context.Context, q db.DBTX, orgID, id string) (Upload, error) {
+	if q == nil {
+		q = s.Pool
+	}
+	var u Upload
+	err := q.QueryRow(ctx, `SELECT id, org_id, user_id, content_type, size_bytes, sha256, content_hash, blob_key, created_at
+		FROM estimation.uploads WHERE id = $1 AND org_id = $2`, id, orgID).
+		Scan(&u.ID, &u.OrgID, &u.UserID, &u.ContentType, &u.SizeBytes, &u.SHA256, &u.ContentHash, &u.BlobKey, &u.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return u, ErrNotFound
+	}
+	if err != nil {
+		return u, fmt.Errorf("read upload: %w", err)
+	}
+	return u, nil
+}
+
+// UploadsExist returns which of ids are uploads of org.
+func (s *Store) UploadsExist(ctx context.Context, orgID string, ids []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.Pool.Query(ctx, `SELECT id::text FROM estimation.uploads WHERE org_id = $1 AND id = ANY($2::uuid[])`, orgID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read uploads: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
+// CreateEstimation inserts an estimation with its repositories in tx; the
+// caller enqueues the job in the same transaction.
+func (s *Store) CreateEstimation(ctx context.Context, tx pgx.Tx, e Estimation) (Estimation, error) {
+	err := tx.QueryRow(ctx, `INSERT INTO estimation.estimations (id, org_id, user_id, name, status) VALUES ($1, $2, $3, $4, 'pending')
+		RETURNING status, created_at, updated_at`, e.ID, e.OrgID, e.UserID, e.Name).Scan(&e.Status, &e.CreatedAt, &e.UpdatedAt)
+	if err != nil {
+		return e, fmt.Errorf("insert estimation: %w", err)
+	}
+	for i := range e.Repos {
+		r := &e.Repos[i]
+		r.Position, r.Status = i, "pending"
+		if _, err := tx.Exec(ctx, `INSERT INTO estimation.estimation_repos (estimation_id, position, source, repo_url, requested_branch, branch)
+			VALUES ($1, $2, $3, $4, $5, $5)`, e.ID, i, r.Source, r.RepoURL, r.RequestedBranch); err != nil {
+			return e, fmt.Errorf("insert estimation repo: %w", err)
+		}
+	}
+	return e, nil
+}
+
+// SetTaskID records the job's identifier.
+func (s *Store) SetTaskID(ctx context.Context, tx pgx.Tx, id, taskID string) error {
+	_, err := tx.Exec(ctx, `UPDATE estimation.estimations SET task_id = $2 WHERE id = $1`, id, taskID)
+	return err
+}
+
+const estCols = `id, org_id, user_id, name, task_id, status, total_credits, coalesce(claimed_by_scan_id::text, ''), created_at, updated_at`
+
+func scanEst(row pgx.Row, e *Estimation) error {
+	return row.Scan(&e.ID, &e.OrgID, &e.UserID, &e.Name, &e.TaskID, &e.Status, &e.TotalCredits, &e.ClaimedByScanID, &e.CreatedAt, &e.UpdatedAt)
+}
+
+// GetEstimation reads an estimation of org (any org when orgID is "") with its repositories.
+func (s *Store) GetEstimation(ctx context.Context, orgID, id string) (Estimation, error) {
+	var e Estimation
+	err := scanEst(s.Pool.QueryRow(ctx, `SELECT `+estCols+` FROM estimation.estimations WHERE id = $1 AND ($2 = '' OR org_id::text = $2)`, id, orgID), &e)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return e, ErrNotFound
+	}
+	if err != nil {
+		return e, fmt.Errorf("read estimation: %w", err)
+	}
+	if err := s.loadRepos(ctx, []*Estimation{&e}); err != nil {
+		return e, err
+	}
+	return e, nil
+}
+
+func (s *Store) loadRepos(ctx context.Context, es []*Estimation) error {
+	if len(es) == 0 {
+		return nil
+	}
+	ids := make([]string, len(es))
+	byID := map[string]*Estimation{}
+	for i, e := range es {
+		ids[i] = e.ID
+		byID[e.ID] = e
+		e.Repos = []Repo{}
+	}
+	rows, err := s.Pool.Query(ctx, `SELECT estimation_id::text, position, source, repo_url, requested_branch, branch, commit_sha, clone_url, status, from_cache, credits, applications, error
+		FROM estimation.estimation_repos WHERE estimation_id = ANY($1::uuid[]) ORDER BY estimation_id, position`, ids)
+	if err != nil {
+		return fmt.Errorf("read estimation repos: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var r Repo
+		var apps []byte
+		if err := rows.Scan(&id, &r.Position, &r.Source, &r.RepoURL, &r.RequestedBranch, &r.Branch, &r.CommitSHA, &r.CloneURL, &r.Status, &r.FromCache, &r.Credits, &apps, &r.Error); err != nil {
+			return err
+		}
+		if err := json.Unmarshal(apps, &r.Applications); err != nil {
+			return fmt.Errorf("decode applications: %w", err)
+		}
+		byID[id].Repos = append(byID[id].Repos, r)
+	}
+	return rows.Err()
+}
+
+// ListEstimations lists org's estimations, most recent first, with the total.
+func (s *Store) ListEstimations(ctx context.Context, orgID string, limit, offset int) ([]Estimation, int, error) {
+	var total int
+	if err := s.Pool.QueryRow(ctx, `SELECT count(*) FROM estimation.estimations WHERE org_id = $1`, orgID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count estimations: %w", err)
+	}
+	rows, err := s.Pool.Query(ctx, `SELECT `+estCols+` FROM estimation.estimations WHERE org_id = $1
+		ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, orgID, limit, offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list estimations: %w", err)
+	}
+	var out []Estimation
+	for rows.Next() {
+		var e Estimation
+		if err := scanEst(rows, &e); err != nil {
+			rows.Close()
+			return nil, 0, err
+		}
+		out = append(out, e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	ptrs := make([]*Estimation, len(out))
+	for i := range out {
+		ptrs[i] = &out[i]
+	}
+	return out, total, s.loadRepos(ctx, ptrs)
+}
+
+// MarkRunning moves a pending estimation to running.
+func (s *Store) MarkRunning(ctx context.Context, id string) error {
+	_, err := s.Pool.Exec(ctx, `UPDATE estimation.estimations SET status = 'running', updated_at = now() WHERE id = $1 AND status = 'pending'`, id)
+	return err
+}
+
+// SaveRepoResult records the outcome of one repository of a non-terminal
+// estimation; results of a terminal estimation never change.
+func (s *Store) SaveRepoResult(ctx context.Context, id string, r Repo) error {
+	apps, err := json.Marshal(r.Applications)
+	if err != nil {
+		return err
+	}
+	if r.Applications == nil {
+		apps = []byte("[]")
+	}
+	_, err = s.Pool.Exec(ctx, `UPDATE estimation.estimation_repos SET branch = $3, commit_sha = $4, clone_url = $5, status = $6, from_cache = $7,
+		credits = $8, applications = $9, error = $10
+		WHERE estimation_id = $1 AND position = $2 AND status = 'pending'
+		  AND EXISTS (SELECT 1 FROM estimation.estimations WHERE id = $1 AND status IN ('pending', 'running'))`,
+		id, r.Position, r.Branch, r.CommitSHA, r.CloneURL, r.Status, r.FromCache, r.Credits, apps, r.Error)
+	if err != nil {
+		return fmt.Errorf("save repo result: %w", err)
+	}
+	return nil
+}
+
+// FailPending marks every pending repository of a non-terminal estimation failed.
+func (s *Store) FailPending(ctx context.Context, id, msg string) error {
+	_, err := s.Pool.Exec(ctx, `UPDATE estimation.estimation_repos SET status = 'failed', error = $2
+		WHERE estimation_id = $1 AND status = 'pending'
+		  AND EXISTS (SELECT 1 FROM estimation.estimations WHERE id = $1 AND status IN ('pending', 'running'))`, id, msg)
+	return err
+}
+
+// Finish computes the terminal status and total from the repositories, once.
+func (s *Store) Finish(ctx context.Context, id string) error {
+	_, err := s.Pool.Exec(ctx, `UPDATE estimation.estimations e SET
+		status = CASE WHEN r.pending > 0 THEN e.status WHEN r.failed = 0 THEN 'completed' WHEN r.completed = 0 THEN 'failed' ELSE 'partial' END,
+		total_credits = r.credits, updated_at = now()
+		FROM (SELECT count(*) FILTER (WHERE status = 'pending') AS pending, count(*) FILTER (WHERE status = 'failed') AS failed,
+		             count(*) FILTER (WHERE status = 'completed') AS completed, coalesce(sum(credits) FILTER (WHERE status = 'completed'), 0) AS credits
+		      FROM estimation.estimation_repos WHERE estimation_id = $1) r
+		WHERE e.id = $1 AND e.status IN ('pending', 'running') AND r.pending = 0`, id)
+	if err != nil {
+		return fmt.Errorf("finish estimation: %w", err)
+	}
+	return nil
+}
+
+// CachedResult reads a detection result by repository and commit.
+func (s *Store) CachedResult(ctx context.Context, repoKey, commit string) (*detect.Result, error) {
+	var b []byte
+	err := s.Pool.QueryRow(ctx, `SELECT result FROM estimation.detection_cache WHERE repo_key = $1 AND commit_sha = $2`, repoKey, commit).Scan(&b)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read detection cache: %w", err)
+	}
+	var r detect.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("decode detection cache: %w", err)
+	}
+	return &r, nil
+}
+
+// CacheResult stores a detection result; the first one for a commit wins.
+func (s *Store) CacheResult(ctx context.Context, repoKey, commit string, r detect.Result) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = s.Pool.Exec(ctx, `INSERT INTO estimation.detection_cache (repo_key, commit_sha, result) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, repoKey, commit, b)
+	if err != nil {
+		return fmt.Errorf("write detection cache: %w", err)
+	}
+	return nil
+}
+
+// Claim gives the estimation to scanID if nobody holds it and it is ready.
+// It reports whether the claim is new (false when scanID already held it).
+func (s *Store) Claim(ctx context.Context, orgID, id, scanID string) (bool, error) {
+	tag, err := s.Pool.Exec(ctx, `UPDATE estimation.estimations SET claimed_by_scan_id = $3, claimed_at = now()
+		WHERE id = $1 AND org_id = $2 AND claimed_by_scan_id IS NULL AND status IN ('completed', 'partial') AND total_credits > 0`, id, orgID, scanID)
+	if err != nil {
+		return false, fmt.Errorf("claim estimation: %w", err)
+	}
+	if tag.RowsAffected() == 1 {
+		return true, nil
+	}
+	var e Estimation
+	err = scanEst(s.Pool.QueryRow(ctx, `SELECT `+estCols+` FROM estimation.estimations WHERE id = $1 AND org_id = $2`, id, orgID), &e)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return false, ErrNotFound
+	case err != nil:
+		return false, fmt.Errorf("read estimation: %w", err)
+	case e.ClaimedByScanID == scanID:
+		return false, nil
+	case e.ClaimedByScanID != "":
+		return false, ErrClaimedByOther
+	case !Terminal(e.Status):
+		return false, ErrNotReady
+	default:
+		return false, ErrNoCredits
+	}
+}
+
+// Release drops scanID's claim; it reports whether there was one.
+func (s *Store) Release(ctx context.Context, orgID, id, scanID string) (bool, error) {
+	tag, err := s.Pool.Exec(ctx, `UPDATE estimation.estimations SET claimed_by_scan_id = NULL, claimed_at = NULL
+		WHERE id = $1 AND org_id = $2 AND claimed_by_scan_id = $3`, id, orgID, scanID)
+	if err != nil {
+		return false, fmt.Errorf("release estimation: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		var one int
+		if err := s.Pool.QueryRow(ctx, `SELECT 1 FROM estimation.estimations WHERE id = $1 AND org_id = $2`, id, orgID).Scan(&one); errors.Is(err, pgx.ErrNoRows) {
+			return false, ErrNotFound
+		}
+	}
+	return tag.RowsAffected() == 1, nil
+}
