@@ -16,11 +16,11 @@ import (
 // seeded is an organization with one scan of 20 approved findings (found
 // in 4 batches, so found_at has ties), one pending and one rejected.
 type seeded struct {
-	org              struct{ key, readKey, id string }
-	scan             string
-	all              []string // approved, by report order
-	sev              map[string]string
-	batch            map[string]int
+	org               struct{ key, readKey, id string }
+	scan              string
+	all               []string // approved, by report order
+	sev               map[string]string
+	batch             map[string]int
 	pending, rejected string
 }
 

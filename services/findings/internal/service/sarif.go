@@ -88,16 +88,18 @@ func sarifHead() ([]byte, error) {
 			"informationUri": "https://cwe.mitre.org/data/published/cwec_v4.14.pdf", "shortDescription": sarifText{Text: "The MITRE Common Weakness Enumeration"},
 			"taxa": taxa}},
 		"columnKind": "unicodeCodePoints",
-		"results":    []any{},
 	}
-	b, err := json.Marshal(map[string]any{"$schema": sarifSchema, "version": "2.1.0", "runs": []any{run}})
+	b, err := json.Marshal(run)
 	if err != nil {
 		return nil, err
 	}
-	// Cut at the empty results array so that results can be streamed in.
-	marker := []byte(`"results":[]`)
-	i := bytes.Index(b, marker)
-	return append(append([]byte(nil), b[:i]...), `"results":[`...), nil
+	// The run is left open at its results array, which is streamed in and
+	// closed with "]}]}".
+	var out bytes.Buffer
+	out.WriteString(`{"$schema":"` + sarifSchema + `","version":"2.1.0","runs":[`)
+	out.Write(bytes.TrimSuffix(b, []byte("}")))
+	out.WriteString(`,"results":[`)
+	return out.Bytes(), nil
 }
 
 func sarifLevel(severity string) string {
