@@ -1,0 +1,105 @@
+package store
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/dbtest"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/detect"
+)
+
+func setup(t *testing.T) (*Store, Estimation) {
+	t.Helper()
+	pool := dbtest.New(t)
+	ctx := context.Background()
+	require.NoError(t, Migrate(ctx, pool))
+	s := &Store{Pool: pool}
+	e := Estimation{ID: uuid.NewString(), OrgID: uuid.NewString(), UserID: uuid.NewString(), Name: "n",
+		Repos: []Repo{{Source: "public", RepoURL: "https://a/b"}, {Source: "public", RepoURL: "https://a/c"}}}
+	require.NoError(t, db.InTx(ctx, pool, func(tx pgx.Tx) error {
+		var err error
+		e, err = s.CreateEstimation(ctx, tx, e)
+		return err
+	}))
+	return s, e
+}
+
+func TestFinishAndImmutability(t *testing.T) {
+	t.Parallel()
+	s, e := setup(t)
+	ctx := context.Background()
+	require.NoError(t, s.MarkRunning(ctx, e.ID))
+	require.NoError(t, s.SaveRepoResult(ctx, e.ID, Repo{Position: 0, Status: "completed", Credits: 3, Applications: []detect.App{{Name: "a", Root: "."}}}))
+	require.NoError(t, s.Finish(ctx, e.ID)) // one repo still pending: no change
+	got, err := s.GetEstimation(ctx, e.OrgID, e.ID)
+	require.NoError(t, err)
+	require.Equal(t, StatusRunning, got.Status)
+	require.NoError(t, s.SaveRepoResult(ctx, e.ID, Repo{Position: 1, Status: "failed", Error: "boom"}))
+	require.NoError(t, s.Finish(ctx, e.ID))
+	got, err = s.GetEstimation(ctx, e.OrgID, e.ID)
+	require.NoError(t, err)
+	require.Equal(t, StatusPartial, got.Status)
+	require.Equal(t, 3, got.TotalCredits)
+
+	// Terminal: results and status never change again.
+	require.NoError(t, s.SaveRepoResult(ctx, e.ID, Repo{Position: 1, Status: "completed", Credits: 9}))
+	require.NoError(t, s.FailPending(ctx, e.ID, "x"))
+	require.NoError(t, s.Finish(ctx, e.ID))
+	again, err := s.GetEstimation(ctx, e.OrgID, e.ID)
+	require.NoError(t, err)
+	require.Equal(t, got, again)
+
+	_, err = s.GetEstimation(ctx, uuid.NewString(), e.ID)
+	require.ErrorIs(t, err, ErrNotFound)
+}
+
+func TestClaimRelease(t *testing.T) {
+	t.Parallel()
+	s, e := setup(t)
+	ctx := context.Background()
+	a, b := uuid.NewString(), uuid.NewString()
+	_, err := s.Claim(ctx, e.OrgID, e.ID, a)
+	require.ErrorIs(t, err, ErrNotReady)
+	require.NoError(t, s.SaveRepoResult(ctx, e.ID, Repo{Position: 0, Status: "completed", Credits: 2}))
+	require.NoError(t, s.SaveRepoResult(ctx, e.ID, Repo{Position: 1, Status: "completed", Credits: 0}))
+	require.NoError(t, s.Finish(ctx, e.ID))
+
+	fresh, err := s.Claim(ctx, e.OrgID, e.ID, a)
+	require.NoError(t, err)
+	require.True(t, fresh)
+	fresh, err = s.Claim(ctx, e.OrgID, e.ID, a)
+	require.NoError(t, err)
+	require.False(t, fresh)
+	_, err = s.Claim(ctx, e.OrgID, e.ID, b)
+	require.ErrorIs(t, err, ErrClaimedByOther)
+	ok, err := s.Release(ctx, e.OrgID, e.ID, b)
+	require.NoError(t, err)
+	require.False(t, ok)
+	ok, err = s.Release(ctx, e.OrgID, e.ID, a)
+	require.NoError(t, err)
+	require.True(t, ok)
+	_, err = s.Claim(ctx, uuid.NewString(), e.ID, b)
+	require.ErrorIs(t, err, ErrNotFound)
+	fresh, err = s.Claim(ctx, e.OrgID, e.ID, b)
+	require.NoError(t, err)
+	require.True(t, fresh)
+}
+
+func TestCache(t *testing.T) {
+	t.Parallel()
+	s, _ := setup(t)
+	ctx := context.Background()
+	r, err := s.CachedResult(ctx, "https://a/b", "abc")
+	require.NoError(t, err)
+	require.Nil(t, r)
+	require.NoError(t, s.CacheResult(ctx, "https://a/b", "abc", detect.Result{Credits: 4, Apps: []detect.App{{Name: "x", Root: ".", Credits: 4}}}))
+	require.NoError(t, s.CacheResult(ctx, "https://a/b", "abc", detect.Result{Credits: 9}))
+	r, err = s.CachedResult(ctx, "https://a/b", "abc")
+	require.NoError(t, err)
+	require.Equal(t, 4, r.Credits)
+}
