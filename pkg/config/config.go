@@ -99,17 +99,17 @@ func (e *Env) DatabaseURL(service string) string {
 
 // Common holds the settings every service process shares.
 type Common struct {
-	Service       string
-	GRPCListen    string
-	MetricsAddr   string
-	DatabaseURL   string
-	RedisURL      string
-	DataDir       string
-	AuthAddr      string
+	Service        string
+	GRPCListen     string
+	MetricsAddr    string
+	DatabaseURL    string
+	RedisURL       string
+	DataDir        string
+	AuthAddr       string
 	EstimationAddr string
-	ScanAddr      string
-	FindingsAddr  string
-	ShutdownGrace time.Duration
+	ScanAddr       string
+	FindingsAddr   string
+	ShutdownGrace  time.Duration
 }
 
 // ReadCommon reads the settings of service name, whose own gRPC address

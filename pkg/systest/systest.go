@@ -7,9 +7,9 @@ package systest
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,7 +52,7 @@ type System struct {
 	tmp   string
 	drop  func()
 	mu    sync.Mutex
-	procs map[string]*exec.Cmd
+	procs map[string]*proc
 	Log   *lockedBuffer
 }
 
@@ -90,7 +90,7 @@ func Start(opts Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &System{tmp: tmp, procs: map[string]*exec.Cmd{}, Log: &lockedBuffer{}, Addrs: map[string]string{}, Metrics: map[string]string{}}
+	s := &System{tmp: tmp, procs: map[string]*proc{}, Log: &lockedBuffer{}, Addrs: map[string]string{}, Metrics: map[string]string{}}
 	fail := func(err error) (*System, error) { s.Stop(); return nil, err }
 
 	if s.bin, err = binaries(); err != nil {
@@ -165,23 +165,40 @@ func (s *System) start(name string, extraEnv ...string) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", name, err)
 	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
 	s.mu.Lock()
-	s.procs[name] = cmd
+	s.procs[name] = &proc{cmd: cmd, done: done}
 	s.mu.Unlock()
 	return nil
+}
+
+// proc is a running process and a channel closed when it exits.
+type proc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // Kill stops one process abruptly (SIGKILL), for crash tests.
 func (s *System) Kill(name string) error {
 	s.mu.Lock()
-	cmd := s.procs[name]
+	p := s.procs[name]
 	delete(s.procs, name)
 	s.mu.Unlock()
-	if cmd == nil {
+	if p == nil {
 		return fmt.Errorf("%s is not running", name)
 	}
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
+	_ = p.cmd.Process.Kill()
+	<-p.done
 	return nil
 }
 
@@ -201,8 +218,8 @@ func (s *System) waitReady(d time.Duration) error {
 			}
 		}
 		s.mu.Lock()
-		for name, cmd := range s.procs {
-			if cmd.ProcessState != nil {
+		for name, p := range s.procs {
+			if p.exited() {
 				s.mu.Unlock()
 				return fmt.Errorf("%s exited", name)
 			}
@@ -217,21 +234,19 @@ func (s *System) waitReady(d time.Duration) error {
 func (s *System) Stop() {
 	s.mu.Lock()
 	procs := s.procs
-	s.procs = map[string]*exec.Cmd{}
+	s.procs = map[string]*proc{}
 	s.mu.Unlock()
 	var wg sync.WaitGroup
-	for _, cmd := range procs {
+	for _, p := range procs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			done := make(chan struct{})
-			go func() { _ = cmd.Wait(); close(done) }()
+			_ = p.cmd.Process.Signal(syscall.SIGTERM)
 			select {
-			case <-done:
+			case <-p.done:
 			case <-time.After(15 * time.Second):
-				_ = cmd.Process.Kill()
-				<-done
+				_ = p.cmd.Process.Kill()
+				<-p.done
 			}
 		}()
 	}

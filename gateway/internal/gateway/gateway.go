@@ -37,10 +37,11 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/server"
+	"github.com/vulnscan/vulnscan/proto/gen/openapi"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
-	"github.com/vulnscan/vulnscan/proto/gen/openapi"
+	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
 )
 
 // MaxJSONBody bounds JSON request bodies.
@@ -56,9 +57,9 @@ type Gateway struct {
 	rdb   *redis.Client
 	log   *slog.Logger
 
-	readyMu   sync.Mutex
-	readyAt   time.Time
-	readyErr  error
+	readyMu  sync.Mutex
+	readyAt  time.Time
+	readyErr error
 }
 
 // New connects to the services and Redis and builds the handler.
@@ -133,6 +134,10 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 		return nil, err
 	}
 	if err := findingsv1.RegisterFindingsServiceHandler(ctx, mux, g.conns["findings"]); err != nil {
+		g.Close()
+		return nil, err
+	}
+	if err := scanv1.RegisterScanServiceHandler(ctx, mux, g.conns["scan"]); err != nil {
 		g.Close()
 		return nil, err
 	}

@@ -17,9 +17,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/pkg/apikey"
 	"github.com/vulnscan/vulnscan/pkg/keycache"
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 )
 
 // Errors of Verify, each answered with 401.

@@ -8,7 +8,6 @@ import (
 	"os"
 	"time"
 
-	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/pkg/config"
 	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/logging"
@@ -16,6 +15,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	"github.com/vulnscan/vulnscan/pkg/server"
 	"github.com/vulnscan/vulnscan/pkg/telemetry"
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/auth/internal/service"
 	"github.com/vulnscan/vulnscan/services/auth/internal/store"
 )
@@ -79,4 +79,3 @@ func Run(ctx context.Context, version string) error {
 	log.Info("starting", "version", version, "max_active_keys", cfg.MaxActiveKeys)
 	return p.Run(ctx, cfg.ShutdownGrace)
 }
-

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"strings"
 
-
-	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/validate"
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/auth/internal/store"
 )
 
@@ -189,4 +188,3 @@ func (a *Admin) ConnectRepo(ctx context.Context, req *authv1.ConnectRepoRequest)
 	}
 	return &authv1.ConnectRepoResponse{Id: r.ID, Url: r.URL}, nil
 }
-

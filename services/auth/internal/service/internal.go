@@ -5,10 +5,10 @@ import (
 	"errors"
 	"time"
 
-	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/keycache"
 	"github.com/vulnscan/vulnscan/pkg/validate"
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/auth/internal/store"
 )
 

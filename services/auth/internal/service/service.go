@@ -16,13 +16,13 @@ import (
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/apikey"
 	"github.com/vulnscan/vulnscan/pkg/keycache"
 	"github.com/vulnscan/vulnscan/pkg/principal"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	"github.com/vulnscan/vulnscan/pkg/validate"
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/auth/internal/store"
 )
 

@@ -1,0 +1,122 @@
+// Package crash kills the scan worker in the middle of a scan and checks
+// that the scan is taken up again and completes exactly once.
+package crash
+
+import (
+	"archive/zip"
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/systest"
+)
+
+var sys *systest.System
+
+func TestMain(m *testing.M) {
+	os.Exit(systest.Run(m, systest.Options{Env: map[string]string{
+		"VULNSCAN_RATE_LIMIT":   "1000:2000",
+		"SCAN_JOB_TIMEOUT":      "20s",
+		"SCAN_JOB_RESCUE_AFTER": "21s",
+	}}, &sys))
+}
+
+func TestWorkerKilledMidScanCompletesOnce(t *testing.T) {
+	org, err := sys.NewOrg(100, "auto")
+	require.NoError(t, err)
+
+	// A live target that answers slowly until the worker has been killed,
+	// so that the first attempt is certainly mid-scan.
+	var slow atomic.Bool
+	var hits atomic.Int64
+	slow.Store(true)
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if slow.Load() {
+			time.Sleep(time.Second)
+		}
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html><body>hello</body></html>"))
+	}))
+	defer target.Close()
+
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create("app.py")
+	_, _ = w.Write([]byte("from flask import Flask, request\nimport os\napp = Flask(__name__)\n\n@app.route('/run')\ndef run():\n    os.system('ls ' + request.args.get('dir'))\n    return 'ok'\n"))
+	require.NoError(t, zw.Close())
+	req, _ := http.NewRequest("POST", sys.BaseURL+"/uploads", &buf)
+	req.Header.Set("X-Api-Key", org.WriteKey)
+	req.Header.Set("Content-Type", "application/zip")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	require.Equal(t, 201, resp.StatusCode, string(b))
+	repoURL := (systest.Response{Body: b}).JSON()["repo_url"].(string)
+
+	r, err := sys.Do("POST", "/cost-estimations", org.WriteKey, map[string]any{"repos": []map[string]any{{"source": "upload", "repo_url": repoURL}}})
+	require.NoError(t, err)
+	require.Equal(t, 201, r.Status, string(r.Body))
+	estID := r.JSON()["id"].(string)
+	require.Eventually(t, func() bool {
+		g, err := sys.Do("GET", "/cost-estimations/"+estID, org.ReadKey, nil)
+		return err == nil && g.JSON()["status"] == "completed"
+	}, 60*time.Second, 100*time.Millisecond)
+
+	s, err := sys.Do("POST", "/scans", org.WriteKey, map[string]any{
+		"cost_estimation_id": estID,
+		"repos":              []map[string]any{{"url": repoURL, "source": "upload"}},
+		"target_urls":        []string{target.URL + "/"},
+	})
+	require.NoError(t, err)
+	require.Equal(t, 201, s.Status, string(s.Body))
+	scanID := s.JSON()["id"].(string)
+
+	status := func() string {
+		g, err := sys.Do("GET", "/scans/"+scanID+"/status", org.ReadKey, nil)
+		if err != nil {
+			return ""
+		}
+		st, _ := g.JSON()["status"].(string)
+		return st
+	}
+	require.Eventually(t, func() bool { return status() == "running" && hits.Load() > 0 }, 60*time.Second, 50*time.Millisecond)
+
+	require.NoError(t, sys.Kill("scan"))
+	slow.Store(false)
+	require.NoError(t, sys.Restart("scan"))
+
+	require.Eventually(t, func() bool { return status() == "completed" }, 150*time.Second, 250*time.Millisecond,
+		"the scan must be taken up again after the worker died")
+
+	// Completed once: every finding appears once, from this one scan.
+	f, err := sys.Do("GET", "/scans/"+scanID+"/findings?limit=100", org.ReadKey, nil)
+	require.NoError(t, err)
+	require.Equal(t, 200, f.Status, string(f.Body))
+	data := f.JSON()["data"].([]any)
+	require.NotEmpty(t, data)
+	seen := map[string]bool{}
+	for _, x := range data {
+		fi := x.(map[string]any)
+		key := fi["title"].(string) + "|" + fi["affected_file"].(string)
+		require.False(t, seen[key], "duplicate finding %s", key)
+		seen[key] = true
+		one, err := sys.Do("GET", "/findings/"+fi["id"].(string), org.ReadKey, nil)
+		require.NoError(t, err)
+		require.EqualValues(t, 1, one.JSON()["occurrence_count"])
+	}
+	d, err := sys.Do("GET", "/scans/"+scanID, org.ReadKey, nil)
+	require.NoError(t, err)
+	require.EqualValues(t, 100, d.JSON()["progress"])
+	c, err := sys.Do("GET", "/credits", org.ReadKey, nil)
+	require.NoError(t, err)
+	require.Less(t, c.JSON()["balance"].(float64), 100.0, "a completed scan keeps its debit")
+}

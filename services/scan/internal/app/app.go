@@ -1,0 +1,242 @@
+// Package app wires the scan service process. SCAN_MODE selects what it
+// runs: "api" serves the gRPC API (and inserts jobs), "worker" runs scan and
+// recovery jobs from the queue, "all" (the default for make run) does both.
+// API and workers scale separately; both serve gRPC health and metrics.
+package app
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+	"google.golang.org/grpc"
+
+	"github.com/vulnscan/vulnscan/pkg/archive"
+	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/gitfetch"
+	"github.com/vulnscan/vulnscan/pkg/logging"
+	"github.com/vulnscan/vulnscan/pkg/netguard"
+	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/pkg/server"
+	"github.com/vulnscan/vulnscan/pkg/telemetry"
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
+	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
+	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
+	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine"
+	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
+	"github.com/vulnscan/vulnscan/services/scan/internal/service"
+	"github.com/vulnscan/vulnscan/services/scan/internal/store"
+	"github.com/vulnscan/vulnscan/services/scan/internal/worker"
+)
+
+// Config is the scan process configuration.
+type Config struct {
+	config.Common
+	Mode          string
+	Workers       int
+	JobTimeout    time.Duration
+	RescueAfter   time.Duration
+	RecoveryDelay time.Duration
+	SecretKey     string
+	AllowedCIDRs  []string
+	ExtraCAFile   string
+}
+
+// ReadConfig reads the configuration from env.
+func ReadConfig(env *config.Env) (Config, error) {
+	c := Config{
+		Common:        config.ReadCommon(env, "scan", "127.0.0.1:9203"),
+		Mode:          env.String("SCAN_MODE", "all"),
+		Workers:       env.Int("SCAN_WORKERS", 2),
+		JobTimeout:    env.Duration("SCAN_JOB_TIMEOUT", 30*time.Minute),
+		RecoveryDelay: env.Duration("SCAN_START_RECOVERY_AFTER", 2*time.Minute),
+		RescueAfter:   env.Duration("SCAN_JOB_RESCUE_AFTER", 0),
+		SecretKey:     env.String("VULNSCAN_SECRET_KEY", ""),
+		AllowedCIDRs:  env.List("VULNSCAN_ALLOWED_PRIVATE_CIDRS"),
+		ExtraCAFile:   env.String("VULNSCAN_EXTRA_CA_FILE", ""),
+	}
+	if c.Mode != "api" && c.Mode != "worker" && c.Mode != "all" {
+		env.Fail(fmt.Errorf("SCAN_MODE must be api, worker or all, not %q", c.Mode))
+	}
+	if c.RescueAfter == 0 {
+		c.RescueAfter = c.JobTimeout + 5*time.Minute
+	}
+	if c.RescueAfter <= c.JobTimeout {
+		env.Fail(errors.New("SCAN_JOB_RESCUE_AFTER must be longer than SCAN_JOB_TIMEOUT, or a running scan could be run twice"))
+	}
+	if c.Workers < 1 {
+		env.Fail(errors.New("SCAN_WORKERS must be at least 1"))
+	}
+	return c, env.Err()
+}
+
+// Run runs the scan service until ctx ends.
+func Run(ctx context.Context, version string) error {
+	log := logging.New(os.Stderr, "scan")
+	cfg, err := ReadConfig(config.FromOS())
+	if err != nil {
+		return err
+	}
+	shutdownTracing, err := telemetry.Setup(ctx, "scan", version)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = shutdownTracing(context.Background()) }()
+
+	pool, err := db.Open(ctx, cfg.DatabaseURL, 60*time.Second)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := store.Migrate(ctx, pool); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if err := migrateRiver(ctx, pool); err != nil {
+		return err
+	}
+	box, err := secretbox.Load(cfg.SecretKey, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	guard, err := netguard.New(cfg.AllowedCIDRs)
+	if err != nil {
+		return err
+	}
+	outbound, err := outboundClient(guard, cfg.ExtraCAFile)
+	if err != nil {
+		return err
+	}
+	gitfetch.Install(outbound)
+
+	conns := map[string]string{"auth": cfg.AuthAddr, "estimation": cfg.EstimationAddr, "findings": cfg.FindingsAddr}
+	dialed := map[string]*grpc.ClientConn{}
+	for name, addr := range conns {
+		cc, err := server.Dial(addr)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = cc.Close() }()
+		dialed[name] = cc
+	}
+	authc := authv1.NewAuthInternalServiceClient(dialed["auth"])
+	estc := estimationv1.NewEstimationInternalServiceClient(dialed["estimation"])
+	findc := findingsv1.NewFindingsIntakeServiceClient(dialed["findings"])
+	st := &store.Store{Pool: pool}
+	jobs.RecoveryDelay = cfg.RecoveryDelay
+	starter := &service.Starter{Pool: pool, Store: st, Estimation: estc, Auth: authc, Findings: findc, Guard: guard, Box: box, Log: log}
+
+	workers := river.NewWorkers()
+	rcfg := &river.Config{Schema: store.Schema, Workers: workers, Logger: log.With("component", "queue"),
+		JobTimeout: cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter}
+	runWorkers := cfg.Mode == "worker" || cfg.Mode == "all"
+	if runWorkers {
+		workDir := cfg.DataDir + "/scans"
+		if err := os.MkdirAll(workDir, 0o700); err != nil {
+			return err
+		}
+		river.AddWorker(workers, &worker.Worker{
+			Store: st, Estimation: estc, Auth: authc, Findings: findc, Box: box, Log: log,
+			Engine: engine.New(engine.WithLogger(log)), LiveClient: guard.Client(20*time.Second, 0),
+			WorkDir: workDir, JobTimeout: cfg.JobTimeout, Fetch: gitfetch.DefaultLimits, Archive: archive.DefaultLimits,
+		})
+		river.AddWorker(workers, &service.RecoverWorker{Starter: starter})
+		rcfg.Queues = map[string]river.QueueConfig{
+			jobs.QueueScans:       {MaxWorkers: cfg.Workers},
+			jobs.QueueMaintenance: {MaxWorkers: 2},
+		}
+	} else {
+		// Insert-only clients still need the job kinds registered.
+		river.AddWorker(workers, &worker.Worker{})
+		river.AddWorker(workers, &service.RecoverWorker{Starter: starter})
+	}
+	rc, err := river.NewClient(riverpgxv5.New(pool), rcfg)
+	if err != nil {
+		return fmt.Errorf("queue client: %w", err)
+	}
+	starter.River = rc
+
+	p := server.New("scan", log, cfg.GRPCListen, cfg.MetricsAddr)
+	if cfg.Mode == "api" || cfg.Mode == "all" {
+		scanv1.RegisterScanServiceServer(p.GRPC, &service.Service{Store: st, Starter: starter, Findings: findc, Log: log})
+	}
+	if runWorkers {
+		p.Worker(func(ctx context.Context) error {
+			if err := rc.Start(context.WithoutCancel(ctx)); err != nil {
+				return fmt.Errorf("start queue: %w", err)
+			}
+			<-ctx.Done()
+			// Let running scans finish within the grace period, then cancel
+			// them: a cancelled scan snoozes back onto the queue.
+			sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace/2)
+			defer cancel()
+			if err := rc.Stop(sctx); err != nil {
+				cctx, ccancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace/2)
+				defer ccancel()
+				return rc.StopAndCancel(cctx)
+			}
+			return nil
+		})
+	}
+	log.Info("starting", "version", version, "mode", cfg.Mode, "workers", cfg.Workers)
+	return p.Run(ctx, cfg.ShutdownGrace)
+}
+
+// migrateRiver applies River's migrations to the scan schema. They cannot
+// share one transaction (they add enum values), so replicas starting together
+// are serialized by a session-level advisory lock on one connection.
+func migrateRiver(ctx context.Context, pool *pgxpool.Pool) error {
+	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Schema: store.Schema})
+	if err != nil {
+		return err
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtext('vulnscan-river:scan'))"); err != nil {
+		return err
+	}
+	defer func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('vulnscan-river:scan'))")
+	}()
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("queue migrations: %w", err)
+	}
+	return nil
+}
+
+// outboundClient is the HTTP client for clones and live targets: it refuses
+// non-public addresses and, when VULNSCAN_EXTRA_CA_FILE names a PEM file,
+// also trusts those certificate authorities (for private git servers and tests).
+func outboundClient(g *netguard.Guard, caFile string) (*http.Client, error) {
+	c := g.Client(5*time.Minute, 5)
+	if caFile == "" {
+		return c, nil
+	}
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("VULNSCAN_EXTRA_CA_FILE: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, errors.New("VULNSCAN_EXTRA_CA_FILE: no certificates found")
+	}
+	tr := c.Transport.(*http.Transport)
+	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	return c, nil
+}

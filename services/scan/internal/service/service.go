@@ -1,0 +1,243 @@
+// Package service implements the scan service's public gRPC API: starting a
+// scan (the start saga across the estimation, auth and scan services),
+// status, details, lists and context documents.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/types/known/timestamppb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/vulnscan/vulnscan/pkg/apierr"
+	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/validate"
+	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
+	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
+	"github.com/vulnscan/vulnscan/services/scan/internal/store"
+)
+
+// Limits of the API.
+const (
+	MaxTextField       = 2000
+	MaxDocumentContent = 100_000
+	MaxDocumentName    = 200
+	MaxTargetURLs      = 20
+	MaxContextDocs     = 20
+	MaxScanRepos       = 20
+	DefaultPageLimit   = 15
+	MaxPageLimit       = 100
+)
+
+// Service serves ScanService.
+type Service struct {
+	scanv1.UnimplementedScanServiceServer
+	Store    *store.Store
+	Starter  *Starter
+	Findings findingsv1.FindingsIntakeServiceClient
+	Log      *slog.Logger
+}
+
+// CreateScan validates the request and runs the start saga.
+func (s *Service) CreateScan(ctx context.Context, req *scanv1.CreateScanRequest) (*scanv1.CreateScanResponse, error) {
+	caller, err := principal.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in, err := s.Starter.Validate(ctx, caller, req)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := s.Starter.Start(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return &scanv1.CreateScanResponse{Id: sc.ID, TaskId: sc.TaskID, Status: sc.Status, Message: "Scan queued; poll GET /v1/scans/" + sc.ID + "/status until it is completed"}, nil
+}
+
+func (s *Service) get(ctx context.Context, id string) (store.Scan, error) {
+	caller, err := principal.From(ctx)
+	if err != nil {
+		return store.Scan{}, err
+	}
+	if err := validate.UUID("id", id); err != nil {
+		return store.Scan{}, err
+	}
+	sc, err := s.Store.Get(ctx, caller.OrgID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return sc, apierr.NotFound("Scan not found")
+	}
+	return sc, err
+}
+
+func (s *Service) GetScanStatus(ctx context.Context, req *scanv1.GetScanStatusRequest) (*scanv1.GetScanStatusResponse, error) {
+	sc, err := s.get(ctx, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	return &scanv1.GetScanStatusResponse{Id: sc.ID, Status: sc.Status, Progress: sc.Progress, UpdatedAt: timestamppb.New(sc.UpdatedAt)}, nil
+}
+
+func (s *Service) GetScan(ctx context.Context, req *scanv1.GetScanRequest) (*scanv1.GetScanResponse, error) {
+	sc, err := s.get(ctx, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	out := scanProto(sc)
+	sum, err := s.Findings.GetScanSummary(ctx, &findingsv1.GetScanSummaryRequest{ScanId: sc.ID, OrgId: sc.OrgID})
+	if err != nil {
+		return nil, fmt.Errorf("findings summary: %w", err)
+	}
+	out.FindingsSummary = &scanv1.FindingsSummary{Critical: sum.GetCritical(), High: sum.GetHigh(), Medium: sum.GetMedium(), Low: sum.GetLow(), Info: sum.GetInfo()}
+	return &scanv1.GetScanResponse{Scan: out}, nil
+}
+
+func (s *Service) ListScans(ctx context.Context, req *scanv1.ListScansRequest) (*scanv1.ListScansResponse, error) {
+	caller, err := principal.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := store.ListQuery{OrgID: caller.OrgID, Status: req.GetStatus(), SortBy: req.GetSortBy(), SortOrder: req.GetSortOrder(), Page: 1, Limit: DefaultPageLimit}
+	if req.Page != nil {
+		if req.GetPage() < 1 {
+			return nil, apierr.Invalid("page must be at least 1")
+		}
+		q.Page = req.GetPage()
+	}
+	if req.Limit != nil {
+		if req.GetLimit() < 1 || req.GetLimit() > MaxPageLimit {
+			return nil, apierr.Invalid("limit must be between 1 and %d", MaxPageLimit)
+		}
+		q.Limit = req.GetLimit()
+	}
+	if q.Status != "" {
+		if err := validate.OneOf("status", q.Status, "pending", "running", "completed", "failed"); err != nil {
+			return nil, err
+		}
+	}
+	if q.SortBy == "" {
+		q.SortBy = "created_at"
+	}
+	if err := validate.OneOf("sort_by", q.SortBy, "created_at", "updated_at", "status"); err != nil {
+		return nil, err
+	}
+	if q.SortOrder == "" {
+		q.SortOrder = "DESC"
+	}
+	if err := validate.OneOf("sort_order", q.SortOrder, "ASC", "DESC"); err != nil {
+		return nil, err
+	}
+	scans, total, err := s.Store.List(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := &scanv1.ListScansResponse{Data: make([]*scanv1.Scan, 0, len(scans)), Total: total, Page: q.Page, Limit: q.Limit}
+	for _, sc := range scans {
+		p := scanProto(sc)
+		sum, err := s.Findings.GetScanSummary(ctx, &findingsv1.GetScanSummaryRequest{ScanId: sc.ID, OrgId: sc.OrgID})
+		if err != nil {
+			return nil, fmt.Errorf("findings summary: %w", err)
+		}
+		p.FindingsSummary = &scanv1.FindingsSummary{Critical: sum.GetCritical(), High: sum.GetHigh(), Medium: sum.GetMedium(), Low: sum.GetLow(), Info: sum.GetInfo()}
+		out.Data = append(out.Data, p)
+	}
+	return out, nil
+}
+
+func scanProto(sc store.Scan) *scanv1.Scan {
+	p := &scanv1.Scan{
+		Id: sc.ID, TaskId: sc.TaskID, Status: sc.Status, ScanType: sc.ScanType, CostEstimationId: sc.EstimationID,
+		TargetUrls: nonNil(sc.TargetURLs), ContextDocumentIds: nonNil(sc.ContextDocumentIDs), CreditsUsed: sc.Credits,
+		Progress: sc.Progress, CreatedAt: timestamppb.New(sc.CreatedAt), UpdatedAt: timestamppb.New(sc.UpdatedAt),
+		FindingsSummary: &scanv1.FindingsSummary{},
+	}
+	if sc.Status == "failed" && sc.Error != nil {
+		p.Error = wrapperspb.String(*sc.Error)
+	}
+	if sc.StartedAt != nil {
+		p.StartedAt = timestamppb.New(*sc.StartedAt)
+	}
+	if sc.CompletedAt != nil {
+		p.CompletedAt = timestamppb.New(*sc.CompletedAt)
+	}
+	for _, r := range sc.Repos {
+		p.Repos = append(p.Repos, &scanv1.ScanRepo{Url: r.URL, Branch: r.Branch, Source: r.Source})
+	}
+	return p
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func (s *Service) CreateContextDocument(ctx context.Context, req *scanv1.CreateContextDocumentRequest) (*scanv1.CreateContextDocumentResponse, error) {
+	caller, err := principal.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSpace(req.GetName())
+	if name == "" {
+		return nil, apierr.Invalid("name is required")
+	}
+	if err := validate.MaxLen("name", name, MaxDocumentName); err != nil {
+		return nil, err
+	}
+	if req.GetContent() == "" {
+		return nil, apierr.Invalid("content is required")
+	}
+	if err := validate.MaxLen("content", req.GetContent(), MaxDocumentContent); err != nil {
+		return nil, err
+	}
+	if strings.ContainsRune(req.GetContent(), 0) {
+		return nil, apierr.Invalid("content must be text")
+	}
+	d, err := s.Store.CreateDocument(ctx, store.Document{ID: uuid.NewString(), OrgID: caller.OrgID, Name: name, Content: req.GetContent(),
+		Size: int32(utf8.RuneCountInString(req.GetContent()))})
+	if err != nil {
+		return nil, err
+	}
+	return &scanv1.CreateContextDocumentResponse{Document: &scanv1.ContextDocumentInfo{Id: d.ID, Name: d.Name, Size: d.Size, CreatedAt: timestamppb.New(d.CreatedAt)}}, nil
+}
+
+func (s *Service) ListContextDocuments(ctx context.Context, _ *scanv1.ListContextDocumentsRequest) (*scanv1.ListContextDocumentsResponse, error) {
+	caller, err := principal.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := s.Store.ListDocuments(ctx, caller.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	out := &scanv1.ListContextDocumentsResponse{Data: make([]*scanv1.ContextDocumentInfo, 0, len(docs)), Total: int32(len(docs))}
+	for _, d := range docs {
+		out.Data = append(out.Data, &scanv1.ContextDocumentInfo{Id: d.ID, Name: d.Name, Size: d.Size, CreatedAt: timestamppb.New(d.CreatedAt)})
+	}
+	return out, nil
+}
+
+func (s *Service) GetContextDocument(ctx context.Context, req *scanv1.GetContextDocumentRequest) (*scanv1.GetContextDocumentResponse, error) {
+	caller, err := principal.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := validate.UUID("id", req.GetId()); err != nil {
+		return nil, err
+	}
+	d, err := s.Store.GetDocument(ctx, caller.OrgID, req.GetId())
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFound("Context document not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &scanv1.GetContextDocumentResponse{Document: &scanv1.ContextDocument{Id: d.ID, Name: d.Name, Size: d.Size, CreatedAt: timestamppb.New(d.CreatedAt), Content: d.Content}}, nil
+}

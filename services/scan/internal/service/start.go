@@ -1,0 +1,369 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/vulnscan/vulnscan/pkg/apierr"
+	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/netguard"
+	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/pkg/validate"
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
+	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
+	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
+	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
+	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
+	"github.com/vulnscan/vulnscan/services/scan/internal/store"
+)
+
+// Starter runs the start saga. Claiming the estimation (estimation service),
+// debiting the credits (auth service) and queueing the scan (this service)
+// cross three services, so each step is idempotent by the scan id:
+//
+//  1. the scan row is inserted as 'starting' together with a RecoverStart
+//     job scheduled after RecoveryDelay, before anything else happens;
+//  2. the estimation is claimed for the scan;
+//  3. the credits are debited with reference "scan:<id>";
+//  4. the row moves to 'started' and its RunScan job is queued, in one
+//     transaction, only if it is still 'starting'.
+//
+// Any failure undoes the completed steps (refund, release) and marks the row
+// aborted. If the process dies midway, the RecoverStart job does the same;
+// it moves the row to 'aborting' first, so a slow request can no longer
+// complete it. A failed start therefore never keeps credits or the claim.
+type Starter struct {
+	Pool       *pgxpool.Pool
+	Store      *store.Store
+	River      *river.Client[pgx.Tx]
+	Estimation estimationv1.EstimationInternalServiceClient
+	Auth       authv1.AuthInternalServiceClient
+	Findings   findingsv1.FindingsIntakeServiceClient
+	Guard      *netguard.Guard
+	Box        *secretbox.Box
+	Log        *slog.Logger
+
+	// Failpoint, when set, is called after each step of the saga
+	// ("recorded", "claimed", "debited", "queued") and may fail it. Returning
+	// ErrSimulatedCrash stops the saga without undoing anything, as if the
+	// process had died there. Fault-injection tests use it; it is nil in
+	// production.
+	Failpoint func(step string) error
+}
+
+// ErrSimulatedCrash makes a Failpoint behave like a process death.
+var ErrSimulatedCrash = errors.New("simulated crash")
+
+// Start is a validated request.
+type Start struct {
+	Caller     principal.Principal
+	Req        *scanv1.CreateScanRequest
+	Repos      []store.Repo
+	Estimation *estimationv1.CostEstimation
+}
+
+func (s *Starter) fail(step string) error {
+	if s.Failpoint != nil {
+		return s.Failpoint(step)
+	}
+	return nil
+}
+
+var pentestMessage = "cost_estimation_id is required for pentest scans"
+
+// Validate checks a request in the order of the contract; the first failure answers.
+func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req *scanv1.CreateScanRequest) (*Start, error) {
+	in := &Start{Caller: caller, Req: req}
+	// Body shape and field rules.
+	if len(req.GetRepos()) == 0 {
+		return nil, apierr.Invalid("At least one repository is required")
+	}
+	if len(req.GetRepos()) > MaxScanRepos {
+		return nil, apierr.Invalid("repos must have at most %d entries", MaxScanRepos)
+	}
+	for i, r := range req.GetRepos() {
+		field := fmt.Sprintf("repos[%d]", i)
+		src := r.GetSource()
+		if src == "" {
+			src = "connected"
+		}
+		if err := validate.OneOf(field+".source", src, "connected", "public", "upload"); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(r.GetUrl()) == "" {
+			return nil, apierr.Invalid("%s.url is required", field)
+		}
+		if src == "upload" {
+			id, ok := strings.CutPrefix(r.GetUrl(), "upload://")
+			if !ok || validate.UUID(field+".url", id) != nil {
+				return nil, apierr.Invalid("%s.url must be upload://<upload id> for an upload", field)
+			}
+		} else {
+			if _, err := netguard.ParseURL(r.GetUrl(), "https"); err != nil {
+				return nil, apierr.Invalid("%s.url %s", field, err.Error())
+			}
+			if strings.TrimSpace(r.GetBranch()) == "" {
+				return nil, apierr.Invalid("%s.branch is required", field)
+			}
+		}
+		if err := validate.MaxLen(field+".branch", r.GetBranch(), 255); err != nil {
+			return nil, err
+		}
+		in.Repos = append(in.Repos, store.Repo{URL: r.GetUrl(), Branch: r.GetBranch(), Source: r.GetSource()})
+	}
+	if len(req.GetTargetUrls()) > MaxTargetURLs {
+		return nil, apierr.Invalid("target_urls must have at most %d entries", MaxTargetURLs)
+	}
+	for i, raw := range req.GetTargetUrls() {
+		if _, err := netguard.ParseURL(raw, "http", "https"); err != nil {
+			return nil, apierr.Invalid("target_urls[%d] %s", i, err.Error())
+		}
+	}
+	if err := validate.MaxLen("auth_instructions", req.GetAuthInstructions(), MaxTextField); err != nil {
+		return nil, err
+	}
+	if err := validate.MaxLen("custom_context", req.GetCustomContext(), MaxTextField); err != nil {
+		return nil, err
+	}
+	if len(req.GetContextDocumentIds()) > MaxContextDocs {
+		return nil, apierr.Invalid("context_document_ids must have at most %d entries", MaxContextDocs)
+	}
+	for i, id := range req.GetContextDocumentIds() {
+		if err := validate.UUID(fmt.Sprintf("context_document_ids[%d]", i), id); err != nil {
+			return nil, err
+		}
+	}
+	// The estimation is required; say why when pentest inputs were given.
+	if req.GetCostEstimationId() == "" {
+		if len(req.GetTargetUrls()) > 0 || req.GetAuthInstructions() != "" || req.GetCustomContext() != "" || len(req.GetContextDocumentIds()) > 0 {
+			return nil, apierr.Invalid("%s", pentestMessage)
+		}
+		return nil, apierr.Invalid("cost_estimation_id is required")
+	}
+	if err := validate.UUID("cost_estimation_id", req.GetCostEstimationId()); err != nil {
+		return nil, err
+	}
+	// Target URLs must be public.
+	for i, raw := range req.GetTargetUrls() {
+		u, _ := url.Parse(raw)
+		if err := s.Guard.CheckHost(ctx, u.Hostname()); err != nil {
+			return nil, apierr.Invalid("target_urls[%d] must be a public URL: private and internal network addresses are not allowed", i)
+		}
+	}
+	// The estimation: visible, ready, with credits, and holding the repos.
+	resp, err := s.Estimation.GetEstimation(ctx, &estimationv1.GetEstimationRequest{OrgId: caller.OrgID, Id: req.GetCostEstimationId()})
+	if status.Code(err) == codes.NotFound {
+		return nil, apierr.NotFound("Cost estimation not found")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get estimation: %w", err)
+	}
+	est := resp.GetEstimation()
+	in.Estimation = est
+	switch est.GetStatus() {
+	case "completed", "partial":
+	case "failed":
+		return nil, apierr.Invalid("Cost estimation failed and cannot be used for a scan")
+	default:
+		return nil, apierr.Invalid("Cost estimation is not ready")
+	}
+	if est.GetTotalCredits() <= 0 {
+		return nil, apierr.Invalid("Cost estimation has no credits to claim")
+	}
+	for i, r := range in.Repos {
+		match := estimatedRepo(est, r)
+		if match == nil {
+			return nil, apierr.Invalid("repos[%d]: Repository or archive was not included in the estimation", i)
+		}
+		if r.Branch != match.GetBranch() && !(r.Source == "upload" && r.Branch == "") {
+			return nil, apierr.Invalid("repos[%d]: Branch does not match the estimation branch", i)
+		}
+		in.Repos[i].Branch = match.GetBranch()
+		in.Repos[i].Source = match.GetSource()
+	}
+	if ids := req.GetContextDocumentIds(); len(ids) > 0 {
+		missing, err := s.Store.MissingDocuments(ctx, caller.OrgID, ids)
+		if err != nil {
+			return nil, err
+		}
+		if len(missing) > 0 {
+			return nil, apierr.Invalid("context_document_ids: context document %s not found", missing[0])
+		}
+	}
+	if resp.GetClaimedByScanId() != "" {
+		return nil, apierr.Invalid("Cost estimation has already been claimed by a scan")
+	}
+	return in, nil
+}
+
+// estimatedRepo finds the estimation's repository for a requested one: same
+// URL (ignoring a trailing slash or ".git"), and same source when the request
+// named one explicitly.
+func estimatedRepo(est *estimationv1.CostEstimation, r store.Repo) *estimationv1.RepoRef {
+	norm := func(s string) string {
+		return strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(s), "/"), ".git")
+	}
+	for _, e := range est.GetRepos() {
+		if norm(e.GetRepoUrl()) == norm(r.URL) && (r.Source == "" || r.Source == e.GetSource()) {
+			return e
+		}
+	}
+	return nil
+}
+
+func taskID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "scan_" + hex.EncodeToString(b)
+}
+
+// Start runs the saga for a validated request.
+func (s *Starter) Start(ctx context.Context, in *Start) (store.Scan, error) {
+	sc := store.Scan{
+		ID: uuid.NewString(), OrgID: in.Caller.OrgID, UserID: in.Caller.UserID, TaskID: taskID(), Status: "pending",
+		EstimationID: in.Estimation.GetId(), Repos: in.Repos, TargetURLs: in.Req.GetTargetUrls(),
+		CustomContext: in.Req.GetCustomContext(), ContextDocumentIDs: in.Req.GetContextDocumentIds(), Credits: in.Estimation.GetTotalCredits(),
+	}
+	if sc.TargetURLs == nil {
+		sc.TargetURLs = []string{}
+	}
+	if sc.ContextDocumentIDs == nil {
+		sc.ContextDocumentIDs = []string{}
+	}
+	if ai := in.Req.GetAuthInstructions(); ai != "" {
+		enc, err := s.Box.Seal([]byte(ai))
+		if err != nil {
+			return sc, err
+		}
+		sc.AuthInstructionsEnc = enc
+	}
+	// 1. Record the start with its recovery job.
+	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		if err := s.Store.InsertStarting(ctx, tx, sc); err != nil {
+			return err
+		}
+		_, err := s.River.InsertTx(ctx, tx, jobs.RecoverStart{ScanID: sc.ID}, &river.InsertOpts{ScheduledAt: time.Now().Add(jobs.RecoveryDelay)})
+		return err
+	})
+	if err != nil {
+		return sc, fmt.Errorf("record scan start: %w", err)
+	}
+	undo := func(cause error) (store.Scan, error) {
+		if errors.Is(cause, ErrSimulatedCrash) {
+			return sc, cause
+		}
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := s.Abort(actx, sc.ID); err != nil {
+			s.Log.WarnContext(ctx, "undoing scan start failed; recovery will retry", "scan_id", sc.ID, "error", err.Error())
+		}
+		return sc, cause
+	}
+	if err := s.fail("recorded"); err != nil {
+		return undo(err)
+	}
+	// 2. Claim the estimation.
+	if _, err := s.Estimation.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: sc.OrgID, Id: sc.EstimationID, ScanId: sc.ID}); err != nil {
+		return undo(passThrough(err, "claim estimation"))
+	}
+	if err := s.fail("claimed"); err != nil {
+		return undo(err)
+	}
+	// 3. Debit the credits.
+	if _, err := s.Auth.DebitCredits(ctx, &authv1.DebitCreditsRequest{OrgId: sc.OrgID, Amount: sc.Credits, Reference: CreditReference(sc.ID)}); err != nil {
+		return undo(passThrough(err, "debit credits"))
+	}
+	if err := s.fail("debited"); err != nil {
+		return undo(err)
+	}
+	// 4. Start and queue, unless recovery already undid the start.
+	var started bool
+	err = db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		var err error
+		if started, err = s.Store.MarkStarted(ctx, tx, sc.ID); err != nil || !started {
+			return err
+		}
+		if err := s.fail("queued"); err != nil {
+			return err
+		}
+		_, err = s.River.InsertTx(ctx, tx, jobs.RunScan{ScanID: sc.ID}, nil)
+		return err
+	})
+	if err != nil {
+		return undo(err)
+	}
+	if !started {
+		return sc, apierr.New(503, "The scan could not be started in time; no credits were used. Retry the request")
+	}
+	// Tell the findings service about the scan now, so that its findings
+	// list answers at once; the worker repeats this (idempotent) if it fails.
+	if _, err := s.Findings.RegisterScan(ctx, RegisterRequest(sc)); err != nil {
+		s.Log.WarnContext(ctx, "register scan with findings failed; the worker will retry", "scan_id", sc.ID, "error", err.Error())
+	}
+	return sc, nil
+}
+
+// CreditReference is the idempotency reference of a scan's debit.
+func CreditReference(scanID string) string { return "scan:" + scanID }
+
+// RegisterRequest describes a scan to the findings service.
+func RegisterRequest(sc store.Scan) *findingsv1.RegisterScanRequest {
+	primary := ""
+	if len(sc.Repos) > 0 {
+		primary = sc.Repos[0].URL
+	}
+	return &findingsv1.RegisterScanRequest{ScanId: sc.ID, OrgId: sc.OrgID, RepoUrl: primary, ScanType: sc.ScanType}
+}
+
+// passThrough keeps a client error of another service (its status and
+// message) and wraps anything else.
+func passThrough(err error, what string) error {
+	st, ok := status.FromError(err)
+	if ok && st.Code() != codes.Internal && st.Code() != codes.Unknown && st.Code() != codes.Unavailable && st.Code() != codes.DeadlineExceeded {
+		return err
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// Abort undoes a start that did not finish: it moves the scan to
+// 'aborting' (so the request can no longer complete it), refunds the debit
+// and releases the claim (both idempotent by the scan id), then marks it
+// aborted. It does nothing for a scan that started or was already aborted.
+func (s *Starter) Abort(ctx context.Context, scanID string) error {
+	sc, ok, err := s.Store.BeginAbort(ctx, scanID)
+	if err != nil || !ok {
+		return err
+	}
+	if _, err := s.Auth.RefundCredits(ctx, &authv1.RefundCreditsRequest{OrgId: sc.OrgID, Reference: CreditReference(sc.ID)}); err != nil {
+		return fmt.Errorf("refund: %w", err)
+	}
+	if _, err := s.Estimation.ReleaseEstimation(ctx, &estimationv1.ReleaseEstimationRequest{OrgId: sc.OrgID, Id: sc.EstimationID, ScanId: sc.ID}); err != nil {
+		return fmt.Errorf("release estimation: %w", err)
+	}
+	return s.Store.FinishAbort(ctx, sc.ID)
+}
+
+// RecoverWorker runs RecoverStart jobs.
+type RecoverWorker struct {
+	river.WorkerDefaults[jobs.RecoverStart]
+	Starter *Starter
+}
+
+func (w *RecoverWorker) Work(ctx context.Context, job *river.Job[jobs.RecoverStart]) error {
+	return w.Starter.Abort(ctx, job.Args.ScanID)
+}

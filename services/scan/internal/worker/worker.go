@@ -1,0 +1,338 @@
+// Package worker runs scans from the durable queue: it checks out exactly
+// the estimated commits (primary repository first, related ones beside it),
+// runs the scan engine on the code and the target URLs, reports findings to
+// the findings service in idempotent batches, and records progress. A scan
+// that cannot finish after its attempts ends failed and its credits are
+// refunded. On shutdown a running scan is handed back to the queue.
+package worker
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/vulnscan/vulnscan/pkg/archive"
+	"github.com/vulnscan/vulnscan/pkg/gitfetch"
+	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
+	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
+	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine"
+	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
+	"github.com/vulnscan/vulnscan/services/scan/internal/service"
+	"github.com/vulnscan/vulnscan/services/scan/internal/store"
+)
+
+// ReportBatch is the number of findings reported per call.
+const ReportBatch = 100
+
+// Worker runs RunScan jobs.
+type Worker struct {
+	river.WorkerDefaults[jobs.RunScan]
+	Store      *store.Store
+	Estimation estimationv1.EstimationInternalServiceClient
+	Auth       authv1.AuthInternalServiceClient
+	Findings   findingsv1.FindingsIntakeServiceClient
+	Engine     *engine.Engine
+	LiveClient *http.Client
+	Box        *secretbox.Box
+	Log        *slog.Logger
+	WorkDir    string
+	JobTimeout time.Duration
+	Fetch      gitfetch.Limits
+	Archive    archive.Limits
+}
+
+// Timeout bounds one attempt of a scan.
+func (w *Worker) Timeout(*river.Job[jobs.RunScan]) time.Duration { return w.JobTimeout }
+
+// permanent marks failures that retrying cannot fix.
+type permanent struct{ msg string }
+
+func (p permanent) Error() string { return p.msg }
+
+func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.RunScan]) error {
+	sc, err := w.Store.ByID(ctx, job.Args.ScanID)
+	if errors.Is(err, store.ErrNotFound) {
+		return river.JobCancel(fmt.Errorf("scan %s does not exist", job.Args.ScanID))
+	}
+	if err != nil {
+		return err
+	}
+	if sc.StartState != "started" {
+		return river.JobCancel(fmt.Errorf("scan %s was not started", sc.ID))
+	}
+	if sc.Status == "completed" || sc.Status == "failed" {
+		return nil
+	}
+	log := w.Log.With("scan_id", sc.ID, "attempt", job.Attempt)
+	err = w.run(ctx, log, sc)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		// The worker is shutting down: hand the scan back without using an attempt.
+		log.Info("scan interrupted by shutdown; returned to the queue")
+		return river.JobSnooze(time.Second)
+	}
+	var perm permanent
+	if errors.As(err, &perm) || job.Attempt >= job.MaxAttempts {
+		msg := "The scan could not be completed"
+		if errors.As(err, &perm) {
+			msg = perm.msg
+		}
+		log.Warn("scan failed", "error", err.Error())
+		return w.fail(context.WithoutCancel(ctx), sc, msg)
+	}
+	log.Warn("scan attempt failed; it will be retried", "error", err.Error())
+	return err
+}
+
+// fail marks the scan failed and refunds its credits (idempotently).
+func (w *Worker) fail(ctx context.Context, sc store.Scan, msg string) error {
+	if _, err := w.Store.Fail(ctx, sc.ID, msg); err != nil {
+		return err
+	}
+	if _, err := w.Auth.RefundCredits(ctx, &authv1.RefundCreditsRequest{OrgId: sc.OrgID, Reference: service.CreditReference(sc.ID)}); err != nil {
+		return fmt.Errorf("refund failed scan: %w", err)
+	}
+	return nil
+}
+
+func (w *Worker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error {
+	if err := w.Store.SetRunning(ctx, sc.ID); err != nil {
+		return err
+	}
+	if _, err := w.Findings.RegisterScan(ctx, service.RegisterRequest(sc)); err != nil {
+		return fmt.Errorf("register scan: %w", err)
+	}
+	progress := newProgress(ctx, w.Store, sc.ID, log)
+	progress.set(2)
+
+	dir, err := os.MkdirTemp(w.WorkDir, "scan-"+sc.ID+"-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	repos, err := w.checkout(ctx, sc, dir)
+	if err != nil {
+		return err
+	}
+	progress.set(10)
+
+	in := engine.Input{Repos: repos, TargetURLs: sc.TargetURLs, CustomContext: sc.CustomContext, HTTPClient: w.LiveClient}
+	if len(sc.ContextDocumentIDs) > 0 {
+		docs, err := w.Store.DocumentsContent(ctx, sc.OrgID, sc.ContextDocumentIDs)
+		if err != nil {
+			return err
+		}
+		for _, d := range docs {
+			in.CustomContext += "\n" + d.Content
+		}
+	}
+	if len(sc.AuthInstructionsEnc) > 0 {
+		pt, err := w.Box.Open(sc.AuthInstructionsEnc)
+		if err != nil {
+			return permanent{"The scan's stored auth instructions could not be read"}
+		}
+		in.AuthInstructions = string(pt)
+	}
+	res, err := w.Engine.Run(ctx, in, func(pct int) { progress.set(int32(10 + pct*80/100)) })
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	log.Info("analysis done", "findings", len(res.Findings), "files", res.Stats.FilesAnalyzed, "skipped", res.Stats.FilesSkipped, "lines", res.Stats.LinesAnalyzed)
+	progress.set(90)
+	if err := w.report(ctx, sc, res.Findings); err != nil {
+		return err
+	}
+	progress.flush()
+	return w.Store.Complete(ctx, sc.ID)
+}
+
+// report sends findings in batches; the findings service keys them by
+// (scan, fingerprint), so a retried attempt never duplicates them.
+func (w *Worker) report(ctx context.Context, sc store.Scan, fs []engine.Finding) error {
+	for start := 0; start < len(fs); start += ReportBatch {
+		end := min(start+ReportBatch, len(fs))
+		req := &findingsv1.ReportFindingsRequest{ScanId: sc.ID}
+		for _, f := range fs[start:end] {
+			rf := &findingsv1.ReportedFinding{
+				Fingerprint: f.Fingerprint, Title: f.Title, Category: f.Category, Severity: f.Severity, Description: f.Description,
+				AffectedFile: f.AffectedFile, AffectedCode: f.AffectedCode, Tags: f.Tags, StartLine: int32(f.StartLine), EndLine: int32(f.EndLine),
+				Verified: f.Confirmed,
+			}
+			if f.ProofOfConcept != nil {
+				rf.ProofOfConcept = wrapperspb.String(*f.ProofOfConcept)
+			}
+			if f.MermaidTrace != nil {
+				rf.MermaidTrace = wrapperspb.String(*f.MermaidTrace)
+			}
+			req.Findings = append(req.Findings, rf)
+		}
+		if _, err := w.Findings.ReportFindings(ctx, req); err != nil {
+			return fmt.Errorf("report findings: %w", err)
+		}
+	}
+	return nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// checkout fetches every repository of the scan at its estimated commit.
+func (w *Worker) checkout(ctx context.Context, sc store.Scan, dir string) ([]engine.Repo, error) {
+	resp, err := w.Estimation.GetRepoSources(ctx, &estimationv1.GetRepoSourcesRequest{OrgId: sc.OrgID, Id: sc.EstimationID})
+	if err != nil {
+		return nil, fmt.Errorf("repository sources: %w", err)
+	}
+	var out []engine.Repo
+	for i, r := range sc.Repos {
+		var src *estimationv1.RepoSource
+		for _, s := range resp.GetSources() {
+			if sameRepo(s.GetRepoUrl(), r.URL) {
+				src = s
+				break
+			}
+		}
+		if src == nil {
+			return nil, permanent{fmt.Sprintf("Repository %s is no longer part of the estimation", r.URL)}
+		}
+		if src.GetStatus() != "completed" {
+			return nil, permanent{fmt.Sprintf("Repository %s could not be estimated, so it cannot be scanned", r.URL)}
+		}
+		target := filepath.Join(dir, fmt.Sprintf("%02d-%s", i, unsafeName.ReplaceAllString(filepath.Base(r.URL), "_")))
+		if err := os.MkdirAll(target, 0o700); err != nil {
+			return nil, err
+		}
+		switch src.GetSource() {
+		case "upload":
+			if err := w.unpack(ctx, sc.OrgID, src, target); err != nil {
+				return nil, err
+			}
+		default:
+			commit, err := gitfetch.Checkout(ctx, gitfetch.Source{CloneURL: src.GetCloneUrl(), Username: src.GetUsername(), Password: src.GetPassword(),
+				Branch: src.GetBranch(), Commit: src.GetCommitSha()}, target, w.Fetch)
+			switch {
+			case errors.Is(err, gitfetch.ErrTooLarge):
+				return nil, permanent{fmt.Sprintf("Repository %s exceeds the size limit", r.URL)}
+			case errors.Is(err, gitfetch.ErrNotFound):
+				return nil, permanent{fmt.Sprintf("Commit %s of %s is no longer available", src.GetCommitSha(), r.URL)}
+			case errors.Is(err, gitfetch.ErrAuth):
+				return nil, permanent{fmt.Sprintf("Repository %s refused the stored credentials", r.URL)}
+			case err != nil:
+				return nil, fmt.Errorf("checkout %s: %w", r.URL, err)
+			}
+			if commit != src.GetCommitSha() {
+				return nil, permanent{fmt.Sprintf("Repository %s could not be checked out at the estimated commit", r.URL)}
+			}
+		}
+		out = append(out, engine.Repo{URL: r.URL, Dir: target, CommitSHA: src.GetCommitSha(), Primary: i == 0})
+	}
+	return out, nil
+}
+
+func sameRepo(a, b string) bool {
+	n := func(s string) string { return strings.TrimSuffix(strings.TrimSuffix(s, "/"), ".git") }
+	return n(a) == n(b)
+}
+
+// unpack streams an upload's archive from the estimation service, checks its
+// hash, and extracts it safely.
+func (w *Worker) unpack(ctx context.Context, orgID string, src *estimationv1.RepoSource, target string) error {
+	stream, err := w.Estimation.DownloadUpload(ctx, &estimationv1.DownloadUploadRequest{OrgId: orgID, UploadId: src.GetUploadId()})
+	if err != nil {
+		return fmt.Errorf("download upload: %w", err)
+	}
+	pr, pw := io.Pipe()
+	h := sha256.New()
+	go func() {
+		for {
+			msg, err := stream.Recv()
+			if errors.Is(err, io.EOF) {
+				_ = pw.Close()
+				return
+			}
+			if err != nil {
+				_ = pw.CloseWithError(err)
+				return
+			}
+			h.Write(msg.GetData())
+			if _, err := pw.Write(msg.GetData()); err != nil {
+				return
+			}
+		}
+	}()
+	_, err = archive.Extract(pr, src.GetArchiveContentType(), target, w.Archive)
+	_ = pr.CloseWithError(io.ErrClosedPipe)
+	if errors.Is(err, archive.ErrUnsafe) {
+		return permanent{"The uploaded archive could not be unpacked safely"}
+	}
+	if err != nil {
+		return fmt.Errorf("unpack upload: %w", err)
+	}
+	if want := src.GetArchiveSha256(); want != "" && hex.EncodeToString(h.Sum(nil)) != want {
+		return fmt.Errorf("upload %s changed since it was estimated", src.GetUploadId())
+	}
+	return nil
+}
+
+// progressWriter records progress at most once a second and never backwards.
+type progressWriter struct {
+	ctx   context.Context
+	store *store.Store
+	id    string
+	log   *slog.Logger
+
+	mu      sync.Mutex
+	last    int32
+	pending int32
+	at      time.Time
+}
+
+func newProgress(ctx context.Context, st *store.Store, id string, log *slog.Logger) *progressWriter {
+	return &progressWriter{ctx: ctx, store: st, id: id, log: log}
+}
+
+func (p *progressWriter) set(v int32) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if v <= p.pending {
+		return
+	}
+	p.pending = min(v, 99)
+	if time.Since(p.at) < time.Second {
+		return
+	}
+	p.writeLocked()
+}
+
+func (p *progressWriter) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.writeLocked()
+}
+
+func (p *progressWriter) writeLocked() {
+	if p.pending == p.last {
+		return
+	}
+	if err := p.store.SetProgress(p.ctx, p.id, p.pending); err != nil {
+		p.log.Warn("record progress", "error", err.Error())
+		return
+	}
+	p.last, p.at = p.pending, time.Now()
+}
