@@ -1,184 +1,233 @@
-// Package archive unpacks uploaded source archives (zip, tar.gz) safely:
-// entries with absolute paths, ".." components, links that leave the root,
-// device files or other special files are rejected, and the number of files
-// and the expanded size are bounded, so a hostile archive can neither write
-// outside its directory nor exhaust the disk.
+// Package archive checks and unpacks uploaded repository archives (zip and
+// tar.gz) safely: entries with absolute paths or ".." components, links
+// leaving the archive root, device files and pipes are refused, and the
+// expanded size and file count are bounded while reading, whatever the
+// headers claim. Links are never recreated on disk.
 package archive
 
 import (
 	"archive/tar"
 	"archive/zip"
-	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
+	"sort"
 	"strings"
 )
 
-// Content types accepted.
+// Content types accepted for uploads.
 const (
-	TypeZip  = "application/zip"
-	TypeGzip = "application/gzip"
+	TypeZip   = "application/zip"
+	TypeTarGz = "application/gzip"
 )
 
-// ErrUnsafe wraps every rejection of an archive's content.
-var ErrUnsafe = errors.New("unsafe archive")
+// ErrUnsafe wraps every refusal of an archive's content; its message is
+// safe to show to the uploader.
+var ErrUnsafe = errors.New("archive rejected")
 
-// Limits bound an extraction.
+// Limits bound what an archive may expand to.
 type Limits struct {
-	MaxFiles     int   // entries (files, directories, links)
-	MaxTotalSize int64 // expanded bytes
+	MaxBytes int64 // total expanded size
+	MaxFiles int   // regular files
 }
 
-// DefaultLimits are the limits of CONTRACT.md: 1 GiB expanded, 100,000 entries.
-var DefaultLimits = Limits{MaxFiles: 100_000, MaxTotalSize: 1 << 30}
+// DefaultLimits are the contract's: 1 GiB expanded, 100,000 files.
+var DefaultLimits = Limits{MaxBytes: 1 << 30, MaxFiles: 100_000}
 
-// Stats describes what was extracted.
-type Stats struct {
+// Summary describes a checked archive.
+type Summary struct {
 	Files int
 	Bytes int64
+	// ContentHash is a stable 40-hex hash of the files (paths and contents),
+	// independent of the archive format and entry order.
+	ContentHash string
 }
 
 func unsafe(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrUnsafe, fmt.Sprintf(format, args...))
 }
 
-// Extract unpacks the archive read from r, of contentType, into dst (which
-// must exist and be empty). A zip archive is spooled to a temporary file
-// because its directory is at the end.
-func Extract(r io.Reader, contentType, dst string, lim Limits) (Stats, error) {
-	x := &extractor{dst: dst, lim: lim}
-	switch contentType {
-	case TypeGzip, "application/x-gzip", "application/x-tar+gzip":
-		return x.stats, x.tarGz(r)
-	case TypeZip, "application/x-zip-compressed":
-		f, err := os.CreateTemp("", "vulnscan-zip-")
-		if err != nil {
-			return x.stats, err
-		}
-		defer func() { _ = f.Close(); _ = os.Remove(f.Name()) }()
-		n, err := io.Copy(f, r)
-		if err != nil {
-			return x.stats, fmt.Errorf("spool archive: %w", err)
-		}
-		zr, err := zip.NewReader(f, n)
-		if err != nil {
-			return x.stats, unsafe("not a valid zip archive")
-		}
-		return x.stats, x.zip(zr)
-	default:
-		return x.stats, fmt.Errorf("unsupported archive type %q", contentType)
+// cleanName checks an entry name and returns it cleaned, without a
+// trailing slash; "" for the root itself.
+func cleanName(name string) (string, error) {
+	if strings.ContainsAny(name, "\x00\\") {
+		return "", unsafe("entry %q has an invalid name", name)
 	}
+	if strings.HasPrefix(name, "/") || (len(name) >= 2 && name[1] == ':') {
+		return "", unsafe("entry %q has an absolute path", name)
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if seg == ".." {
+			return "", unsafe("entry %q leaves the archive root", name)
+		}
+	}
+	c := path.Clean(name)
+	if c == "." {
+		return "", nil
+	}
+	return c, nil
 }
 
-type extractor struct {
-	dst   string
-	lim   Limits
-	stats Stats
-}
-
-// target validates an entry name and returns its path under dst.
-func (x *extractor) target(name string) (string, error) {
-	if name == "" || strings.ContainsRune(name, 0) {
-		return "", unsafe("empty or invalid entry name")
+// checkLink refuses a link whose target leaves the root.
+func checkLink(name, target string, hard bool) error {
+	if target == "" || strings.HasPrefix(target, "/") || strings.ContainsAny(target, "\x00\\") || (len(target) >= 2 && target[1] == ':') {
+		return unsafe("link %q points outside the archive", name)
 	}
-	if strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || filepath.VolumeName(name) != "" || (len(name) > 1 && name[1] == ':') {
-		return "", unsafe("absolute path %q", name)
+	base := path.Dir(name)
+	if hard {
+		base = "."
 	}
-	for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '\\' }) {
-		if part == ".." {
-			return "", unsafe("path %q leaves the archive root", name)
-		}
-	}
-	clean := path.Clean(strings.ReplaceAll(name, `\`, "/"))
-	if clean == "." {
-		return x.dst, nil
-	}
-	return filepath.Join(x.dst, filepath.FromSlash(clean)), nil
-}
-
-func (x *extractor) count() error {
-	x.stats.Files++
-	if x.stats.Files > x.lim.MaxFiles {
-		return unsafe("more than %d entries", x.lim.MaxFiles)
+	j := path.Join(base, target)
+	if j == ".." || strings.HasPrefix(j, "../") {
+		return unsafe("link %q points outside the archive", name)
 	}
 	return nil
 }
 
-// checkParents refuses to write through a symlink created earlier.
-func (x *extractor) checkParents(p string) error {
-	rel, err := filepath.Rel(x.dst, filepath.Dir(p))
-	if err != nil {
-		return unsafe("bad path")
+type writer struct {
+	root   *os.Root
+	lim    Limits
+	sum    Summary
+	hashes map[string]string
+}
+
+func (w *writer) file(name string, r io.Reader) error {
+	w.sum.Files++
+	if w.sum.Files > w.lim.MaxFiles {
+		return unsafe("more than %d files", w.lim.MaxFiles)
 	}
-	cur := x.dst
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		if part == "." || part == "" {
-			continue
+	h := sha256.New()
+	var dst io.Writer = h
+	var f *os.File
+	if w.root != nil {
+		if d := path.Dir(name); d != "." {
+			if err := w.root.MkdirAll(d, 0o755); err != nil {
+				return unsafe("entry %q cannot be created", name)
+			}
 		}
-		cur = filepath.Join(cur, part)
-		fi, err := os.Lstat(cur)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
+		var err error
+		f, err = w.root.OpenFile(name, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+		if err != nil {
+			return unsafe("entry %q cannot be created", name)
 		}
+		defer func() { _ = f.Close() }()
+		dst = io.MultiWriter(h, f)
+	}
+	remaining := w.lim.MaxBytes - w.sum.Bytes
+	n, err := io.Copy(dst, io.LimitReader(r, remaining+1))
+	w.sum.Bytes += n
+	if err != nil {
+		return unsafe("entry %q cannot be read: %v", name, err)
+	}
+	if w.sum.Bytes > w.lim.MaxBytes {
+		return unsafe("expands to more than %d bytes", w.lim.MaxBytes)
+	}
+	w.hashes[name] = hex.EncodeToString(h.Sum(nil))
+	if f != nil {
+		return f.Close()
+	}
+	return nil
+}
+
+func (w *writer) finish() Summary {
+	names := make([]string, 0, len(w.hashes))
+	for n := range w.hashes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		fmt.Fprintf(h, "%s\x00%s\n", n, w.hashes[n])
+	}
+	w.sum.ContentHash = hex.EncodeToString(h.Sum(nil))[:40]
+	return w.sum
+}
+
+// Extract checks the archive in r (of size bytes) and, when dest is not
+// empty, unpacks its directories and regular files under dest.
+func Extract(r io.ReaderAt, size int64, contentType, dest string, lim Limits) (Summary, error) {
+	w := &writer{lim: lim, hashes: map[string]string{}}
+	if dest != "" {
+		root, err := os.OpenRoot(dest)
+		if err != nil {
+			return Summary{}, err
+		}
+		defer func() { _ = root.Close() }()
+		w.root = root
+	}
+	var err error
+	switch contentType {
+	case TypeZip:
+		err = w.zip(r, size)
+	case TypeTarGz:
+		err = w.tarGz(io.NewSectionReader(r, 0, size))
+	default:
+		return Summary{}, unsafe("unsupported content type %q", contentType)
+	}
+	if err != nil {
+		return Summary{}, err
+	}
+	return w.finish(), nil
+}
+
+func (w *writer) zip(r io.ReaderAt, size int64) error {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return unsafe("not a valid zip archive")
+	}
+	for _, f := range zr.File {
+		name, err := cleanName(f.Name)
 		if err != nil {
 			return err
 		}
-		if fi.Mode()&os.ModeSymlink != 0 {
-			return unsafe("entry %q is written through a link", p)
+		mode := f.Mode()
+		switch {
+		case mode&fs.ModeSymlink != 0:
+			rc, err := f.Open()
+			if err != nil {
+				return unsafe("entry %q cannot be read", f.Name)
+			}
+			target, err := io.ReadAll(io.LimitReader(rc, 4096))
+			_ = rc.Close()
+			if err != nil {
+				return unsafe("entry %q cannot be read", f.Name)
+			}
+			if err := checkLink(name, string(target), false); err != nil {
+				return err
+			}
+		case mode&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeNamedPipe|fs.ModeSocket|fs.ModeIrregular) != 0:
+			return unsafe("entry %q is a special file", f.Name)
+		case mode.IsDir() || strings.HasSuffix(f.Name, "/"):
+			if name != "" && w.root != nil {
+				if err := w.root.MkdirAll(name, 0o755); err != nil {
+					return unsafe("entry %q cannot be created", f.Name)
+				}
+			}
+		default:
+			if name == "" {
+				return unsafe("entry %q has an invalid name", f.Name)
+			}
+			rc, err := f.Open()
+			if err != nil {
+				return unsafe("entry %q cannot be read", f.Name)
+			}
+			err = w.file(name, rc)
+			_ = rc.Close()
+			if err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-func (x *extractor) writeFile(p string, r io.Reader, mode os.FileMode) error {
-	if err := x.checkParents(p); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode.Perm()&0o755|0o600)
-	if err != nil {
-		return err
-	}
-	remaining := x.lim.MaxTotalSize - x.stats.Bytes
-	n, err := io.Copy(f, io.LimitReader(r, remaining+1))
-	cerr := f.Close()
-	x.stats.Bytes += n
-	if err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
-	}
-	if x.stats.Bytes > x.lim.MaxTotalSize {
-		return unsafe("expands past %d bytes", x.lim.MaxTotalSize)
-	}
-	return cerr
-}
-
-// link creates a symlink only when its target stays inside dst.
-func (x *extractor) link(p, target string) error {
-	if filepath.IsAbs(target) || strings.HasPrefix(target, "/") {
-		return unsafe("link %q points to an absolute path", target)
-	}
-	resolved := filepath.Join(filepath.Dir(p), filepath.FromSlash(target))
-	rel, err := filepath.Rel(x.dst, resolved)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return unsafe("link %q leaves the archive root", target)
-	}
-	if err := x.checkParents(p); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return os.Symlink(target, p)
-}
-
-func (x *extractor) tarGz(r io.Reader) error {
+func (w *writer) tarGz(r io.Reader) error {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
 		return unsafe("not a valid gzip stream")
@@ -191,99 +240,39 @@ func (x *extractor) tarGz(r io.Reader) error {
 			return nil
 		}
 		if err != nil {
-			return unsafe("corrupt tar archive")
+			return unsafe("not a valid tar.gz archive")
 		}
-		if h.Typeflag == tar.TypeXGlobalHeader {
-			continue
-		}
-		if err := x.count(); err != nil {
-			return err
-		}
-		p, err := x.target(h.Name)
+		name, err := cleanName(h.Name)
 		if err != nil {
 			return err
 		}
 		switch h.Typeflag {
+		case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
+			if name == "" {
+				return unsafe("entry %q has an invalid name", h.Name)
+			}
+			if err := w.file(name, tr); err != nil {
+				return err
+			}
 		case tar.TypeDir:
-			if err := x.checkParents(p); err != nil {
-				return err
-			}
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if err := x.writeFile(p, tr, os.FileMode(h.Mode)); err != nil {
-				return err
+			if name != "" && w.root != nil {
+				if err := w.root.MkdirAll(name, 0o755); err != nil {
+					return unsafe("entry %q cannot be created", h.Name)
+				}
 			}
 		case tar.TypeSymlink:
-			if err := x.link(p, h.Linkname); err != nil {
+			if err := checkLink(name, h.Linkname, false); err != nil {
 				return err
 			}
 		case tar.TypeLink:
-			return unsafe("hard link %q is not allowed", h.Name)
+			if err := checkLink(name, h.Linkname, true); err != nil {
+				return err
+			}
+		case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
+			return unsafe("entry %q is a special file", h.Name)
+		case tar.TypeXGlobalHeader, tar.TypeXHeader, tar.TypeGNULongName, tar.TypeGNULongLink:
 		default:
-			return unsafe("special file %q (type %q) is not allowed", h.Name, string(h.Typeflag))
+			return unsafe("entry %q has an unsupported type", h.Name)
 		}
 	}
-}
-
-func (x *extractor) zip(zr *zip.Reader) error {
-	if len(zr.File) > x.lim.MaxFiles {
-		return unsafe("more than %d entries", x.lim.MaxFiles)
-	}
-	var declared uint64
-	for _, f := range zr.File {
-		declared += f.UncompressedSize64
-	}
-	if declared > uint64(x.lim.MaxTotalSize) {
-		return unsafe("expands past %d bytes", x.lim.MaxTotalSize)
-	}
-	for _, f := range zr.File {
-		if err := x.count(); err != nil {
-			return err
-		}
-		p, err := x.target(f.Name)
-		if err != nil {
-			return err
-		}
-		mode := f.Mode()
-		switch {
-		case mode.IsDir():
-			if err := x.checkParents(p); err != nil {
-				return err
-			}
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				return err
-			}
-		case mode&os.ModeSymlink != 0:
-			rc, err := f.Open()
-			if err != nil {
-				return unsafe("corrupt zip entry %q", f.Name)
-			}
-			target, err := io.ReadAll(io.LimitReader(rc, 4096))
-			_ = rc.Close()
-			if err != nil {
-				return unsafe("corrupt zip entry %q", f.Name)
-			}
-			if err := x.link(p, string(bytes.TrimSpace(target))); err != nil {
-				return err
-			}
-		case mode.IsRegular():
-			rc, err := f.Open()
-			if err != nil {
-				return unsafe("corrupt zip entry %q", f.Name)
-			}
-			err = x.writeFile(p, rc, mode)
-			_ = rc.Close()
-			if err != nil {
-				if errors.Is(err, zip.ErrChecksum) || errors.Is(err, zip.ErrFormat) {
-					return unsafe("corrupt zip entry %q", f.Name)
-				}
-				return err
-			}
-		default:
-			return unsafe("special file %q is not allowed", f.Name)
-		}
-	}
-	return nil
 }

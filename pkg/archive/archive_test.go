@@ -5,6 +5,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,23 +16,49 @@ import (
 
 type entry struct {
 	name, body, link string
+	mode             fs.FileMode
 	typ              byte
 }
 
-func tgz(t testing.TB, entries ...entry) []byte {
+// Zip builds a zip archive, for tests.
+func buildZip(t testing.TB, entries []entry) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range entries {
+		h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
+		mode := e.mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		h.SetMode(mode)
+		w, err := zw.CreateHeader(h)
+		require.NoError(t, err)
+		body := e.body
+		if mode&fs.ModeSymlink != 0 {
+			body = e.link
+		}
+		_, err = w.Write([]byte(body))
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	return buf.Bytes()
+}
+
+func buildTarGz(t testing.TB, entries []entry) []byte {
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
 	for _, e := range entries {
-		h := &tar.Header{Name: e.name, Mode: 0o644, Typeflag: e.typ, Linkname: e.link, Size: int64(len(e.body))}
-		if e.typ == 0 {
-			h.Typeflag = tar.TypeReg
+		typ := e.typ
+		if typ == 0 {
+			typ = tar.TypeReg
 		}
-		if h.Typeflag != tar.TypeReg {
+		h := &tar.Header{Name: e.name, Typeflag: typ, Mode: 0o644, Size: int64(len(e.body)), Linkname: e.link}
+		if typ != tar.TypeReg {
 			h.Size = 0
 		}
 		require.NoError(t, tw.WriteHeader(h))
-		if h.Typeflag == tar.TypeReg {
+		if typ == tar.TypeReg {
 			_, err := tw.Write([]byte(e.body))
 			require.NoError(t, err)
 		}
@@ -40,108 +68,100 @@ func tgz(t testing.TB, entries ...entry) []byte {
 	return buf.Bytes()
 }
 
-func zipOf(t testing.TB, entries ...entry) []byte {
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, e := range entries {
-		h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
-		body := e.body
-		if e.link != "" {
-			h.SetMode(os.ModeSymlink | 0o777)
-			body = e.link
-		}
-		w, err := zw.CreateHeader(h)
-		require.NoError(t, err)
-		_, err = w.Write([]byte(body))
-		require.NoError(t, err)
-	}
-	require.NoError(t, zw.Close())
-	return buf.Bytes()
-}
-
-func TestExtractGood(t *testing.T) {
+func TestExtract(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		typ  string
-		data []byte
-	}{
-		{"tgz", TypeGzip, tgz(t, entry{name: "app/", typ: tar.TypeDir}, entry{name: "app/main.go", body: "package main"}, entry{name: "app/link", link: "main.go", typ: tar.TypeSymlink})},
-		{"zip", TypeZip, zipOf(t, entry{name: "app/main.go", body: "package main"}, entry{name: "app/link", link: "main.go"})},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dst := t.TempDir()
-			st, err := Extract(bytes.NewReader(tc.data), tc.typ, dst, DefaultLimits)
-			require.NoError(t, err)
-			b, err := os.ReadFile(filepath.Join(dst, "app", "main.go"))
-			require.NoError(t, err)
-			require.Equal(t, "package main", string(b))
-			require.Positive(t, st.Files)
-		})
-	}
-}
-
-func TestExtractRejects(t *testing.T) {
-	t.Parallel()
-	small := Limits{MaxFiles: 3, MaxTotalSize: 10}
+	good := []entry{{name: "app/", mode: fs.ModeDir | 0o755}, {name: "app/main.go", body: "package main\n"}, {name: "README.md", body: "hi"}, {name: "app/link", link: "main.go", mode: fs.ModeSymlink | 0o777}}
+	goodTar := []entry{{name: "app/main.go", body: "package main\n"}, {name: "README.md", body: "hi"}, {name: "app/link", link: "main.go", typ: tar.TypeSymlink}}
 	tests := []struct {
-		name string
-		typ  string
-		data []byte
-		lim  Limits
+		name    string
+		ct      string
+		data    []byte
+		wantErr string
 	}{
-		{"absolute tar", TypeGzip, tgz(t, entry{name: "/etc/passwd", body: "x"}), DefaultLimits},
-		{"dotdot tar", TypeGzip, tgz(t, entry{name: "a/../../evil", body: "x"}), DefaultLimits},
-		{"link out tar", TypeGzip, tgz(t, entry{name: "l", link: "../../etc", typ: tar.TypeSymlink}), DefaultLimits},
-		{"absolute link tar", TypeGzip, tgz(t, entry{name: "l", link: "/etc/passwd", typ: tar.TypeSymlink}), DefaultLimits},
-		{"write through link", TypeGzip, tgz(t, entry{name: "d", link: ".", typ: tar.TypeSymlink}, entry{name: "d/x", body: "x"}), DefaultLimits},
-		{"hard link", TypeGzip, tgz(t, entry{name: "h", link: "x", typ: tar.TypeLink}), DefaultLimits},
-		{"device", TypeGzip, tgz(t, entry{name: "dev", typ: tar.TypeChar}), DefaultLimits},
-		{"fifo", TypeGzip, tgz(t, entry{name: "fifo", typ: tar.TypeFifo}), DefaultLimits},
-		{"too big tar", TypeGzip, tgz(t, entry{name: "big", body: "01234567890123"}), small},
-		{"too many tar", TypeGzip, tgz(t, entry{name: "a"}, entry{name: "b"}, entry{name: "c"}, entry{name: "d"}), small},
-		{"absolute zip", TypeZip, zipOf(t, entry{name: "/abs", body: "x"}), DefaultLimits},
-		{"dotdot zip", TypeZip, zipOf(t, entry{name: "../evil", body: "x"}), DefaultLimits},
-		{"backslash dotdot zip", TypeZip, zipOf(t, entry{name: `..\evil`, body: "x"}), DefaultLimits},
-		{"link out zip", TypeZip, zipOf(t, entry{name: "l", link: "../../x"}), DefaultLimits},
-		{"too big zip", TypeZip, zipOf(t, entry{name: "big", body: "01234567890123"}), small},
-		{"not gzip", TypeGzip, []byte("hello"), DefaultLimits},
-		{"not zip", TypeZip, []byte("hello"), DefaultLimits},
+		{"zip ok", TypeZip, buildZip(t, good), ""},
+		{"tar ok", TypeTarGz, buildTarGz(t, goodTar), ""},
+		{"zip dotdot", TypeZip, buildZip(t, []entry{{name: "../evil", body: "x"}}), "leaves the archive root"},
+		{"zip absolute", TypeZip, buildZip(t, []entry{{name: "/etc/passwd", body: "x"}}), "absolute path"},
+		{"zip link out", TypeZip, buildZip(t, []entry{{name: "a/l", link: "../../etc/passwd", mode: fs.ModeSymlink | 0o777}}), "points outside"},
+		{"zip link abs", TypeZip, buildZip(t, []entry{{name: "l", link: "/etc/passwd", mode: fs.ModeSymlink | 0o777}}), "points outside"},
+		{"tar dotdot", TypeTarGz, buildTarGz(t, []entry{{name: "a/../../x", body: "x"}}), "leaves the archive root"},
+		{"tar hardlink out", TypeTarGz, buildTarGz(t, []entry{{name: "h", link: "../x", typ: tar.TypeLink}}), "points outside"},
+		{"tar device", TypeTarGz, buildTarGz(t, []entry{{name: "dev", typ: tar.TypeChar}}), "special file"},
+		{"tar fifo", TypeTarGz, buildTarGz(t, []entry{{name: "p", typ: tar.TypeFifo}}), "special file"},
+		{"not zip", TypeZip, []byte("hello"), "not a valid zip"},
+		{"not gzip", TypeTarGz, []byte("hello"), "not a valid gzip"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			parent := t.TempDir()
-			dst := filepath.Join(parent, "root")
-			require.NoError(t, os.Mkdir(dst, 0o755))
-			_, err := Extract(bytes.NewReader(tc.data), tc.typ, dst, tc.lim)
-			require.ErrorIs(t, err, ErrUnsafe)
-			_, err = os.Stat(filepath.Join(parent, "evil"))
-			require.True(t, os.IsNotExist(err), "wrote outside the root")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dest := t.TempDir()
+			sum, err := Extract(bytes.NewReader(tt.data), int64(len(tt.data)), tt.ct, dest, DefaultLimits)
+			if tt.wantErr != "" {
+				require.ErrorIs(t, err, ErrUnsafe)
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, 2, sum.Files)
+			require.Len(t, sum.ContentHash, 40)
+			b, err := os.ReadFile(filepath.Join(dest, "app", "main.go"))
+			require.NoError(t, err)
+			require.Equal(t, "package main\n", string(b))
+			_, err = os.Lstat(filepath.Join(dest, "app", "link"))
+			require.True(t, errors.Is(err, fs.ErrNotExist), "links are not recreated")
 		})
 	}
+}
+
+func TestContentHashStable(t *testing.T) {
+	t.Parallel()
+	z := buildZip(t, []entry{{name: "a.txt", body: "1"}, {name: "b/c.txt", body: "2"}})
+	g := buildTarGz(t, []entry{{name: "b/c.txt", body: "2"}, {name: "./a.txt", body: "1"}})
+	s1, err := Extract(bytes.NewReader(z), int64(len(z)), TypeZip, "", DefaultLimits)
+	require.NoError(t, err)
+	s2, err := Extract(bytes.NewReader(g), int64(len(g)), TypeTarGz, "", DefaultLimits)
+	require.NoError(t, err)
+	require.Equal(t, s1.ContentHash, s2.ContentHash)
+}
+
+func TestLimits(t *testing.T) {
+	t.Parallel()
+	// A zip bomb in miniature: highly compressible content past the limit.
+	z := buildZip(t, []entry{{name: "big", body: string(bytes.Repeat([]byte{'a'}, 1<<20))}})
+	_, err := Extract(bytes.NewReader(z), int64(len(z)), TypeZip, t.TempDir(), Limits{MaxBytes: 1 << 19, MaxFiles: 10})
+	require.ErrorContains(t, err, "expands to more than")
+	many := buildTarGz(t, []entry{{name: "a", body: "1"}, {name: "b", body: "2"}, {name: "c", body: "3"}})
+	_, err = Extract(bytes.NewReader(many), int64(len(many)), TypeTarGz, "", Limits{MaxBytes: 1 << 20, MaxFiles: 2})
+	require.ErrorContains(t, err, "more than 2 files")
 }
 
 func FuzzExtract(f *testing.F) {
-	f.Add(tgz(f, entry{name: "a/b.txt", body: "hi"}), true)
-	f.Add(zipOf(f, entry{name: "a/b.txt", body: "hi"}), false)
-	f.Add(tgz(f, entry{name: "../x", body: "hi"}), true)
-	f.Fuzz(func(t *testing.T, data []byte, isTar bool) {
-		parent := t.TempDir()
-		dst := filepath.Join(parent, "root")
-		if err := os.Mkdir(dst, 0o755); err != nil {
-			t.Fatal(err)
+	f.Add([]byte{}, true)
+	f.Add(buildZip(f, []entry{{name: "a/b.txt", body: "x"}, {name: "../c", body: "y"}}), true)
+	f.Add(buildZip(f, []entry{{name: "l", link: "../../x", mode: fs.ModeSymlink | 0o777}}), true)
+	f.Add(buildTarGz(f, []entry{{name: "a/b.txt", body: "x"}, {name: "h", link: "a/b.txt", typ: tar.TypeLink}}), false)
+	f.Add(buildTarGz(f, []entry{{name: "/abs", body: "x"}}), false)
+	f.Fuzz(func(t *testing.T, data []byte, isZip bool) {
+		ct := TypeTarGz
+		if isZip {
+			ct = TypeZip
 		}
-		typ := TypeZip
-		if isTar {
-			typ = TypeGzip
-		}
-		_, _ = Extract(bytes.NewReader(data), typ, dst, Limits{MaxFiles: 50, MaxTotalSize: 1 << 20})
-		entries, err := os.ReadDir(parent)
+		dest := t.TempDir()
+		sum, err := Extract(bytes.NewReader(data), int64(len(data)), ct, dest, Limits{MaxBytes: 1 << 20, MaxFiles: 100})
 		if err != nil {
-			t.Fatal(err)
+			return
 		}
-		if len(entries) != 1 {
-			t.Fatalf("extraction wrote outside its root: %v", entries)
-		}
+		require.LessOrEqual(t, sum.Bytes, int64(1<<20))
+		// Nothing may be written outside dest, and nothing but regular files and directories inside.
+		err = filepath.WalkDir(dest, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && !d.Type().IsRegular() {
+				t.Fatalf("extracted a non-regular file %s", p)
+			}
+			return nil
+		})
+		require.NoError(t, err)
 	})
 }

@@ -202,6 +202,26 @@ func (s *System) Kill(name string) error {
 	return nil
 }
 
+// Terminate stops one process gracefully (SIGTERM) and waits for it.
+func (s *System) Terminate(name string) error {
+	s.mu.Lock()
+	p := s.procs[name]
+	delete(s.procs, name)
+	s.mu.Unlock()
+	if p == nil {
+		return fmt.Errorf("%s is not running", name)
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		return fmt.Errorf("%s did not stop within 30s of SIGTERM", name)
+	}
+}
+
 // Restart starts a process again after Kill, on the same addresses.
 func (s *System) Restart(name string) error {
 	return s.start(name, "METRICS_ADDR="+s.Metrics[name])

@@ -28,7 +28,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/telemetry"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
-	"github.com/vulnscan/vulnscan/services/estimation/internal/archive"
+	"github.com/vulnscan/vulnscan/pkg/archive"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/gitsrc"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/service"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/store"

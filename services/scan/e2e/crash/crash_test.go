@@ -28,12 +28,12 @@ func TestMain(m *testing.M) {
 	}}, &sys))
 }
 
-func TestWorkerKilledMidScanCompletesOnce(t *testing.T) {
+// slowScan starts a scan whose live target answers slowly until told
+// otherwise, and waits until the scan is running mid-probe.
+func slowScan(t *testing.T) (org systest.Org, scanID string, fast func()) {
+	t.Helper()
 	org, err := sys.NewOrg(100, "auto")
 	require.NoError(t, err)
-
-	// A live target that answers slowly until the worker has been killed,
-	// so that the first attempt is certainly mid-scan.
 	var slow atomic.Bool
 	var hits atomic.Int64
 	slow.Store(true)
@@ -45,7 +45,7 @@ func TestWorkerKilledMidScanCompletesOnce(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write([]byte("<html><body>hello</body></html>"))
 	}))
-	defer target.Close()
+	t.Cleanup(target.Close)
 
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -78,26 +78,23 @@ func TestWorkerKilledMidScanCompletesOnce(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Equal(t, 201, s.Status, string(s.Body))
-	scanID := s.JSON()["id"].(string)
+	scanID = s.JSON()["id"].(string)
+	require.Eventually(t, func() bool { return status(org, scanID) == "running" && hits.Load() > 0 }, 60*time.Second, 50*time.Millisecond)
+	return org, scanID, func() { slow.Store(false) }
+}
 
-	status := func() string {
-		g, err := sys.Do("GET", "/scans/"+scanID+"/status", org.ReadKey, nil)
-		if err != nil {
-			return ""
-		}
-		st, _ := g.JSON()["status"].(string)
-		return st
+func status(org systest.Org, scanID string) string {
+	g, err := sys.Do("GET", "/scans/"+scanID+"/status", org.ReadKey, nil)
+	if err != nil {
+		return ""
 	}
-	require.Eventually(t, func() bool { return status() == "running" && hits.Load() > 0 }, 60*time.Second, 50*time.Millisecond)
+	st, _ := g.JSON()["status"].(string)
+	return st
+}
 
-	require.NoError(t, sys.Kill("scan"))
-	slow.Store(false)
-	require.NoError(t, sys.Restart("scan"))
-
-	require.Eventually(t, func() bool { return status() == "completed" }, 150*time.Second, 250*time.Millisecond,
-		"the scan must be taken up again after the worker died")
-
-	// Completed once: every finding appears once, from this one scan.
+// requireCompletedOnce checks that every finding of the scan appears once.
+func requireCompletedOnce(t *testing.T, org systest.Org, scanID string) {
+	t.Helper()
 	f, err := sys.Do("GET", "/scans/"+scanID+"/findings?limit=100", org.ReadKey, nil)
 	require.NoError(t, err)
 	require.Equal(t, 200, f.Status, string(f.Body))
@@ -116,7 +113,31 @@ func TestWorkerKilledMidScanCompletesOnce(t *testing.T) {
 	d, err := sys.Do("GET", "/scans/"+scanID, org.ReadKey, nil)
 	require.NoError(t, err)
 	require.EqualValues(t, 100, d.JSON()["progress"])
+}
+
+// The tests run one after the other: each stops the one scan process.
+
+func TestWorkerKilledMidScanCompletesOnce(t *testing.T) {
+	org, scanID, fast := slowScan(t)
+	require.NoError(t, sys.Kill("scan"))
+	fast()
+	require.NoError(t, sys.Restart("scan"))
+	require.Eventually(t, func() bool { return status(org, scanID) == "completed" }, 150*time.Second, 250*time.Millisecond,
+		"the scan must be taken up again after the worker died")
+	requireCompletedOnce(t, org, scanID)
 	c, err := sys.Do("GET", "/credits", org.ReadKey, nil)
 	require.NoError(t, err)
 	require.Less(t, c.JSON()["balance"].(float64), 100.0, "a completed scan keeps its debit")
+}
+
+func TestWorkerStoppedGracefullyHandsScanBack(t *testing.T) {
+	org, scanID, fast := slowScan(t)
+	require.NoError(t, sys.Terminate("scan"), "the worker must stop within its grace period")
+	fast()
+	require.NoError(t, sys.Restart("scan"))
+	// Well before a dead worker's job would be rescued (21s plus the
+	// rescuer's interval), the handed-back scan is picked up again.
+	require.Eventually(t, func() bool { return status(org, scanID) == "completed" }, 15*time.Second, 100*time.Millisecond,
+		"a scan interrupted by SIGTERM must go back to the queue at once")
+	requireCompletedOnce(t, org, scanID)
 }

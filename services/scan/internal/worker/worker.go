@@ -250,42 +250,43 @@ func sameRepo(a, b string) bool {
 	return n(a) == n(b)
 }
 
-// unpack streams an upload's archive from the estimation service, checks its
-// hash, and extracts it safely.
+// unpack streams an upload's archive from the estimation service into a
+// temporary file, checks its hash, and extracts it safely.
 func (w *Worker) unpack(ctx context.Context, orgID string, src *estimationv1.RepoSource, target string) error {
 	stream, err := w.Estimation.DownloadUpload(ctx, &estimationv1.DownloadUploadRequest{OrgId: orgID, UploadId: src.GetUploadId()})
 	if err != nil {
 		return fmt.Errorf("download upload: %w", err)
 	}
-	pr, pw := io.Pipe()
-	h := sha256.New()
-	go func() {
-		for {
-			msg, err := stream.Recv()
-			if errors.Is(err, io.EOF) {
-				_ = pw.Close()
-				return
-			}
-			if err != nil {
-				_ = pw.CloseWithError(err)
-				return
-			}
-			h.Write(msg.GetData())
-			if _, err := pw.Write(msg.GetData()); err != nil {
-				return
-			}
-		}
-	}()
-	_, err = archive.Extract(pr, src.GetArchiveContentType(), target, w.Archive)
-	_ = pr.CloseWithError(io.ErrClosedPipe)
-	if errors.Is(err, archive.ErrUnsafe) {
-		return permanent{"The uploaded archive could not be unpacked safely"}
-	}
+	f, err := os.CreateTemp(w.WorkDir, "upload-")
 	if err != nil {
-		return fmt.Errorf("unpack upload: %w", err)
+		return err
+	}
+	defer func() { _ = f.Close(); _ = os.Remove(f.Name()) }()
+	h := sha256.New()
+	var size int64
+	for {
+		msg, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("download upload: %w", err)
+		}
+		h.Write(msg.GetData())
+		n, err := f.Write(msg.GetData())
+		if err != nil {
+			return err
+		}
+		size += int64(n)
 	}
 	if want := src.GetArchiveSha256(); want != "" && hex.EncodeToString(h.Sum(nil)) != want {
 		return fmt.Errorf("upload %s changed since it was estimated", src.GetUploadId())
+	}
+	if _, err := archive.Extract(f, size, src.GetArchiveContentType(), target, w.Archive); err != nil {
+		if errors.Is(err, archive.ErrUnsafe) {
+			return permanent{"The uploaded archive could not be unpacked safely"}
+		}
+		return fmt.Errorf("unpack upload: %w", err)
 	}
 	return nil
 }
