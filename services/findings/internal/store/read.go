@@ -71,13 +71,26 @@ func (f Filter) orderBy(alias string) string {
 
 // List returns one page of findings and the exact number of matches.
 func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
-	where, args := f.where()
+	g := f
+	g.ScanID = "" // the scan is joined below, not probed per row
+	where, args := g.where()
+	if f.ScanID != "" {
+		args = append(args, f.ScanID)
+	}
 	n := len(args)
 	// The inner query walks only an index to find the page's ids; the outer
 	// one fetches those rows.
-	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
-		SELECT f.id FROM findings.findings f WHERE ` + where + ` ORDER BY ` + f.orderBy("f") +
-		` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id ORDER BY ` + f.orderBy("f")
+	page := ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2)
+	inner := `SELECT f.id FROM findings.findings f WHERE ` + where + ` ORDER BY ` + f.orderBy("f") + page
+	if f.ScanID != "" {
+		// A scan holds a small part of an organization's findings: collect
+		// them from its occurrences first (OFFSET 0 keeps the planner from
+		// walking the organization's sort index instead), then sort.
+		inner = `SELECT x.id FROM (SELECT f.id, f.found_at, f.updated_at, f.severity_rank FROM findings.occurrences o
+			JOIN findings.findings f ON f.id = o.finding_id WHERE o.scan_id = $` + strconv.Itoa(n) + ` AND ` + where + ` OFFSET 0) x
+			ORDER BY ` + f.orderBy("x") + page
+	}
+	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (` + inner + `) p ON p.id = f.id ORDER BY ` + f.orderBy("f")
 	rows, err := s.Pool.Query(ctx, q, append(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list findings: %w", err)
