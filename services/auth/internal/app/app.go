@@ -8,13 +8,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/vulnscan/vulnscan/pkg/boot"
 	"github.com/vulnscan/vulnscan/pkg/config"
-	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/redisconn"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	"github.com/vulnscan/vulnscan/pkg/server"
-	"github.com/vulnscan/vulnscan/pkg/telemetry"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/auth/internal/service"
 	"github.com/vulnscan/vulnscan/services/auth/internal/store"
@@ -47,20 +46,11 @@ func Run(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
-	shutdownTracing, err := telemetry.Setup(ctx, "auth", version)
+	pool, stop, err := boot.Start(ctx, "auth", version, cfg.DatabaseURL, store.Migrate)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = shutdownTracing(context.Background()) }()
-
-	pool, err := db.Open(ctx, cfg.DatabaseURL, 60*time.Second)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	if err := store.Migrate(ctx, pool); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
+	defer stop()
 	rdb, err := redisconn.Open(ctx, cfg.RedisURL, 60*time.Second)
 	if err != nil {
 		return err

@@ -15,20 +15,18 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/rivermigrate"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
 	_ "gocloud.dev/blob/s3blob" // s3:// blob URLs
 
+	"github.com/vulnscan/vulnscan/pkg/archive"
+	"github.com/vulnscan/vulnscan/pkg/boot"
 	"github.com/vulnscan/vulnscan/pkg/config"
-	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/server"
-	"github.com/vulnscan/vulnscan/pkg/telemetry"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
-	"github.com/vulnscan/vulnscan/pkg/archive"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/gitsrc"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/service"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/store"
@@ -80,28 +78,12 @@ func Run(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
-	shutdownTracing, err := telemetry.Setup(ctx, "estimation", version)
+	pool, stop, err := boot.Start(ctx, "estimation", version, cfg.DatabaseURL, store.Migrate, boot.Queue(store.Schema))
 	if err != nil {
 		return err
 	}
-	defer func() { _ = shutdownTracing(context.Background()) }()
-
-	pool, err := db.Open(ctx, cfg.DatabaseURL, 60*time.Second)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	if err := store.Migrate(ctx, pool); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
+	defer stop()
 	driver := riverpgxv5.New(pool)
-	migrator, err := rivermigrate.New(driver, &rivermigrate.Config{Schema: store.Schema, Logger: log})
-	if err != nil {
-		return err
-	}
-	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("migrate job queue: %w", err)
-	}
 
 	tmp := filepath.Join(cfg.DataDir, "tmp", "estimation")
 	if err := os.MkdirAll(tmp, 0o700); err != nil {

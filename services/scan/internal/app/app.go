@@ -14,21 +14,18 @@ import (
 	"os"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/rivermigrate"
 	"google.golang.org/grpc"
 
 	"github.com/vulnscan/vulnscan/pkg/archive"
+	"github.com/vulnscan/vulnscan/pkg/boot"
 	"github.com/vulnscan/vulnscan/pkg/config"
-	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/gitfetch"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	"github.com/vulnscan/vulnscan/pkg/server"
-	"github.com/vulnscan/vulnscan/pkg/telemetry"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
@@ -88,23 +85,11 @@ func Run(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
-	shutdownTracing, err := telemetry.Setup(ctx, "scan", version)
+	pool, stop, err := boot.Start(ctx, "scan", version, cfg.DatabaseURL, store.Migrate, boot.Queue(store.Schema))
 	if err != nil {
 		return err
 	}
-	defer func() { _ = shutdownTracing(context.Background()) }()
-
-	pool, err := db.Open(ctx, cfg.DatabaseURL, 60*time.Second)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	if err := store.Migrate(ctx, pool); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if err := migrateRiver(ctx, pool); err != nil {
-		return err
-	}
+	defer stop()
 	box, err := secretbox.Load(cfg.SecretKey, cfg.DataDir)
 	if err != nil {
 		return err
@@ -190,31 +175,6 @@ func Run(ctx context.Context, version string) error {
 	}
 	log.Info("starting", "version", version, "mode", cfg.Mode, "workers", cfg.Workers)
 	return p.Run(ctx, cfg.ShutdownGrace)
-}
-
-// migrateRiver applies River's migrations to the scan schema. They cannot
-// share one transaction (they add enum values), so replicas starting together
-// are serialized by a session-level advisory lock on one connection.
-func migrateRiver(ctx context.Context, pool *pgxpool.Pool) error {
-	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Schema: store.Schema})
-	if err != nil {
-		return err
-	}
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtext('vulnscan-river:scan'))"); err != nil {
-		return err
-	}
-	defer func() {
-		_, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('vulnscan-river:scan'))")
-	}()
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("queue migrations: %w", err)
-	}
-	return nil
 }
 
 // outboundClient is the HTTP client for clones and live targets: it refuses
