@@ -35,7 +35,6 @@ import (
 	"github.com/vulnscan/vulnscan/gateway/internal/httperr"
 	"github.com/vulnscan/vulnscan/gateway/internal/keyauth"
 	"github.com/vulnscan/vulnscan/pkg/apierr"
-	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/server"
 	"github.com/vulnscan/vulnscan/proto/gen/openapi"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
@@ -96,13 +95,7 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
-		runtime.WithMetadata(func(ctx context.Context, r *http.Request) metadata.MD {
-			md := metadata.Pairs(server.RequestIDKey, logging.RequestID(r.Context()))
-			if p, ok := principalFrom(r.Context()); ok {
-				md = metadata.Join(md, p.Metadata())
-			}
-			return md
-		}),
+		runtime.WithMetadata(func(_ context.Context, r *http.Request) metadata.MD { return outgoingMD(r) }),
 		runtime.WithErrorHandler(g.serviceError),
 		runtime.WithRoutingErrorHandler(routingError),
 		runtime.WithForwardResponseOption(successStatus),
@@ -138,6 +131,10 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 		return nil, err
 	}
 	if err := scanv1.RegisterScanServiceHandler(ctx, mux, g.conns["scan"]); err != nil {
+		g.Close()
+		return nil, err
+	}
+	if err := g.registerExport(mux); err != nil {
 		g.Close()
 		return nil, err
 	}

@@ -11,8 +11,6 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/vulnscan/vulnscan/gateway/internal/httperr"
-	"github.com/vulnscan/vulnscan/pkg/logging"
-	"github.com/vulnscan/vulnscan/pkg/server"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 )
 
@@ -51,11 +49,7 @@ func (g *Gateway) upload(client estimationv1.UploadServiceClient, w http.Respons
 		httperr.Write(w, http.StatusBadRequest, "Content-Type must be application/zip or application/gzip")
 		return
 	}
-	md := metadata.Pairs(server.RequestIDKey, logging.RequestID(r.Context()))
-	if p, ok := principalFrom(r.Context()); ok {
-		md = metadata.Join(md, p.Metadata())
-	}
-	ctx := metadata.NewOutgoingContext(r.Context(), md)
+	ctx := metadata.NewOutgoingContext(r.Context(), outgoingMD(r))
 	stream, err := client.CreateUpload(ctx)
 	if err != nil {
 		g.serviceError(ctx, nil, nil, w, r, err)

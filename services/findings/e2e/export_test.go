@@ -2,18 +2,13 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
-	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
-	"github.com/vulnscan/vulnscan/pkg/principal"
-	"github.com/vulnscan/vulnscan/pkg/server"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 )
 
@@ -123,26 +118,28 @@ func TestExport(t *testing.T) {
 		require.Equal(t, 404, do(t, "GET", "/scans/"+scan+"/findings/export", other.ReadKey, nil).Status)
 	})
 
-	t.Run("attachment header", func(t *testing.T) {
+	t.Run("headers through the gateway", func(t *testing.T) {
 		t.Parallel()
-		cc, err := server.Dial(sys.Addrs["findings"])
-		require.NoError(t, err)
-		defer cc.Close()
-		c := findingsv1.NewFindingsServiceClient(cc)
-		cctx := principal.NewOutgoing(context.Background(), principal.Principal{OrgID: o.ID, UserID: o.UserID, Scopes: []string{"read"}})
-		st, err := c.ExportScanFindings(cctx, &findingsv1.ExportScanFindingsRequest{Id: scan, Format: "sarif"})
-		require.NoError(t, err)
-		var md metadata.MD
-		md, err = st.Header()
-		require.NoError(t, err)
-		require.Equal(t, []string{`attachment; filename="findings-` + scan + `.sarif"`}, md.Get("content-disposition"))
-		msg, err := st.Recv()
-		require.NoError(t, err)
-		require.Equal(t, "application/sarif+json", msg.GetContentType())
-		for err == nil {
-			_, err = st.Recv()
+		for format, ctype := range map[string]string{"": "application/json", "json": "application/json", "csv": "text/csv; charset=utf-8", "sarif": "application/sarif+json"} {
+			r := do(t, "GET", "/scans/"+scan+"/findings/export?format="+format, o.ReadKey, nil)
+			require.Equal(t, 200, r.Status, "%s", r.Body)
+			require.Equal(t, ctype, r.Header.Get("Content-Type"), format)
+			ext := format
+			if ext == "" {
+				ext = "json"
+			}
+			require.Equal(t, `attachment; filename="findings-`+scan+`.`+ext+`"`, r.Header.Get("Content-Disposition"), format)
 		}
-		require.ErrorIs(t, err, io.EOF)
+		// Chunks are copied as they are: no blank lines between CSV records.
+		r := do(t, "GET", "/scans/"+scan+"/findings/export?format=csv", o.ReadKey, nil)
+		require.NotContains(t, string(r.Body), "\n\n")
+		require.True(t, bytes.HasSuffix(r.Body, []byte("\n")))
+	})
+
+	t.Run("error bodies", func(t *testing.T) {
+		t.Parallel()
+		requireError(t, do(t, "GET", "/scans/"+scan+"/findings/export?format=xml", o.ReadKey, nil), 400, "format")
+		requireError(t, do(t, "GET", "/scans/00000000-0000-4000-8000-000000000000/findings/export", o.ReadKey, nil), 404, "not found")
 	})
 }
 

@@ -25,9 +25,7 @@ const chunkSize = 32 << 10
 var exportJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
 
 // ExportScanFindings streams a scan's approved findings, row by row from the
-// database, in chunks. The REST gateway writes a newline after every chunk,
-// so each chunk ends where a newline belongs (CSV chunks end at a record
-// boundary without their last line break; JSON is indifferent to it).
+// database, in chunks that the gateway copies to the client as they come.
 func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, stream grpc.ServerStreamingServer[httpbody.HttpBody]) error {
 	ctx := stream.Context()
 	caller, err := principal.From(ctx)
@@ -65,11 +63,8 @@ func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, s
 	}
 
 	var buf bytes.Buffer
-	send := func(trimNewline bool) error {
+	send := func() error {
 		b := buf.Bytes()
-		if trimNewline {
-			b = bytes.TrimSuffix(b, []byte("\n"))
-		}
 		if len(b) == 0 {
 			buf.Reset()
 			return nil
@@ -94,7 +89,7 @@ func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, s
 			}
 			buf.Write(b)
 			if buf.Len() >= chunkSize {
-				return send(false)
+				return send()
 			}
 			return nil
 		})
@@ -102,7 +97,7 @@ func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, s
 			return err
 		}
 		buf.WriteString("]")
-		return send(false)
+		return send()
 
 	case "csv":
 		w := csv.NewWriter(&buf)
@@ -111,7 +106,7 @@ func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, s
 			_ = w.Write(csvRow(fd, x))
 			w.Flush()
 			if buf.Len() >= chunkSize {
-				return send(true)
+				return send()
 			}
 			return w.Error()
 		})
@@ -119,7 +114,7 @@ func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, s
 			return err
 		}
 		w.Flush()
-		return send(true)
+		return send()
 
 	default:
 		head, err := sarifHead()
@@ -139,7 +134,7 @@ func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, s
 			}
 			buf.Write(b)
 			if buf.Len() >= chunkSize {
-				return send(false)
+				return send()
 			}
 			return nil
 		})
@@ -147,7 +142,7 @@ func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, s
 			return err
 		}
 		buf.WriteString("]}]}")
-		return send(false)
+		return send()
 	}
 }
 
