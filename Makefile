@@ -53,6 +53,10 @@ gen-check: gen ## Fail when the committed generated code is not what `make gen` 
 	@git diff --exit-code --stat -- proto/gen || { echo "generated code is out of date: run make gen and commit"; exit 1; }
 	@test -z "$$(git ls-files --others --exclude-standard proto/gen)" || { echo "untracked generated files: run make gen and commit"; git ls-files --others --exclude-standard proto/gen; exit 1; }
 
+.PHONY: fmt-check
+fmt-check: ## Fail when a Go file is not gofmt-formatted
+	@files=$$(git ls-files '*.go' | grep -v '\.pb\.' | xargs gofmt -l); test -z "$$files" || { echo "gofmt needed:"; echo "$$files"; exit 1; }
+
 .PHONY: build
 build: ## Build every binary into bin/
 	@mkdir -p $(BIN)
