@@ -114,7 +114,10 @@ func Run(ctx context.Context, version string) error {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &service.EstimateWorker{Service: svc, JobTimeout: cfg.JobTimeout})
+	river.AddWorker(workers, &service.SweepWorker{Service: svc, Idle: time.Minute})
 	rc, err := river.NewClient(driver, &river.Config{
+		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
+			func() (river.JobArgs, *river.InsertOpts) { return service.SweepArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})},
 		Schema:               store.Schema,
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}},
 		Workers:              workers,

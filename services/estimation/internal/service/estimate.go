@@ -37,6 +37,47 @@ func (EstimateArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: MaxAttempts}
 }
 
+// SweepArgs is the periodic job that ends stranded estimations.
+type SweepArgs struct{}
+
+// Kind names the job in River's tables.
+func (SweepArgs) Kind() string { return "sweep_stranded_estimations" }
+
+// InsertOpts keeps one sweep per period.
+func (SweepArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: time.Minute}}
+}
+
+// internalFailure is the error recorded on repositories an estimation could not finish.
+const internalFailure = "internal error while estimating this repository"
+
+// SweepWorker ends estimations whose job is gone, failing their pending
+// repositories, so that every accepted estimation reaches a terminal state.
+type SweepWorker struct {
+	river.WorkerDefaults[SweepArgs]
+	Service *Service
+	// Idle is how long an estimation must have been idle to be swept.
+	Idle time.Duration
+}
+
+// Work ends every stranded estimation.
+func (w *SweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
+	ids, err := w.Service.Store.Stranded(ctx, w.Idle)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		w.Service.Log.WarnContext(ctx, "ending an estimation that no worker will run any more", "estimation_id", id)
+		if err := w.Service.Store.FailPending(ctx, id, internalFailure); err != nil {
+			return err
+		}
+		if err := w.Service.Store.Finish(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // EstimateWorker runs estimation jobs. Each repository's outcome is saved
 // as soon as it is known, so a retried or rescued job (after a crash)
 // continues with the repositories still pending.
@@ -60,7 +101,7 @@ func (w *EstimateWorker) Work(ctx context.Context, job *river.Job[EstimateArgs])
 		s.Log.ErrorContext(ctx, "estimation job failed for good", "estimation_id", id, "error", err.Error())
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		if ferr := s.Store.FailPending(fctx, id, "internal error while estimating this repository"); ferr != nil {
+		if ferr := s.Store.FailPending(fctx, id, internalFailure); ferr != nil {
 			return ferr
 		}
 		return s.Store.Finish(fctx, id)

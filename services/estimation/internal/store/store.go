@@ -289,6 +289,30 @@ func (s *Store) Finish(ctx context.Context, id string) error {
 	return nil
 }
 
+// Stranded returns estimations, not yet terminal and idle for longer than
+// idle, that no live River job will run any more (River discards the job of
+// a process that died on its last attempt without running it again).
+func (s *Store) Stranded(ctx context.Context, idle time.Duration) ([]string, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT e.id::text FROM estimation.estimations e
+		WHERE e.status IN ('pending', 'running') AND e.updated_at < now() - $1::interval
+		AND NOT EXISTS (SELECT 1 FROM estimation.river_job j WHERE j.kind = 'estimate' AND j.args->>'estimation_id' = e.id::text
+			AND j.state IN ('available', 'pending', 'running', 'retryable', 'scheduled'))
+		ORDER BY e.updated_at LIMIT 100`, idle)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
 // CachedResult reads a detection result by repository and commit.
 func (s *Store) CachedResult(ctx context.Context, repoKey, commit string) (*detect.Result, error) {
 	var b []byte

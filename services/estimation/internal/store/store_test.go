@@ -3,11 +3,15 @@ package store
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vulnscan/vulnscan/pkg/boot"
 	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/detect"
@@ -103,3 +107,48 @@ func TestCache(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 4, r.Credits)
 }
+
+func TestStranded(t *testing.T) {
+	t.Parallel()
+	s, stranded := setup(t)
+	ctx := context.Background()
+	require.NoError(t, boot.Queue(Schema)(ctx, s.Pool))
+	// A second estimation whose job is still queued.
+	queued := Estimation{ID: uuid.NewString(), OrgID: stranded.OrgID, UserID: stranded.UserID, Name: "q",
+		Repos: []Repo{{Source: "public", RepoURL: "https://a/d"}}}
+	require.NoError(t, db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		var err error
+		queued, err = s.CreateEstimation(ctx, tx, queued)
+		return err
+	}))
+	rc, err := river.NewClient(riverpgxv5.New(s.Pool), &river.Config{Schema: Schema})
+	require.NoError(t, err)
+	_, err = rc.Insert(ctx, estimateArgs{ID: queued.ID}, &river.InsertOpts{ScheduledAt: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+
+	ids, err := s.Stranded(ctx, time.Minute)
+	require.NoError(t, err)
+	require.Empty(t, ids, "fresh estimations are not stranded yet")
+	_, err = s.Pool.Exec(ctx, `UPDATE estimation.estimations SET updated_at = now() - interval '10 minutes'`)
+	require.NoError(t, err)
+	ids, err = s.Stranded(ctx, time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, []string{stranded.ID}, ids, "only the estimation without a live job")
+
+	// Ending it makes it terminal and no longer stranded.
+	require.NoError(t, s.FailPending(ctx, stranded.ID, "internal error"))
+	require.NoError(t, s.Finish(ctx, stranded.ID))
+	e, err := s.GetEstimation(ctx, "", stranded.ID)
+	require.NoError(t, err)
+	require.Equal(t, "failed", e.Status)
+	ids, err = s.Stranded(ctx, time.Minute)
+	require.NoError(t, err)
+	require.Empty(t, ids)
+}
+
+// estimateArgs mirrors the service's job arguments (kind "estimate").
+type estimateArgs struct {
+	ID string `json:"estimation_id"`
+}
+
+func (estimateArgs) Kind() string { return "estimate" }

@@ -40,5 +40,21 @@ func (RecoverStart) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueMaintenance, MaxAttempts: 25, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
+// SweepStranded fails and refunds started scans whose run job is gone:
+// River discards a job that a dying worker held on its last attempt without
+// calling the worker again, so without this such a scan would stay pending
+// or running and keep its credits.
+type SweepStranded struct{}
+
+func (SweepStranded) Kind() string { return "sweep_stranded_scans" }
+
+func (SweepStranded) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueMaintenance, MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: time.Minute}}
+}
+
+// SweepInterval is how often stranded scans are looked for, and how long a
+// scan must have been idle to count as stranded.
+var SweepInterval = time.Minute
+
 // RecoveryDelay is how long a start may take before recovery looks at it.
 var RecoveryDelay = 2 * time.Minute

@@ -196,6 +196,29 @@ func (st *Store) Fail(ctx context.Context, id, msg string) (bool, error) {
 	return tag.RowsAffected() == 1, err
 }
 
+// Stranded returns started scans, not yet finished and idle for longer than
+// idle, that no live River job will run any more.
+func (st *Store) Stranded(ctx context.Context, idle time.Duration) ([]Scan, error) {
+	rows, err := st.Pool.Query(ctx, `SELECT `+scanColumns+` FROM scan.scans s
+		WHERE s.start_state = 'started' AND s.status IN ('pending', 'running') AND s.updated_at < now() - $1::interval
+		AND NOT EXISTS (SELECT 1 FROM scan.river_job j WHERE j.kind = 'run_scan' AND j.args->>'scan_id' = s.id::text
+			AND j.state IN ('available', 'pending', 'running', 'retryable', 'scheduled'))
+		ORDER BY s.updated_at LIMIT 100`, idle)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Scan
+	for rows.Next() {
+		s, err := scanScan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
 // Document is a context document.
 type Document struct {
 	ID, OrgID, Name, Content string

@@ -104,11 +104,38 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.RunScan]) error {
 
 // fail marks the scan failed and refunds its credits (idempotently).
 func (w *Worker) fail(ctx context.Context, sc store.Scan, msg string) error {
-	if _, err := w.Store.Fail(ctx, sc.ID, msg); err != nil {
+	return failAndRefund(ctx, w.Store, w.Auth, sc, msg)
+}
+
+func failAndRefund(ctx context.Context, st *store.Store, auth authv1.AuthInternalServiceClient, sc store.Scan, msg string) error {
+	if _, err := st.Fail(ctx, sc.ID, msg); err != nil {
 		return err
 	}
-	if _, err := w.Auth.RefundCredits(ctx, &authv1.RefundCreditsRequest{OrgId: sc.OrgID, Reference: service.CreditReference(sc.ID)}); err != nil {
+	if _, err := auth.RefundCredits(ctx, &authv1.RefundCreditsRequest{OrgId: sc.OrgID, Reference: service.CreditReference(sc.ID)}); err != nil {
 		return fmt.Errorf("refund failed scan: %w", err)
+	}
+	return nil
+}
+
+// Sweeper runs SweepStranded jobs.
+type Sweeper struct {
+	river.WorkerDefaults[jobs.SweepStranded]
+	Store *store.Store
+	Auth  authv1.AuthInternalServiceClient
+	Log   *slog.Logger
+	Idle  time.Duration
+}
+
+func (s *Sweeper) Work(ctx context.Context, _ *river.Job[jobs.SweepStranded]) error {
+	stranded, err := s.Store.Stranded(ctx, s.Idle)
+	if err != nil {
+		return err
+	}
+	for _, sc := range stranded {
+		s.Log.Warn("failing a scan that no worker will run any more", "scan_id", sc.ID)
+		if err := failAndRefund(ctx, s.Store, s.Auth, sc, "The scan could not be completed"); err != nil {
+			return err
+		}
 	}
 	return nil
 }
