@@ -245,10 +245,16 @@ func TestTriage(t *testing.T) {
 		require.Equal(t, 3, list(t, o.ReadKey, "/findings").Total)
 		require.Equal(t, 1, list(t, o.ReadKey, "/scans/"+s2+"/findings?state=false_positive").Total)
 
-		sum, err := intake.GetScanSummary(ctx(t), &findingsv1.GetScanSummaryRequest{ScanId: s2, OrgId: o.ID})
+		sums, err := intake.GetScanSummaries(ctx(t), &findingsv1.GetScanSummariesRequest{ScanIds: []string{s2, s1}, OrgId: o.ID})
 		require.NoError(t, err)
+		require.Len(t, sums.GetSummaries(), 2)
+		sum := sums.GetSummaries()[0]
+		require.Equal(t, s2, sum.GetScanId())
 		require.EqualValues(t, 2, sum.GetHigh())
 		require.EqualValues(t, 1, sum.GetLow())
+		other, err := intake.GetScanSummaries(ctx(t), &findingsv1.GetScanSummariesRequest{ScanIds: []string{s2}, OrgId: newOrg(t, "auto").ID})
+		require.NoError(t, err)
+		require.Zero(t, other.GetSummaries()[0].GetHigh(), "another organization's counts are never given")
 	})
 
 	t.Run("manual verification and vulnscanctl", func(t *testing.T) {

@@ -280,6 +280,14 @@ func TestListScans(t *testing.T) {
 	require.EqualValues(t, 15, all["limit"])
 	data := all["data"].([]any)
 	require.Equal(t, ids[2], data[0].(map[string]any)["id"], "newest first by default")
+	for _, d := range data {
+		sum := d.(map[string]any)["findings_summary"].(map[string]any)
+		n := 0.0
+		for _, v := range sum {
+			n += v.(float64)
+		}
+		require.Positive(t, n, "each listed scan carries its own findings summary")
+	}
 	asc := get("?sort_by=created_at&sort_order=ASC")["data"].([]any)
 	require.Equal(t, ids[0], asc[0].(map[string]any)["id"])
 	p2 := get("?limit=2&page=2")

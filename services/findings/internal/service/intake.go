@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -167,17 +168,30 @@ func (s *Intake) ListFindingsForOperator(ctx context.Context, req *findingsv1.Li
 	return out, nil
 }
 
-func (s *Intake) GetScanSummary(ctx context.Context, req *findingsv1.GetScanSummaryRequest) (*findingsv1.GetScanSummaryResponse, error) {
-	if err := validate.UUID("scan_id", req.GetScanId()); err != nil {
-		return nil, err
-	}
+func (s *Intake) GetScanSummaries(ctx context.Context, req *findingsv1.GetScanSummariesRequest) (*findingsv1.GetScanSummariesResponse, error) {
 	if err := validate.UUID("org_id", req.GetOrgId()); err != nil {
 		return nil, err
 	}
-	m, err := s.Store.Summary(ctx, req.GetOrgId(), req.GetScanId())
+	if len(req.GetScanIds()) > 100 {
+		return nil, apierr.Invalid("scan_ids must have at most 100 entries")
+	}
+	for i, id := range req.GetScanIds() {
+		if err := validate.UUID(fmt.Sprintf("scan_ids[%d]", i), id); err != nil {
+			return nil, err
+		}
+	}
+	out := &findingsv1.GetScanSummariesResponse{}
+	if len(req.GetScanIds()) == 0 {
+		return out, nil
+	}
+	all, err := s.Store.Summaries(ctx, req.GetOrgId(), req.GetScanIds())
 	if err != nil {
 		return nil, err
 	}
-	return &findingsv1.GetScanSummaryResponse{Critical: int32(m["critical"]), High: int32(m["high"]), Medium: int32(m["medium"]),
-		Low: int32(m["low"]), Info: int32(m["info"])}, nil
+	for _, id := range req.GetScanIds() {
+		m := all[id]
+		out.Summaries = append(out.Summaries, &findingsv1.ScanSummary{ScanId: id, Critical: int32(m["critical"]), High: int32(m["high"]),
+			Medium: int32(m["medium"]), Low: int32(m["low"]), Info: int32(m["info"])})
+	}
+	return out, nil
 }

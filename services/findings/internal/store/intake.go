@@ -190,21 +190,26 @@ func (s *Store) ListForOperator(ctx context.Context, scanID string, includeUnver
 	})
 }
 
-// Summary counts a scan's approved findings by severity.
-func (s *Store) Summary(ctx context.Context, orgID, scanID string) (map[string]int64, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT severity, sum(n)::bigint FROM findings.finding_counts WHERE org_id = $1 AND scan_id = $2 GROUP BY severity`, orgID, scanID)
+// Summaries counts the approved findings of each scan by severity:
+// scan id → severity → count.
+func (s *Store) Summaries(ctx context.Context, orgID string, scanIDs []string) (map[string]map[string]int64, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT scan_id::text, severity, sum(n)::bigint FROM findings.finding_counts
+		WHERE org_id = $1 AND scan_id = ANY($2::uuid[]) GROUP BY scan_id, severity`, orgID, scanIDs)
 	if err != nil {
-		return nil, fmt.Errorf("summary: %w", err)
+		return nil, fmt.Errorf("summaries: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]int64{}
+	out := map[string]map[string]int64{}
 	for rows.Next() {
-		var sev string
+		var scan, sev string
 		var n int64
-		if err := rows.Scan(&sev, &n); err != nil {
+		if err := rows.Scan(&scan, &sev, &n); err != nil {
 			return nil, err
 		}
-		out[sev] = n
+		if out[scan] == nil {
+			out[scan] = map[string]int64{}
+		}
+		out[scan][sev] = n
 	}
 	return out, rows.Err()
 }

@@ -89,13 +89,11 @@ func (s *Service) GetScan(ctx context.Context, req *scanv1.GetScanRequest) (*sca
 	if err != nil {
 		return nil, err
 	}
-	out := scanProto(sc)
-	sum, err := s.Findings.GetScanSummary(ctx, &findingsv1.GetScanSummaryRequest{ScanId: sc.ID, OrgId: sc.OrgID})
-	if err != nil {
-		return nil, fmt.Errorf("findings summary: %w", err)
+	out := []*scanv1.Scan{scanProto(sc)}
+	if err := s.addSummaries(ctx, sc.OrgID, out); err != nil {
+		return nil, err
 	}
-	out.FindingsSummary = &scanv1.FindingsSummary{Critical: sum.GetCritical(), High: sum.GetHigh(), Medium: sum.GetMedium(), Low: sum.GetLow(), Info: sum.GetInfo()}
-	return &scanv1.GetScanResponse{Scan: out}, nil
+	return &scanv1.GetScanResponse{Scan: out[0]}, nil
 }
 
 func (s *Service) ListScans(ctx context.Context, req *scanv1.ListScansRequest) (*scanv1.ListScansResponse, error) {
@@ -139,15 +137,34 @@ func (s *Service) ListScans(ctx context.Context, req *scanv1.ListScansRequest) (
 	}
 	out := &scanv1.ListScansResponse{Data: make([]*scanv1.Scan, 0, len(scans)), Total: total, Page: q.Page, Limit: q.Limit}
 	for _, sc := range scans {
-		p := scanProto(sc)
-		sum, err := s.Findings.GetScanSummary(ctx, &findingsv1.GetScanSummaryRequest{ScanId: sc.ID, OrgId: sc.OrgID})
-		if err != nil {
-			return nil, fmt.Errorf("findings summary: %w", err)
-		}
-		p.FindingsSummary = &scanv1.FindingsSummary{Critical: sum.GetCritical(), High: sum.GetHigh(), Medium: sum.GetMedium(), Low: sum.GetLow(), Info: sum.GetInfo()}
-		out.Data = append(out.Data, p)
+		out.Data = append(out.Data, scanProto(sc))
+	}
+	if err := s.addSummaries(ctx, caller.OrgID, out.Data); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// addSummaries fills findings_summary of the scans with one call to the
+// findings service.
+func (s *Service) addSummaries(ctx context.Context, orgID string, scans []*scanv1.Scan) error {
+	if len(scans) == 0 {
+		return nil
+	}
+	ids := make([]string, len(scans))
+	for i, sc := range scans {
+		ids[i] = sc.GetId()
+	}
+	resp, err := s.Findings.GetScanSummaries(ctx, &findingsv1.GetScanSummariesRequest{OrgId: orgID, ScanIds: ids})
+	if err != nil {
+		return fmt.Errorf("findings summaries: %w", err)
+	}
+	for i, sum := range resp.GetSummaries() {
+		if i < len(scans) && sum.GetScanId() == ids[i] {
+			scans[i].FindingsSummary = &scanv1.FindingsSummary{Critical: sum.GetCritical(), High: sum.GetHigh(), Medium: sum.GetMedium(), Low: sum.GetLow(), Info: sum.GetInfo()}
+		}
+	}
+	return nil
 }
 
 func scanProto(sc store.Scan) *scanv1.Scan {

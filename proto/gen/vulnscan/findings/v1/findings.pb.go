@@ -2007,28 +2007,28 @@ func (x *ListFindingsForOperatorResponse) GetData() []*OperatorFinding {
 	return nil
 }
 
-type GetScanSummaryRequest struct {
+type GetScanSummariesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	ScanId        string                 `protobuf:"bytes,1,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
-	OrgId         string                 `protobuf:"bytes,2,opt,name=org_id,json=orgId,proto3" json:"org_id,omitempty"`
+	OrgId         string                 `protobuf:"bytes,1,opt,name=org_id,json=orgId,proto3" json:"org_id,omitempty"`
+	ScanIds       []string               `protobuf:"bytes,2,rep,name=scan_ids,json=scanIds,proto3" json:"scan_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *GetScanSummaryRequest) Reset() {
-	*x = GetScanSummaryRequest{}
+func (x *GetScanSummariesRequest) Reset() {
+	*x = GetScanSummariesRequest{}
 	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *GetScanSummaryRequest) String() string {
+func (x *GetScanSummariesRequest) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*GetScanSummaryRequest) ProtoMessage() {}
+func (*GetScanSummariesRequest) ProtoMessage() {}
 
-func (x *GetScanSummaryRequest) ProtoReflect() protoreflect.Message {
+func (x *GetScanSummariesRequest) ProtoReflect() protoreflect.Message {
 	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2040,50 +2040,51 @@ func (x *GetScanSummaryRequest) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use GetScanSummaryRequest.ProtoReflect.Descriptor instead.
-func (*GetScanSummaryRequest) Descriptor() ([]byte, []int) {
+// Deprecated: Use GetScanSummariesRequest.ProtoReflect.Descriptor instead.
+func (*GetScanSummariesRequest) Descriptor() ([]byte, []int) {
 	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{26}
 }
 
-func (x *GetScanSummaryRequest) GetScanId() string {
-	if x != nil {
-		return x.ScanId
-	}
-	return ""
-}
-
-func (x *GetScanSummaryRequest) GetOrgId() string {
+func (x *GetScanSummariesRequest) GetOrgId() string {
 	if x != nil {
 		return x.OrgId
 	}
 	return ""
 }
 
-type GetScanSummaryResponse struct {
+func (x *GetScanSummariesRequest) GetScanIds() []string {
+	if x != nil {
+		return x.ScanIds
+	}
+	return nil
+}
+
+type ScanSummary struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Critical      int32                  `protobuf:"varint,1,opt,name=critical,proto3" json:"critical,omitempty"`
-	High          int32                  `protobuf:"varint,2,opt,name=high,proto3" json:"high,omitempty"`
-	Medium        int32                  `protobuf:"varint,3,opt,name=medium,proto3" json:"medium,omitempty"`
-	Low           int32                  `protobuf:"varint,4,opt,name=low,proto3" json:"low,omitempty"`
-	Info          int32                  `protobuf:"varint,5,opt,name=info,proto3" json:"info,omitempty"`
+	ScanId        string                 `protobuf:"bytes,1,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	Critical      int32                  `protobuf:"varint,2,opt,name=critical,proto3" json:"critical,omitempty"`
+	High          int32                  `protobuf:"varint,3,opt,name=high,proto3" json:"high,omitempty"`
+	Medium        int32                  `protobuf:"varint,4,opt,name=medium,proto3" json:"medium,omitempty"`
+	Low           int32                  `protobuf:"varint,5,opt,name=low,proto3" json:"low,omitempty"`
+	Info          int32                  `protobuf:"varint,6,opt,name=info,proto3" json:"info,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *GetScanSummaryResponse) Reset() {
-	*x = GetScanSummaryResponse{}
+func (x *ScanSummary) Reset() {
+	*x = ScanSummary{}
 	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *GetScanSummaryResponse) String() string {
+func (x *ScanSummary) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*GetScanSummaryResponse) ProtoMessage() {}
+func (*ScanSummary) ProtoMessage() {}
 
-func (x *GetScanSummaryResponse) ProtoReflect() protoreflect.Message {
+func (x *ScanSummary) ProtoReflect() protoreflect.Message {
 	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -2095,44 +2096,96 @@ func (x *GetScanSummaryResponse) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use GetScanSummaryResponse.ProtoReflect.Descriptor instead.
-func (*GetScanSummaryResponse) Descriptor() ([]byte, []int) {
+// Deprecated: Use ScanSummary.ProtoReflect.Descriptor instead.
+func (*ScanSummary) Descriptor() ([]byte, []int) {
 	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{27}
 }
 
-func (x *GetScanSummaryResponse) GetCritical() int32 {
+func (x *ScanSummary) GetScanId() string {
+	if x != nil {
+		return x.ScanId
+	}
+	return ""
+}
+
+func (x *ScanSummary) GetCritical() int32 {
 	if x != nil {
 		return x.Critical
 	}
 	return 0
 }
 
-func (x *GetScanSummaryResponse) GetHigh() int32 {
+func (x *ScanSummary) GetHigh() int32 {
 	if x != nil {
 		return x.High
 	}
 	return 0
 }
 
-func (x *GetScanSummaryResponse) GetMedium() int32 {
+func (x *ScanSummary) GetMedium() int32 {
 	if x != nil {
 		return x.Medium
 	}
 	return 0
 }
 
-func (x *GetScanSummaryResponse) GetLow() int32 {
+func (x *ScanSummary) GetLow() int32 {
 	if x != nil {
 		return x.Low
 	}
 	return 0
 }
 
-func (x *GetScanSummaryResponse) GetInfo() int32 {
+func (x *ScanSummary) GetInfo() int32 {
 	if x != nil {
 		return x.Info
 	}
 	return 0
+}
+
+type GetScanSummariesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// summaries has one entry per requested scan, in the order requested.
+	Summaries     []*ScanSummary `protobuf:"bytes,1,rep,name=summaries,proto3" json:"summaries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetScanSummariesResponse) Reset() {
+	*x = GetScanSummariesResponse{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetScanSummariesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetScanSummariesResponse) ProtoMessage() {}
+
+func (x *GetScanSummariesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetScanSummariesResponse.ProtoReflect.Descriptor instead.
+func (*GetScanSummariesResponse) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *GetScanSummariesResponse) GetSummaries() []*ScanSummary {
+	if x != nil {
+		return x.Summaries
+	}
+	return nil
 }
 
 type Integration struct {
@@ -2154,7 +2207,7 @@ type Integration struct {
 
 func (x *Integration) Reset() {
 	*x = Integration{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2166,7 +2219,7 @@ func (x *Integration) String() string {
 func (*Integration) ProtoMessage() {}
 
 func (x *Integration) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2179,7 +2232,7 @@ func (x *Integration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Integration.ProtoReflect.Descriptor instead.
 func (*Integration) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{28}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Integration) GetId() string {
@@ -2263,7 +2316,7 @@ type AddIntegrationRequest struct {
 
 func (x *AddIntegrationRequest) Reset() {
 	*x = AddIntegrationRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2275,7 +2328,7 @@ func (x *AddIntegrationRequest) String() string {
 func (*AddIntegrationRequest) ProtoMessage() {}
 
 func (x *AddIntegrationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2288,7 +2341,7 @@ func (x *AddIntegrationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddIntegrationRequest.ProtoReflect.Descriptor instead.
 func (*AddIntegrationRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{29}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *AddIntegrationRequest) GetOrgId() string {
@@ -2349,7 +2402,7 @@ type AddIntegrationResponse struct {
 
 func (x *AddIntegrationResponse) Reset() {
 	*x = AddIntegrationResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2361,7 +2414,7 @@ func (x *AddIntegrationResponse) String() string {
 func (*AddIntegrationResponse) ProtoMessage() {}
 
 func (x *AddIntegrationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2374,7 +2427,7 @@ func (x *AddIntegrationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddIntegrationResponse.ProtoReflect.Descriptor instead.
 func (*AddIntegrationResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{30}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *AddIntegrationResponse) GetIntegration() *Integration {
@@ -2393,7 +2446,7 @@ type ListIntegrationsRequest struct {
 
 func (x *ListIntegrationsRequest) Reset() {
 	*x = ListIntegrationsRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2405,7 +2458,7 @@ func (x *ListIntegrationsRequest) String() string {
 func (*ListIntegrationsRequest) ProtoMessage() {}
 
 func (x *ListIntegrationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2418,7 +2471,7 @@ func (x *ListIntegrationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIntegrationsRequest.ProtoReflect.Descriptor instead.
 func (*ListIntegrationsRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{31}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListIntegrationsRequest) GetOrgId() string {
@@ -2437,7 +2490,7 @@ type ListIntegrationsResponse struct {
 
 func (x *ListIntegrationsResponse) Reset() {
 	*x = ListIntegrationsResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2449,7 +2502,7 @@ func (x *ListIntegrationsResponse) String() string {
 func (*ListIntegrationsResponse) ProtoMessage() {}
 
 func (x *ListIntegrationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2462,7 +2515,7 @@ func (x *ListIntegrationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIntegrationsResponse.ProtoReflect.Descriptor instead.
 func (*ListIntegrationsResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{32}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListIntegrationsResponse) GetData() []*Integration {
@@ -2481,7 +2534,7 @@ type RemoveIntegrationRequest struct {
 
 func (x *RemoveIntegrationRequest) Reset() {
 	*x = RemoveIntegrationRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2493,7 +2546,7 @@ func (x *RemoveIntegrationRequest) String() string {
 func (*RemoveIntegrationRequest) ProtoMessage() {}
 
 func (x *RemoveIntegrationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2506,7 +2559,7 @@ func (x *RemoveIntegrationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveIntegrationRequest.ProtoReflect.Descriptor instead.
 func (*RemoveIntegrationRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{33}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RemoveIntegrationRequest) GetId() string {
@@ -2526,7 +2579,7 @@ type RemoveIntegrationResponse struct {
 
 func (x *RemoveIntegrationResponse) Reset() {
 	*x = RemoveIntegrationResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2538,7 +2591,7 @@ func (x *RemoveIntegrationResponse) String() string {
 func (*RemoveIntegrationResponse) ProtoMessage() {}
 
 func (x *RemoveIntegrationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2551,7 +2604,7 @@ func (x *RemoveIntegrationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveIntegrationResponse.ProtoReflect.Descriptor instead.
 func (*RemoveIntegrationResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{34}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *RemoveIntegrationResponse) GetId() string {
@@ -2746,16 +2799,19 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\raffected_file\x18\b \x01(\tR\faffectedFile\x125\n" +
 	"\bfound_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\afoundAt\"\\\n" +
 	"\x1fListFindingsForOperatorResponse\x129\n" +
-	"\x04data\x18\x01 \x03(\v2%.vulnscan.findings.v1.OperatorFindingR\x04data\"G\n" +
-	"\x15GetScanSummaryRequest\x12\x17\n" +
-	"\ascan_id\x18\x01 \x01(\tR\x06scanId\x12\x15\n" +
-	"\x06org_id\x18\x02 \x01(\tR\x05orgId\"\x86\x01\n" +
-	"\x16GetScanSummaryResponse\x12\x1a\n" +
-	"\bcritical\x18\x01 \x01(\x05R\bcritical\x12\x12\n" +
-	"\x04high\x18\x02 \x01(\x05R\x04high\x12\x16\n" +
-	"\x06medium\x18\x03 \x01(\x05R\x06medium\x12\x10\n" +
-	"\x03low\x18\x04 \x01(\x05R\x03low\x12\x12\n" +
-	"\x04info\x18\x05 \x01(\x05R\x04info\"\xff\x01\n" +
+	"\x04data\x18\x01 \x03(\v2%.vulnscan.findings.v1.OperatorFindingR\x04data\"K\n" +
+	"\x17GetScanSummariesRequest\x12\x15\n" +
+	"\x06org_id\x18\x01 \x01(\tR\x05orgId\x12\x19\n" +
+	"\bscan_ids\x18\x02 \x03(\tR\ascanIds\"\x94\x01\n" +
+	"\vScanSummary\x12\x17\n" +
+	"\ascan_id\x18\x01 \x01(\tR\x06scanId\x12\x1a\n" +
+	"\bcritical\x18\x02 \x01(\x05R\bcritical\x12\x12\n" +
+	"\x04high\x18\x03 \x01(\x05R\x04high\x12\x16\n" +
+	"\x06medium\x18\x04 \x01(\x05R\x06medium\x12\x10\n" +
+	"\x03low\x18\x05 \x01(\x05R\x03low\x12\x12\n" +
+	"\x04info\x18\x06 \x01(\x05R\x04info\"[\n" +
+	"\x18GetScanSummariesResponse\x12?\n" +
+	"\tsummaries\x18\x01 \x03(\v2!.vulnscan.findings.v1.ScanSummaryR\tsummaries\"\xff\x01\n" +
 	"\vIntegration\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
 	"\x06org_id\x18\x02 \x01(\tR\x05orgId\x12\x12\n" +
@@ -2796,14 +2852,14 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"GetFinding\x12'.vulnscan.findings.v1.GetFindingRequest\x1a(.vulnscan.findings.v1.GetFindingResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/findings/{id}\x12\x86\x01\n" +
 	"\rUpdateFinding\x12*.vulnscan.findings.v1.UpdateFindingRequest\x1a+.vulnscan.findings.v1.UpdateFindingResponse\"\x1c\x82\xd3\xe4\x93\x02\x16:\x01*2\x11/v1/findings/{id}\x12\x86\x01\n" +
 	"\n" +
-	"AddComment\x12'.vulnscan.findings.v1.AddCommentRequest\x1a(.vulnscan.findings.v1.AddCommentResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/v1/findings/{id}/comments2\xb8\x05\n" +
+	"AddComment\x12'.vulnscan.findings.v1.AddCommentRequest\x1a(.vulnscan.findings.v1.AddCommentResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/v1/findings/{id}/comments2\xbe\x05\n" +
 	"\x15FindingsIntakeService\x12e\n" +
 	"\fRegisterScan\x12).vulnscan.findings.v1.RegisterScanRequest\x1a*.vulnscan.findings.v1.RegisterScanResponse\x12k\n" +
 	"\x0eReportFindings\x12+.vulnscan.findings.v1.ReportFindingsRequest\x1a,.vulnscan.findings.v1.ReportFindingsResponse\x12k\n" +
 	"\x0eApproveFinding\x12+.vulnscan.findings.v1.ApproveFindingRequest\x1a,.vulnscan.findings.v1.ApproveFindingResponse\x12h\n" +
 	"\rRejectFinding\x12*.vulnscan.findings.v1.RejectFindingRequest\x1a+.vulnscan.findings.v1.RejectFindingResponse\x12\x86\x01\n" +
-	"\x17ListFindingsForOperator\x124.vulnscan.findings.v1.ListFindingsForOperatorRequest\x1a5.vulnscan.findings.v1.ListFindingsForOperatorResponse\x12k\n" +
-	"\x0eGetScanSummary\x12+.vulnscan.findings.v1.GetScanSummaryRequest\x1a,.vulnscan.findings.v1.GetScanSummaryResponse2\xec\x02\n" +
+	"\x17ListFindingsForOperator\x124.vulnscan.findings.v1.ListFindingsForOperatorRequest\x1a5.vulnscan.findings.v1.ListFindingsForOperatorResponse\x12q\n" +
+	"\x10GetScanSummaries\x12-.vulnscan.findings.v1.GetScanSummariesRequest\x1a..vulnscan.findings.v1.GetScanSummariesResponse2\xec\x02\n" +
 	"\x14FindingsAdminService\x12k\n" +
 	"\x0eAddIntegration\x12+.vulnscan.findings.v1.AddIntegrationRequest\x1a,.vulnscan.findings.v1.AddIntegrationResponse\x12q\n" +
 	"\x10ListIntegrations\x12-.vulnscan.findings.v1.ListIntegrationsRequest\x1a..vulnscan.findings.v1.ListIntegrationsResponse\x12t\n" +
@@ -2821,7 +2877,7 @@ func file_vulnscan_findings_v1_findings_proto_rawDescGZIP() []byte {
 	return file_vulnscan_findings_v1_findings_proto_rawDescData
 }
 
-var file_vulnscan_findings_v1_findings_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_vulnscan_findings_v1_findings_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_vulnscan_findings_v1_findings_proto_goTypes = []any{
 	(*Finding)(nil),                         // 0: vulnscan.findings.v1.Finding
 	(*TriageEntry)(nil),                     // 1: vulnscan.findings.v1.TriageEntry
@@ -2849,87 +2905,89 @@ var file_vulnscan_findings_v1_findings_proto_goTypes = []any{
 	(*ListFindingsForOperatorRequest)(nil),  // 23: vulnscan.findings.v1.ListFindingsForOperatorRequest
 	(*OperatorFinding)(nil),                 // 24: vulnscan.findings.v1.OperatorFinding
 	(*ListFindingsForOperatorResponse)(nil), // 25: vulnscan.findings.v1.ListFindingsForOperatorResponse
-	(*GetScanSummaryRequest)(nil),           // 26: vulnscan.findings.v1.GetScanSummaryRequest
-	(*GetScanSummaryResponse)(nil),          // 27: vulnscan.findings.v1.GetScanSummaryResponse
-	(*Integration)(nil),                     // 28: vulnscan.findings.v1.Integration
-	(*AddIntegrationRequest)(nil),           // 29: vulnscan.findings.v1.AddIntegrationRequest
-	(*AddIntegrationResponse)(nil),          // 30: vulnscan.findings.v1.AddIntegrationResponse
-	(*ListIntegrationsRequest)(nil),         // 31: vulnscan.findings.v1.ListIntegrationsRequest
-	(*ListIntegrationsResponse)(nil),        // 32: vulnscan.findings.v1.ListIntegrationsResponse
-	(*RemoveIntegrationRequest)(nil),        // 33: vulnscan.findings.v1.RemoveIntegrationRequest
-	(*RemoveIntegrationResponse)(nil),       // 34: vulnscan.findings.v1.RemoveIntegrationResponse
-	(*wrapperspb.StringValue)(nil),          // 35: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),           // 36: google.protobuf.Timestamp
-	(*structpb.Value)(nil),                  // 37: google.protobuf.Value
-	(*httpbody.HttpBody)(nil),               // 38: google.api.HttpBody
+	(*GetScanSummariesRequest)(nil),         // 26: vulnscan.findings.v1.GetScanSummariesRequest
+	(*ScanSummary)(nil),                     // 27: vulnscan.findings.v1.ScanSummary
+	(*GetScanSummariesResponse)(nil),        // 28: vulnscan.findings.v1.GetScanSummariesResponse
+	(*Integration)(nil),                     // 29: vulnscan.findings.v1.Integration
+	(*AddIntegrationRequest)(nil),           // 30: vulnscan.findings.v1.AddIntegrationRequest
+	(*AddIntegrationResponse)(nil),          // 31: vulnscan.findings.v1.AddIntegrationResponse
+	(*ListIntegrationsRequest)(nil),         // 32: vulnscan.findings.v1.ListIntegrationsRequest
+	(*ListIntegrationsResponse)(nil),        // 33: vulnscan.findings.v1.ListIntegrationsResponse
+	(*RemoveIntegrationRequest)(nil),        // 34: vulnscan.findings.v1.RemoveIntegrationRequest
+	(*RemoveIntegrationResponse)(nil),       // 35: vulnscan.findings.v1.RemoveIntegrationResponse
+	(*wrapperspb.StringValue)(nil),          // 36: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),           // 37: google.protobuf.Timestamp
+	(*structpb.Value)(nil),                  // 38: google.protobuf.Value
+	(*httpbody.HttpBody)(nil),               // 39: google.api.HttpBody
 }
 var file_vulnscan_findings_v1_findings_proto_depIdxs = []int32{
-	35, // 0: vulnscan.findings.v1.Finding.proof_of_concept:type_name -> google.protobuf.StringValue
-	35, // 1: vulnscan.findings.v1.Finding.scan_id:type_name -> google.protobuf.StringValue
-	36, // 2: vulnscan.findings.v1.Finding.found_at:type_name -> google.protobuf.Timestamp
-	36, // 3: vulnscan.findings.v1.Finding.updated_at:type_name -> google.protobuf.Timestamp
-	35, // 4: vulnscan.findings.v1.Finding.duplicate_of:type_name -> google.protobuf.StringValue
-	35, // 5: vulnscan.findings.v1.TriageEntry.reaction:type_name -> google.protobuf.StringValue
-	35, // 6: vulnscan.findings.v1.TriageEntry.comment:type_name -> google.protobuf.StringValue
-	36, // 7: vulnscan.findings.v1.TriageEntry.timestamp:type_name -> google.protobuf.Timestamp
-	35, // 8: vulnscan.findings.v1.GetFindingResponse.proof_of_concept:type_name -> google.protobuf.StringValue
-	35, // 9: vulnscan.findings.v1.GetFindingResponse.scan_id:type_name -> google.protobuf.StringValue
-	36, // 10: vulnscan.findings.v1.GetFindingResponse.found_at:type_name -> google.protobuf.Timestamp
-	36, // 11: vulnscan.findings.v1.GetFindingResponse.updated_at:type_name -> google.protobuf.Timestamp
-	35, // 12: vulnscan.findings.v1.GetFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
+	36, // 0: vulnscan.findings.v1.Finding.proof_of_concept:type_name -> google.protobuf.StringValue
+	36, // 1: vulnscan.findings.v1.Finding.scan_id:type_name -> google.protobuf.StringValue
+	37, // 2: vulnscan.findings.v1.Finding.found_at:type_name -> google.protobuf.Timestamp
+	37, // 3: vulnscan.findings.v1.Finding.updated_at:type_name -> google.protobuf.Timestamp
+	36, // 4: vulnscan.findings.v1.Finding.duplicate_of:type_name -> google.protobuf.StringValue
+	36, // 5: vulnscan.findings.v1.TriageEntry.reaction:type_name -> google.protobuf.StringValue
+	36, // 6: vulnscan.findings.v1.TriageEntry.comment:type_name -> google.protobuf.StringValue
+	37, // 7: vulnscan.findings.v1.TriageEntry.timestamp:type_name -> google.protobuf.Timestamp
+	36, // 8: vulnscan.findings.v1.GetFindingResponse.proof_of_concept:type_name -> google.protobuf.StringValue
+	36, // 9: vulnscan.findings.v1.GetFindingResponse.scan_id:type_name -> google.protobuf.StringValue
+	37, // 10: vulnscan.findings.v1.GetFindingResponse.found_at:type_name -> google.protobuf.Timestamp
+	37, // 11: vulnscan.findings.v1.GetFindingResponse.updated_at:type_name -> google.protobuf.Timestamp
+	36, // 12: vulnscan.findings.v1.GetFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
 	1,  // 13: vulnscan.findings.v1.GetFindingResponse.triage_thread:type_name -> vulnscan.findings.v1.TriageEntry
-	35, // 14: vulnscan.findings.v1.GetFindingResponse.mermaid_trace:type_name -> google.protobuf.StringValue
-	35, // 15: vulnscan.findings.v1.GetFindingResponse.repo_url:type_name -> google.protobuf.StringValue
-	35, // 16: vulnscan.findings.v1.GetFindingResponse.scan_type:type_name -> google.protobuf.StringValue
+	36, // 14: vulnscan.findings.v1.GetFindingResponse.mermaid_trace:type_name -> google.protobuf.StringValue
+	36, // 15: vulnscan.findings.v1.GetFindingResponse.repo_url:type_name -> google.protobuf.StringValue
+	36, // 16: vulnscan.findings.v1.GetFindingResponse.scan_type:type_name -> google.protobuf.StringValue
 	0,  // 17: vulnscan.findings.v1.ListFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
 	0,  // 18: vulnscan.findings.v1.ListScanFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
-	37, // 19: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
-	35, // 20: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
-	35, // 21: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
-	35, // 22: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
+	38, // 19: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
+	36, // 20: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
+	36, // 21: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
+	36, // 22: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
 	15, // 23: vulnscan.findings.v1.ReportFindingsRequest.findings:type_name -> vulnscan.findings.v1.ReportedFinding
 	17, // 24: vulnscan.findings.v1.ReportFindingsResponse.results:type_name -> vulnscan.findings.v1.ReportedFindingResult
-	36, // 25: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
+	37, // 25: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
 	24, // 26: vulnscan.findings.v1.ListFindingsForOperatorResponse.data:type_name -> vulnscan.findings.v1.OperatorFinding
-	36, // 27: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
-	28, // 28: vulnscan.findings.v1.AddIntegrationResponse.integration:type_name -> vulnscan.findings.v1.Integration
-	28, // 29: vulnscan.findings.v1.ListIntegrationsResponse.data:type_name -> vulnscan.findings.v1.Integration
-	36, // 30: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
-	3,  // 31: vulnscan.findings.v1.FindingsService.ListFindings:input_type -> vulnscan.findings.v1.ListFindingsRequest
-	4,  // 32: vulnscan.findings.v1.FindingsService.ListScanFindings:input_type -> vulnscan.findings.v1.ListScanFindingsRequest
-	7,  // 33: vulnscan.findings.v1.FindingsService.ExportScanFindings:input_type -> vulnscan.findings.v1.ExportScanFindingsRequest
-	8,  // 34: vulnscan.findings.v1.FindingsService.GetFinding:input_type -> vulnscan.findings.v1.GetFindingRequest
-	9,  // 35: vulnscan.findings.v1.FindingsService.UpdateFinding:input_type -> vulnscan.findings.v1.UpdateFindingRequest
-	11, // 36: vulnscan.findings.v1.FindingsService.AddComment:input_type -> vulnscan.findings.v1.AddCommentRequest
-	13, // 37: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:input_type -> vulnscan.findings.v1.RegisterScanRequest
-	16, // 38: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:input_type -> vulnscan.findings.v1.ReportFindingsRequest
-	19, // 39: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:input_type -> vulnscan.findings.v1.ApproveFindingRequest
-	21, // 40: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:input_type -> vulnscan.findings.v1.RejectFindingRequest
-	23, // 41: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:input_type -> vulnscan.findings.v1.ListFindingsForOperatorRequest
-	26, // 42: vulnscan.findings.v1.FindingsIntakeService.GetScanSummary:input_type -> vulnscan.findings.v1.GetScanSummaryRequest
-	29, // 43: vulnscan.findings.v1.FindingsAdminService.AddIntegration:input_type -> vulnscan.findings.v1.AddIntegrationRequest
-	31, // 44: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:input_type -> vulnscan.findings.v1.ListIntegrationsRequest
-	33, // 45: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:input_type -> vulnscan.findings.v1.RemoveIntegrationRequest
-	5,  // 46: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
-	6,  // 47: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
-	38, // 48: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
-	2,  // 49: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
-	10, // 50: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
-	12, // 51: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
-	14, // 52: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
-	18, // 53: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
-	20, // 54: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
-	22, // 55: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
-	25, // 56: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
-	27, // 57: vulnscan.findings.v1.FindingsIntakeService.GetScanSummary:output_type -> vulnscan.findings.v1.GetScanSummaryResponse
-	30, // 58: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
-	32, // 59: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
-	34, // 60: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
-	46, // [46:61] is the sub-list for method output_type
-	31, // [31:46] is the sub-list for method input_type
-	31, // [31:31] is the sub-list for extension type_name
-	31, // [31:31] is the sub-list for extension extendee
-	0,  // [0:31] is the sub-list for field type_name
+	27, // 27: vulnscan.findings.v1.GetScanSummariesResponse.summaries:type_name -> vulnscan.findings.v1.ScanSummary
+	37, // 28: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
+	29, // 29: vulnscan.findings.v1.AddIntegrationResponse.integration:type_name -> vulnscan.findings.v1.Integration
+	29, // 30: vulnscan.findings.v1.ListIntegrationsResponse.data:type_name -> vulnscan.findings.v1.Integration
+	37, // 31: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
+	3,  // 32: vulnscan.findings.v1.FindingsService.ListFindings:input_type -> vulnscan.findings.v1.ListFindingsRequest
+	4,  // 33: vulnscan.findings.v1.FindingsService.ListScanFindings:input_type -> vulnscan.findings.v1.ListScanFindingsRequest
+	7,  // 34: vulnscan.findings.v1.FindingsService.ExportScanFindings:input_type -> vulnscan.findings.v1.ExportScanFindingsRequest
+	8,  // 35: vulnscan.findings.v1.FindingsService.GetFinding:input_type -> vulnscan.findings.v1.GetFindingRequest
+	9,  // 36: vulnscan.findings.v1.FindingsService.UpdateFinding:input_type -> vulnscan.findings.v1.UpdateFindingRequest
+	11, // 37: vulnscan.findings.v1.FindingsService.AddComment:input_type -> vulnscan.findings.v1.AddCommentRequest
+	13, // 38: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:input_type -> vulnscan.findings.v1.RegisterScanRequest
+	16, // 39: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:input_type -> vulnscan.findings.v1.ReportFindingsRequest
+	19, // 40: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:input_type -> vulnscan.findings.v1.ApproveFindingRequest
+	21, // 41: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:input_type -> vulnscan.findings.v1.RejectFindingRequest
+	23, // 42: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:input_type -> vulnscan.findings.v1.ListFindingsForOperatorRequest
+	26, // 43: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:input_type -> vulnscan.findings.v1.GetScanSummariesRequest
+	30, // 44: vulnscan.findings.v1.FindingsAdminService.AddIntegration:input_type -> vulnscan.findings.v1.AddIntegrationRequest
+	32, // 45: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:input_type -> vulnscan.findings.v1.ListIntegrationsRequest
+	34, // 46: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:input_type -> vulnscan.findings.v1.RemoveIntegrationRequest
+	5,  // 47: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
+	6,  // 48: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
+	39, // 49: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
+	2,  // 50: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
+	10, // 51: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
+	12, // 52: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
+	14, // 53: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
+	18, // 54: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
+	20, // 55: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
+	22, // 56: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
+	25, // 57: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
+	28, // 58: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:output_type -> vulnscan.findings.v1.GetScanSummariesResponse
+	31, // 59: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
+	33, // 60: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
+	35, // 61: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
+	47, // [47:62] is the sub-list for method output_type
+	32, // [32:47] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_vulnscan_findings_v1_findings_proto_init() }
@@ -2946,7 +3004,7 @@ func file_vulnscan_findings_v1_findings_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vulnscan_findings_v1_findings_proto_rawDesc), len(file_vulnscan_findings_v1_findings_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   35,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

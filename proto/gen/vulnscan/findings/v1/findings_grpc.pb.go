@@ -345,7 +345,7 @@ const (
 	FindingsIntakeService_ApproveFinding_FullMethodName          = "/vulnscan.findings.v1.FindingsIntakeService/ApproveFinding"
 	FindingsIntakeService_RejectFinding_FullMethodName           = "/vulnscan.findings.v1.FindingsIntakeService/RejectFinding"
 	FindingsIntakeService_ListFindingsForOperator_FullMethodName = "/vulnscan.findings.v1.FindingsIntakeService/ListFindingsForOperator"
-	FindingsIntakeService_GetScanSummary_FullMethodName          = "/vulnscan.findings.v1.FindingsIntakeService/GetScanSummary"
+	FindingsIntakeService_GetScanSummaries_FullMethodName        = "/vulnscan.findings.v1.FindingsIntakeService/GetScanSummaries"
 )
 
 // FindingsIntakeServiceClient is the client API for FindingsIntakeService service.
@@ -367,8 +367,9 @@ type FindingsIntakeServiceClient interface {
 	RejectFinding(ctx context.Context, in *RejectFindingRequest, opts ...grpc.CallOption) (*RejectFindingResponse, error)
 	// ListFindingsForOperator lists a scan's findings with their verification status.
 	ListFindingsForOperator(ctx context.Context, in *ListFindingsForOperatorRequest, opts ...grpc.CallOption) (*ListFindingsForOperatorResponse, error)
-	// GetScanSummary counts a scan's approved findings by severity.
-	GetScanSummary(ctx context.Context, in *GetScanSummaryRequest, opts ...grpc.CallOption) (*GetScanSummaryResponse, error)
+	// GetScanSummaries counts the approved findings of each of up to 100 scans
+	// by severity, in one call (the scan service's lists show them).
+	GetScanSummaries(ctx context.Context, in *GetScanSummariesRequest, opts ...grpc.CallOption) (*GetScanSummariesResponse, error)
 }
 
 type findingsIntakeServiceClient struct {
@@ -429,10 +430,10 @@ func (c *findingsIntakeServiceClient) ListFindingsForOperator(ctx context.Contex
 	return out, nil
 }
 
-func (c *findingsIntakeServiceClient) GetScanSummary(ctx context.Context, in *GetScanSummaryRequest, opts ...grpc.CallOption) (*GetScanSummaryResponse, error) {
+func (c *findingsIntakeServiceClient) GetScanSummaries(ctx context.Context, in *GetScanSummariesRequest, opts ...grpc.CallOption) (*GetScanSummariesResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(GetScanSummaryResponse)
-	err := c.cc.Invoke(ctx, FindingsIntakeService_GetScanSummary_FullMethodName, in, out, cOpts...)
+	out := new(GetScanSummariesResponse)
+	err := c.cc.Invoke(ctx, FindingsIntakeService_GetScanSummaries_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -458,8 +459,9 @@ type FindingsIntakeServiceServer interface {
 	RejectFinding(context.Context, *RejectFindingRequest) (*RejectFindingResponse, error)
 	// ListFindingsForOperator lists a scan's findings with their verification status.
 	ListFindingsForOperator(context.Context, *ListFindingsForOperatorRequest) (*ListFindingsForOperatorResponse, error)
-	// GetScanSummary counts a scan's approved findings by severity.
-	GetScanSummary(context.Context, *GetScanSummaryRequest) (*GetScanSummaryResponse, error)
+	// GetScanSummaries counts the approved findings of each of up to 100 scans
+	// by severity, in one call (the scan service's lists show them).
+	GetScanSummaries(context.Context, *GetScanSummariesRequest) (*GetScanSummariesResponse, error)
 	mustEmbedUnimplementedFindingsIntakeServiceServer()
 }
 
@@ -485,8 +487,8 @@ func (UnimplementedFindingsIntakeServiceServer) RejectFinding(context.Context, *
 func (UnimplementedFindingsIntakeServiceServer) ListFindingsForOperator(context.Context, *ListFindingsForOperatorRequest) (*ListFindingsForOperatorResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListFindingsForOperator not implemented")
 }
-func (UnimplementedFindingsIntakeServiceServer) GetScanSummary(context.Context, *GetScanSummaryRequest) (*GetScanSummaryResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method GetScanSummary not implemented")
+func (UnimplementedFindingsIntakeServiceServer) GetScanSummaries(context.Context, *GetScanSummariesRequest) (*GetScanSummariesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetScanSummaries not implemented")
 }
 func (UnimplementedFindingsIntakeServiceServer) mustEmbedUnimplementedFindingsIntakeServiceServer() {}
 func (UnimplementedFindingsIntakeServiceServer) testEmbeddedByValue()                               {}
@@ -599,20 +601,20 @@ func _FindingsIntakeService_ListFindingsForOperator_Handler(srv interface{}, ctx
 	return interceptor(ctx, in, info, handler)
 }
 
-func _FindingsIntakeService_GetScanSummary_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(GetScanSummaryRequest)
+func _FindingsIntakeService_GetScanSummaries_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetScanSummariesRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(FindingsIntakeServiceServer).GetScanSummary(ctx, in)
+		return srv.(FindingsIntakeServiceServer).GetScanSummaries(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: FindingsIntakeService_GetScanSummary_FullMethodName,
+		FullMethod: FindingsIntakeService_GetScanSummaries_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(FindingsIntakeServiceServer).GetScanSummary(ctx, req.(*GetScanSummaryRequest))
+		return srv.(FindingsIntakeServiceServer).GetScanSummaries(ctx, req.(*GetScanSummariesRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -645,8 +647,8 @@ var FindingsIntakeService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _FindingsIntakeService_ListFindingsForOperator_Handler,
 		},
 		{
-			MethodName: "GetScanSummary",
-			Handler:    _FindingsIntakeService_GetScanSummary_Handler,
+			MethodName: "GetScanSummaries",
+			Handler:    _FindingsIntakeService_GetScanSummaries_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
