@@ -66,6 +66,9 @@ func ReadConfig(env *config.Env) (Config, error) {
 	if c.Mode != "api" && c.Mode != "worker" && c.Mode != "all" {
 		env.Fail(fmt.Errorf("SCAN_MODE must be api, worker or all, not %q", c.Mode))
 	}
+	if c.RecoveryDelay <= 2*service.StartBudget {
+		env.Fail(fmt.Errorf("SCAN_START_RECOVERY_AFTER must be longer than %s, twice the time a start may take", 2*service.StartBudget))
+	}
 	if c.RescueAfter == 0 {
 		c.RescueAfter = c.JobTimeout + 5*time.Minute
 	}

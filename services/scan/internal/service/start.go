@@ -232,8 +232,16 @@ func taskID() string {
 	return "scan_" + hex.EncodeToString(b)
 }
 
+// StartBudget bounds a whole start, every call to another service included.
+// It is well below jobs.RecoveryDelay, so recovery never runs while a
+// request could still claim or debit: a call cut short by the deadline is
+// cancelled on the server too.
+var StartBudget = 30 * time.Second
+
 // Start runs the saga for a validated request.
 func (s *Starter) Start(ctx context.Context, in *Start) (store.Scan, error) {
+	ctx, cancel := context.WithTimeout(ctx, StartBudget)
+	defer cancel()
 	sc := store.Scan{
 		ID: uuid.NewString(), OrgID: in.Caller.OrgID, UserID: in.Caller.UserID, TaskID: taskID(), Status: "pending",
 		EstimationID: in.Estimation.GetId(), Repos: in.Repos, TargetURLs: in.Req.GetTargetUrls(),
