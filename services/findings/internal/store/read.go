@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,7 +46,10 @@ func (f Filter) where() (string, []any) {
 
 // orderBy renders the sort with its tie-breakers found_at then id, all in
 // one direction so that a single index serves it forwards or backwards.
-func (f Filter) orderBy(alias string) string {
+func (f Filter) orderBy(alias string) string { return f.orderByID(alias, "id") }
+
+// orderByID is orderBy with the finding's id in column idCol.
+func (f Filter) orderByID(alias, idCol string) string {
 	dir := " ASC"
 	if f.Desc {
 		dir = " DESC"
@@ -53,15 +57,15 @@ func (f Filter) orderBy(alias string) string {
 	var cols []string
 	switch f.SortBy {
 	case "updated_at":
-		cols = []string{"updated_at", "found_at", "id"}
+		cols = []string{"updated_at", "found_at", idCol}
 	case "severity":
 		if f.Severity != "" { // one severity: the rank is constant
-			cols = []string{"found_at", "id"}
+			cols = []string{"found_at", idCol}
 		} else {
-			cols = []string{"severity_rank", "found_at", "id"}
+			cols = []string{"severity_rank", "found_at", idCol}
 		}
 	default:
-		cols = []string{"found_at", "id"}
+		cols = []string{"found_at", idCol}
 	}
 	for i, c := range cols {
 		cols[i] = alias + "." + c + dir
@@ -71,27 +75,22 @@ func (f Filter) orderBy(alias string) string {
 
 // List returns one page of findings and the exact number of matches.
 func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
-	g := f
-	g.ScanID = "" // the scan is joined below, not probed per row
-	where, args := g.where()
+	var q string
+	var args []any
 	if f.ScanID != "" {
-		args = append(args, f.ScanID)
+		q, args = f.scanPage()
+	} else {
+		var where string
+		where, args = f.where()
+		n := len(args)
+		// The inner query walks only an index to find the page's ids; the
+		// outer one fetches those rows.
+		q = `SELECT ` + findingCols + ` FROM findings.findings f JOIN (SELECT f.id FROM findings.findings f WHERE ` + where +
+			` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
+			ORDER BY ` + f.orderBy("f")
+		args = append(args, f.Limit, f.Offset)
 	}
-	n := len(args)
-	// The inner query walks only an index to find the page's ids; the outer
-	// one fetches those rows.
-	page := ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2)
-	inner := `SELECT f.id FROM findings.findings f WHERE ` + where + ` ORDER BY ` + f.orderBy("f") + page
-	if f.ScanID != "" {
-		// A scan holds a small part of an organization's findings: collect
-		// them from its occurrences first (OFFSET 0 keeps the planner from
-		// walking the organization's sort index instead), then sort.
-		inner = `SELECT x.id FROM (SELECT f.id, f.found_at, f.updated_at, f.severity_rank FROM findings.occurrences o
-			JOIN findings.findings f ON f.id = o.finding_id WHERE o.scan_id = $` + strconv.Itoa(n) + ` AND ` + where + ` OFFSET 0) x
-			ORDER BY ` + f.orderBy("x") + page
-	}
-	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (` + inner + `) p ON p.id = f.id ORDER BY ` + f.orderBy("f")
-	rows, err := s.Pool.Query(ctx, q, append(args, f.Limit, f.Offset)...)
+	rows, err := s.Pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list findings: %w", err)
 	}
@@ -101,6 +100,37 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 	}
 	total, err := s.Count(ctx, f)
 	return list, total, err
+}
+
+// scanPage renders the query of one page of a scan's findings. The page is
+// chosen from the scan's occurrences alone, which carry their finding's list
+// keys: with the scan, state and severity rank as equalities and the sort
+// key next, one of the occurrences_list indexes yields the page by an
+// index-only scan in either direction. The outer query fetches those rows,
+// checking organization and approval on the findings themselves.
+func (f Filter) scanPage() (string, []any) {
+	args := []any{f.OrgID, f.ScanID}
+	conds := []string{"o.scan_id = $2", "o.approved"}
+	if f.Severity != "" {
+		if !slices.Contains(Severities, f.Severity) {
+			conds = append(conds, "false")
+		}
+		args = append(args, SeverityRank(f.Severity))
+		conds = append(conds, "o.severity_rank = $"+strconv.Itoa(len(args)))
+	}
+	if f.State != "" {
+		args = append(args, f.State)
+		conds = append(conds, "o.state = $"+strconv.Itoa(len(args)))
+	}
+	n := len(args)
+	args = append(args, f.Limit, f.Offset)
+	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
+		SELECT o.finding_id AS id, o.severity_rank, o.found_at, o.updated_at FROM findings.occurrences o
+		WHERE ` + strings.Join(conds, " AND ") + ` ORDER BY ` + f.orderByID("o", "finding_id") +
+		` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
+		WHERE f.org_id = $1 AND f.verification_status = 'approved'
+		ORDER BY ` + f.orderBy("p")
+	return q, args
 }
 
 // Count returns the exact number of approved findings matching f, from the

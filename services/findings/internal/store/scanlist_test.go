@@ -1,0 +1,230 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/dbtest"
+)
+
+// outOfSync counts the occurrences whose copied list keys differ from
+// their finding's.
+func outOfSync(t *testing.T, pool *pgxpool.Pool) int {
+	t.Helper()
+	var n int
+	err := pool.QueryRow(context.Background(), `SELECT count(*) FROM findings.occurrences o JOIN findings.findings f ON f.id = o.finding_id
+		WHERE (o.approved, o.severity_rank, o.state, o.found_at, o.updated_at)
+			IS DISTINCT FROM (f.verification_status = 'approved', f.severity_rank, f.state, f.found_at, f.updated_at)`).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// checkScanLists compares every scan-filtered list (each filter, sort,
+// order and page size) with the same list computed from the findings
+// themselves, and its total with the number of matches.
+func checkScanLists(t *testing.T, s *Store, org string, scans []string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, scan := range scans {
+		for _, sev := range append([]string{""}, Severities...) {
+			for _, state := range append([]string{""}, States...) {
+				for _, sortBy := range []string{"found_at", "updated_at", "severity"} {
+					for _, desc := range []bool{false, true} {
+						f := Filter{OrgID: org, ScanID: scan, Severity: sev, State: state, SortBy: sortBy, Desc: desc}
+						var want []string
+						if err := s.Each(ctx, f, func(fd Finding, _ Extra) error {
+							want = append(want, fd.ID)
+							return nil
+						}); err != nil {
+							t.Fatal(err)
+						}
+						for _, limit := range []int{1, 4, 100} {
+							for off := 0; off == 0 || off < len(want)+limit; off += limit {
+								f.Limit, f.Offset = limit, off
+								list, total, err := s.List(ctx, f)
+								if err != nil {
+									t.Fatal(err)
+								}
+								var got []string
+								for _, fd := range list {
+									got = append(got, fd.ID)
+								}
+								exp := want[min(off, len(want)):min(off+limit, len(want))]
+								if fmt.Sprint(got) != fmt.Sprint(exp) || total != int64(len(want)) {
+									t.Fatalf("scan %s sev=%q state=%q sort=%s desc=%t limit=%d offset=%d:\n got %v total %d\nwant %v total %d",
+										scan, sev, state, sortBy, desc, limit, off, got, total, exp, len(want))
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func reported(prefix string, n int) []Reported {
+	var out []Reported
+	for i := range n {
+		out = append(out, Reported{Fingerprint: fmt.Sprintf("%s%d", prefix, i), Title: "t", Category: "injection",
+			Severity: Severities[i%len(Severities)], Verified: i%6 != 5})
+	}
+	return out
+}
+
+// TestScanListKeysFollowFindings changes findings in every way the service
+// does and checks after each change that the occurrences' copies of the
+// list keys follow, and that scan-filtered lists and totals equal what the
+// findings themselves say.
+func TestScanListKeysFollowFindings(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	if err := Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	s := &Store{Pool: pool}
+	org, other := uuid.NewString(), uuid.NewString()
+	repo := "https://git.example.com/acme/app"
+	scanA := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: repo, ScanType: "full"}
+	scanB := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: repo + ".git", ScanType: "pr"}
+	scanX := Scan{ID: uuid.NewString(), OrgID: other, RepoURL: repo, ScanType: "full"}
+	for _, sc := range []Scan{scanA, scanB, scanX} {
+		if _, err := s.RegisterScan(ctx, sc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := map[string]string{} // fingerprint → finding id
+	report := func(sc Scan, batch []Reported) {
+		res, err := s.Report(ctx, sc, batch, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if sc.OrgID == org {
+				ids[r.Fingerprint] = r.FindingID
+			}
+		}
+	}
+	actor := Actor{UserID: uuid.NewString(), Username: "ana", Source: "api"}
+	apply := func(fp string, u Update) {
+		if _, err := s.Apply(ctx, org, ids[fp], u, actor); err != nil {
+			t.Fatalf("apply to %s: %v", fp, err)
+		}
+	}
+	verify := func(fp, status string) {
+		if _, err := s.SetVerification(ctx, ids[fp], status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ptr := func(s string) *string { return &s }
+
+	steps := []struct {
+		name   string
+		change func()
+	}{
+		{"first scan reports, some verified", func() { report(scanA, reported("a", 24)) }},
+		{"another organization's scan", func() { report(scanX, reported("a", 10)) }},
+		{"pending findings approved", func() { verify("a5", Approved); verify("a11", Approved) }},
+		{"an approved finding rejected", func() { verify("a3", Rejected) }},
+		{"states changed", func() {
+			apply("a0", Update{State: ptr("resolved")})
+			apply("a1", Update{State: ptr("true_positive")})
+			apply("a2", Update{State: ptr("accepted_risk")})
+			apply("a4", Update{State: ptr("false_positive")})
+		}},
+		{"severities changed", func() {
+			apply("a6", Update{Severity: ptr("info")})
+			apply("a7", Update{Severity: ptr("critical"), State: ptr("resolved")})
+		}},
+		{"marked duplicate", func() { apply("a8", Update{DuplicateSet: true, DuplicateOf: ptr(ids["a9"])}) }},
+		{"a later scan sees findings again, reopens the resolved and approves the verified", func() {
+			again := reported("a", 12)
+			again[5].Verified, again[11].Verified = true, true
+			report(scanB, append(again, reported("b", 7)...))
+		}},
+		{"duplicate link removed", func() { apply("a8", Update{DuplicateSet: true}) }},
+		{"reopened finding resolved again", func() { apply("a0", Update{State: ptr("resolved"), Severity: ptr("high")}) }},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			st.change()
+			if n := outOfSync(t, pool); n != 0 {
+				t.Fatalf("%d occurrences out of step with their findings", n)
+			}
+			checkScanLists(t, s, org, []string{scanA.ID, scanB.ID})
+			// A scan of another organization lists nothing.
+			list, total, err := s.List(ctx, Filter{OrgID: org, ScanID: scanX.ID, SortBy: "found_at", Limit: 15})
+			if err != nil || len(list) != 0 || total != 0 {
+				t.Fatalf("foreign scan: %d findings, total %d, %v", len(list), total, err)
+			}
+		})
+	}
+	// Updating a finding's keys directly (as a migration or an operator
+	// might) is copied too.
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET found_at = found_at - interval '1 day', updated_at = now() + interval '1 hour'
+		WHERE id = $1`, ids["a10"]); err != nil {
+		t.Fatal(err)
+	}
+	if n := outOfSync(t, pool); n != 0 {
+		t.Fatalf("%d occurrences out of step after a direct update", n)
+	}
+	checkScanLists(t, s, org, []string{scanA.ID, scanB.ID})
+	// An unknown severity matches nothing.
+	list, _, err := s.List(ctx, Filter{OrgID: org, ScanID: scanA.ID, Severity: "bogus", SortBy: "found_at", Limit: 15})
+	if err != nil || len(list) != 0 {
+		t.Fatalf("unknown severity: %d findings, %v", len(list), err)
+	}
+}
+
+// TestOccurrenceKeysBackfilled applies the first migration, records
+// findings, then the rest: existing occurrences get their findings' keys.
+func TestOccurrenceKeysBackfilled(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	first, err := fs.ReadFile(migrations, "migrations/0001_init.up.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(ctx, pool, Schema, fstest.MapFS{"0001_init.up.sql": {Data: first}}); err != nil {
+		t.Fatal(err)
+	}
+	org := uuid.NewString()
+	for _, q := range []string{
+		`INSERT INTO findings.scans (id, org_id, repo_url, repo_key, scan_type) VALUES
+			('00000000-0000-0000-0000-00000000000a', $1, 'r', 'r', 'full'), ('00000000-0000-0000-0000-00000000000b', $1, 'r', 'r', 'full')`,
+		`INSERT INTO findings.findings (id, org_id, repo_key, fingerprint, scan_id, title, category, severity, severity_rank, state,
+			verification_status, found_at, updated_at)
+			SELECT gen_random_uuid(), $1, 'r', 'fp' || g, '00000000-0000-0000-0000-00000000000a', 't', 'injection',
+				(ARRAY['critical','high','medium','low','info'])[1 + g % 5], 5 - g % 5,
+				(ARRAY['open','true_positive','false_positive','accepted_risk','resolved'])[1 + g % 5],
+				(ARRAY['approved','pending','rejected'])[1 + g % 3], now() - g * interval '1 hour', now() - g * interval '1 minute'
+			FROM generate_series(0, 29) g`,
+		`INSERT INTO findings.occurrences (scan_id, finding_id) SELECT scan_id, id FROM findings.findings WHERE org_id = $1`,
+		`INSERT INTO findings.occurrences (scan_id, finding_id) SELECT '00000000-0000-0000-0000-00000000000b', id FROM findings.findings
+			WHERE org_id = $1 AND fingerprint < 'fp2'`,
+	} {
+		if _, err := pool.Exec(ctx, q, org); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM findings.occurrences`).Scan(&n); err != nil || n < 40 {
+		t.Fatalf("occurrences: %d, %v", n, err)
+	}
+	if n := outOfSync(t, pool); n != 0 {
+		t.Fatalf("%d occurrences not backfilled", n)
+	}
+	checkScanLists(t, &Store{Pool: pool}, org, []string{"00000000-0000-0000-0000-00000000000a", "00000000-0000-0000-0000-00000000000b"})
+}
