@@ -247,7 +247,7 @@ func (w *writer) tarGz(r io.Reader) error {
 			return err
 		}
 		switch h.Typeflag {
-		case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
+		case tar.TypeReg, tar.TypeGNUSparse:
 			if name == "" {
 				return unsafe("entry %q has an invalid name", h.Name)
 			}

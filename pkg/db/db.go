@@ -74,7 +74,7 @@ func createDatabase(ctx context.Context, cc *pgx.ConnConfig) error {
 	if err != nil {
 		return fmt.Errorf("connect to maintenance database: %w", err)
 	}
-	defer conn.Close(ctx)
+	defer func() { _ = conn.Close(ctx) }()
 	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{cc.Database}.Sanitize())
 	var pgErr *pgconn.PgError
 	if err != nil && !(errors.As(err, &pgErr) && (pgErr.Code == "42P04" || pgErr.Code == "23505")) {

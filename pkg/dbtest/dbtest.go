@@ -44,7 +44,7 @@ func CreateDatabase(ctx context.Context, prefix string) (string, func(), error) 
 	if err != nil {
 		return "", nil, fmt.Errorf("connect to the test PostgreSQL server (run tests with make test): %w", err)
 	}
-	defer conn.Close(cctx)
+	defer func() { _ = conn.Close(cctx) }()
 	if _, err := conn.Exec(cctx, "CREATE DATABASE "+name); err != nil {
 		return "", nil, fmt.Errorf("create test database: %w", err)
 	}

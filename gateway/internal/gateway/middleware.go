@@ -120,10 +120,9 @@ func authenticate(v *keyauth.Verifier, log *slog.Logger) func(http.Handler) http
 				return
 			}
 			e, err := v.Verify(r.Context(), key)
-			switch {
-			case errors.Is(err, keyauth.ErrMalformed), errors.Is(err, keyauth.ErrUnknown),
-				errors.Is(err, keyauth.ErrRevoked), errors.Is(err, keyauth.ErrExpired):
-				httperr.Write(w, http.StatusUnauthorized, err.Error())
+			switch msg := keyauth.Message(err); {
+			case msg != "":
+				httperr.Write(w, http.StatusUnauthorized, msg)
 				return
 			case err != nil:
 				log.ErrorContext(r.Context(), "key verification failed", "error", err.Error())

@@ -22,13 +22,28 @@ import (
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 )
 
-// Errors of Verify, each answered with 401.
+// Errors of Verify, each answered with 401 and its Message.
 var (
-	ErrMalformed = errors.New("Malformed API key")
-	ErrUnknown   = errors.New("Invalid API key")
+	ErrMalformed = errors.New("malformed API key")
+	ErrUnknown   = errors.New("invalid API key")
 	ErrRevoked   = errors.New("API key has been revoked")
 	ErrExpired   = errors.New("API key has expired")
 )
+
+// Message is the public 401 message for an error of Verify.
+func Message(err error) string {
+	switch {
+	case errors.Is(err, ErrMalformed):
+		return "Malformed API key"
+	case errors.Is(err, ErrUnknown):
+		return "Invalid API key"
+	case errors.Is(err, ErrRevoked):
+		return "API key has been revoked"
+	case errors.Is(err, ErrExpired):
+		return "API key has expired"
+	}
+	return ""
+}
 
 // Stats counts where lookups were answered.
 type Stats struct {

@@ -449,10 +449,6 @@ func (a *analysis) fallback() {
 }
 
 func (a *analysis) infrastructure() {
-	type infra struct {
-		root  string
-		kinds map[string]bool
-	}
 	var tfDirs, k8sDirs, helmDirs, dockerDirs, composeDirs, cfnDirs []string
 	for _, f := range a.all {
 		if skipped(f.Path) {

@@ -490,5 +490,5 @@ func isMinified(data []byte) bool {
 	if len(data)/lines > 500 {
 		return true
 	}
-	return bytes.Contains(data[:min(len(data), 64<<10)], []byte("\n")) == false
+	return !bytes.Contains(data[:min(len(data), 64<<10)], []byte("\n"))
 }

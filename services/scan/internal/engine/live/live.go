@@ -136,7 +136,7 @@ func (p *prober) do(method, target string, extra http.Header) (*response, error)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, p.lim.MaxBody))
 	return &response{status: resp.StatusCode, header: resp.Header, body: string(body), tls: resp.TLS, req: p.describe(method, u, extra)}, nil
 }

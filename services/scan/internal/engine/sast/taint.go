@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
-	"time"
 
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/finding"
 )
@@ -120,7 +119,6 @@ type fileCtx struct {
 	seen     map[string]bool
 	ops      int
 	budget   int
-	deadline time.Time
 	changed  bool
 
 	// per-function state

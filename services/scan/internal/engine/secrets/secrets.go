@@ -47,6 +47,7 @@ func New() (*Scanner, error) {
 
 // Scan returns one finding per secret in content. file is repository-relative.
 func (s *Scanner) Scan(file string, content []byte) []finding.Finding {
+	//nolint:staticcheck // detect.Fragment is the v8 API; sources.Fragment arrives with v9.
 	res := s.d.Detect(detect.Fragment{Raw: string(content), FilePath: file})
 	if len(res) == 0 {
 		return nil
