@@ -53,7 +53,14 @@ start_postgres() {
   [ -n "$initdb" ] && [ -n "$pgctl" ] || die "postgres binaries not found"
   if [ "$(id -u)" = 0 ]; then
     id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql postgres
-    chmod a+x "$DATA"
+    # The server runs as postgres: let it reach the data directory by adding
+    # traverse permission (not read) where a parent lacks it, e.g. a private
+    # temporary directory.
+    local d=$DATA
+    while [ -n "$d" ] && [ "$d" != / ]; do
+      runuser -u postgres -- test -x "$d" 2>/dev/null || chmod o+x "$d"
+      d=$(dirname "$d")
+    done
   fi
   if [ ! -f "$dir/PG_VERSION" ]; then
     mkdir -p "$dir"; [ "$(id -u)" = 0 ] && chown postgres "$dir"
