@@ -36,6 +36,53 @@ type Process struct {
 	metricsAddr string
 	workers     []func(context.Context) error
 	closers     []func()
+	checks      []func(context.Context) error
+}
+
+// CheckInterval is how often health checks run.
+var CheckInterval = 2 * time.Second
+
+// Check adds a dependency check (e.g. pinging the database): while any
+// check fails, the gRPC health service answers NOT_SERVING, so that the
+// gateway's /readyz and Kubernetes readiness see the outage.
+func (p *Process) Check(fn func(context.Context) error) { p.checks = append(p.checks, fn) }
+
+// healthy runs every check once.
+func (p *Process) healthy(ctx context.Context) error {
+	for _, c := range p.checks {
+		cctx, cancel := context.WithTimeout(ctx, CheckInterval)
+		err := c(cctx)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// watchHealth keeps the serving status in step with the checks.
+func (p *Process) watchHealth(ctx context.Context) {
+	serving := true
+	t := time.NewTicker(CheckInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		err := p.healthy(ctx)
+		switch {
+		case err != nil && serving:
+			p.Log.Warn("dependency check failed; reporting NOT_SERVING", "error", err.Error())
+			p.Health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+			serving = false
+		case err == nil && !serving:
+			p.Log.Info("dependencies answer again; reporting SERVING")
+			p.Health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+			serving = true
+		}
+	}
 }
 
 // New builds a process named name serving gRPC on grpcAddr and metrics on
@@ -93,7 +140,12 @@ func (p *Process) Run(ctx context.Context, grace time.Duration) error {
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
-	p.Health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	status := healthpb.HealthCheckResponse_SERVING
+	if err := p.healthy(ctx); err != nil {
+		status = healthpb.HealthCheckResponse_NOT_SERVING
+	}
+	p.Health.SetServingStatus("", status)
+	go p.watchHealth(gctx)
 	p.Log.Info("serving", "grpc", lis.Addr().String(), "metrics", mlis.Addr().String())
 	g.Go(func() error { return p.GRPC.Serve(lis) })
 	g.Go(func() error {

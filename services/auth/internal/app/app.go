@@ -63,6 +63,8 @@ func Run(ctx context.Context, version string) error {
 
 	svc := &service.Service{Store: &store.Store{Pool: pool}, Redis: rdb, Box: box, Log: log, MaxActiveKeys: cfg.MaxActiveKeys}
 	p := server.New("auth", log, cfg.GRPCListen, cfg.MetricsAddr)
+	p.Check(pool.Ping)
+	p.Check(func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
 	authv1.RegisterAuthServiceServer(p.GRPC, &service.Public{Service: svc})
 	authv1.RegisterAuthInternalServiceServer(p.GRPC, &service.Internal{Service: svc})
 	authv1.RegisterAuthAdminServiceServer(p.GRPC, &service.Admin{Service: svc})

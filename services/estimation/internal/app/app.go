@@ -138,6 +138,7 @@ func Run(ctx context.Context, version string) error {
 	}
 
 	p := server.New("estimation", log, cfg.GRPCListen, cfg.MetricsAddr)
+	p.Check(pool.Ping)
 	estimationv1.RegisterEstimationServiceServer(p.GRPC, &service.Public{Service: svc})
 	estimationv1.RegisterUploadServiceServer(p.GRPC, &service.Uploads{Service: svc})
 	estimationv1.RegisterEstimationInternalServiceServer(p.GRPC, &service.Internal{Service: svc})

@@ -82,6 +82,7 @@ func Run(ctx context.Context, version string) error {
 	st := &store.Store{Pool: pool}
 	svc := &service.Service{Store: st, Auth: authv1.NewAuthInternalServiceClient(authConn), Box: box, Log: log}
 	p := server.New("findings", log, cfg.GRPCListen, cfg.MetricsAddr)
+	p.Check(pool.Ping)
 	findingsv1.RegisterFindingsServiceServer(p.GRPC, &service.Public{Service: svc})
 	findingsv1.RegisterFindingsIntakeServiceServer(p.GRPC, &service.Intake{Service: svc})
 	findingsv1.RegisterFindingsAdminServiceServer(p.GRPC, &service.Admin{Service: svc})

@@ -159,6 +159,7 @@ func Run(ctx context.Context, version string) error {
 	starter.River = rc
 
 	p := server.New("scan", log, cfg.GRPCListen, cfg.MetricsAddr)
+	p.Check(pool.Ping)
 	if cfg.Mode == "api" || cfg.Mode == "all" {
 		scanv1.RegisterScanServiceServer(p.GRPC, &service.Service{Store: st, Starter: starter, Findings: findc, Log: log})
 	}

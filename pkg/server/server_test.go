@@ -1,0 +1,57 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func TestHealthFollowsChecks(t *testing.T) {
+	CheckInterval = 50 * time.Millisecond
+	addr := freeAddr(t)
+	p := New("test", slog.New(slog.NewTextHandler(io.Discard, nil)), addr, freeAddr(t))
+	var down atomic.Bool
+	p.Check(func(context.Context) error {
+		if down.Load() {
+			return errors.New("database unreachable")
+		}
+		return nil
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx, time.Second) }()
+
+	cc, err := Dial(addr)
+	require.NoError(t, err)
+	defer cc.Close()
+	hc := healthpb.NewHealthClient(cc)
+	status := func() healthpb.HealthCheckResponse_ServingStatus {
+		r, err := hc.Check(context.Background(), &healthpb.HealthCheckRequest{})
+		if err != nil {
+			return healthpb.HealthCheckResponse_UNKNOWN
+		}
+		return r.GetStatus()
+	}
+	require.Eventually(t, func() bool { return status() == healthpb.HealthCheckResponse_SERVING }, 5*time.Second, 20*time.Millisecond)
+	down.Store(true)
+	require.Eventually(t, func() bool { return status() == healthpb.HealthCheckResponse_NOT_SERVING }, 5*time.Second, 20*time.Millisecond)
+	down.Store(false)
+	require.Eventually(t, func() bool { return status() == healthpb.HealthCheckResponse_SERVING }, 5*time.Second, 20*time.Millisecond)
+	cancel()
+	require.NoError(t, <-done)
+}
