@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -334,4 +335,36 @@ func TestVulnscanctl(t *testing.T) {
 		require.Error(t, err, "%v", bad)
 		require.Empty(t, out, "%v printed on failure", bad)
 	}
+}
+
+// TestTracePropagation: one request's trace id appears in the gateway's
+// access log and in the auth service's RPC log: the W3C trace context
+// travels from the gateway over gRPC.
+func TestTracePropagation(t *testing.T) {
+	t.Parallel()
+	org := newOrg(t, 0)
+	rid := "trace-check-" + unknownKey()[4:20]
+	r := do(t, "GET", "/credits", org.ReadKey, nil, "X-Request-Id", rid)
+	require.Equal(t, 200, r.Status)
+	require.Equal(t, rid, r.Header.Get("X-Request-Id"))
+	traceOf := func(prefix, msg string) string {
+		for _, line := range strings.Split(sys.Log.String(), "\n") {
+			if !strings.HasPrefix(line, prefix) || !strings.Contains(line, rid) {
+				continue
+			}
+			var rec map[string]any
+			if json.Unmarshal([]byte(strings.TrimPrefix(line, prefix)), &rec) == nil && rec["msg"] == msg {
+				id, _ := rec["trace_id"].(string)
+				return id
+			}
+		}
+		return ""
+	}
+	var gw, auth string
+	require.Eventually(t, func() bool {
+		gw, auth = traceOf("[gateway] ", "http"), traceOf("[auth] ", "rpc")
+		return gw != "" && auth != ""
+	}, 5*time.Second, 50*time.Millisecond, "both processes log the request with a trace id")
+	require.Len(t, gw, 32)
+	require.Equal(t, gw, auth)
 }

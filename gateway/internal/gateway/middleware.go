@@ -15,6 +15,7 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/vulnscan/vulnscan/gateway/internal/httperr"
 	"github.com/vulnscan/vulnscan/gateway/internal/keyauth"
@@ -86,20 +87,45 @@ func requestID(next http.Handler) http.Handler {
 	})
 }
 
-// accessLog writes one line per request, never with headers or bodies.
+// traceSlot carries the request's trace id out of the tracing middleware,
+// which runs inside the access log.
+type traceSlot struct{ id string }
+
+type traceSlotKey struct{}
+
+// accessLog writes one line per request, never with headers or bodies,
+// with the request id and the trace id of the request's span.
 func accessLog(log *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			rec := &statusRecorder{ResponseWriter: w}
-			next.ServeHTTP(rec, r)
+			slot := &traceSlot{}
+			next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), traceSlotKey{}, slot)))
 			if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" {
 				return
 			}
-			log.InfoContext(r.Context(), "http", "method", r.Method, "path", r.URL.Path, "status", rec.status,
-				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds())/1000, "remote", r.RemoteAddr)
+			attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.status,
+				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds()) / 1000, "remote", r.RemoteAddr}
+			if slot.id != "" {
+				attrs = append(attrs, "trace_id", slot.id)
+			}
+			log.InfoContext(r.Context(), "http", attrs...)
 		})
 	}
+}
+
+// recordTrace, inside the tracing middleware, stores the span's trace id
+// for the access log.
+func recordTrace(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slot, ok := r.Context().Value(traceSlotKey{}).(*traceSlot); ok {
+			if sc := trace.SpanContextFromContext(r.Context()); sc.IsValid() {
+				slot.id = sc.TraceID().String()
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // authenticate resolves X-Api-Key into a principal for every /v1 request.
