@@ -70,4 +70,26 @@ func TestSweepStrandedScan(t *testing.T) {
 	// Sweeping again changes nothing (the refund is idempotent).
 	require.NoError(t, sweeper.Work(ctx, &river.Job[jobs.SweepStranded]{}))
 	require.Equal(t, before+refunded, balance(t, sys, org.WriteKey))
+
+	// When the refund cannot be made, the scan stays unfinished, so that a
+	// later sweep refunds it and fails it.
+	_, err = pool.Exec(ctx, `UPDATE scan.scans SET status = 'running', error = NULL, completed_at = NULL, updated_at = now() - interval '10 minutes' WHERE id = $1`, alive)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE scan.river_job SET state = 'discarded', finalized_at = now() WHERE kind = 'run_scan' AND args->>'scan_id' = $1`, alive)
+	require.NoError(t, err)
+	deadAuth, err := server.Dial("127.0.0.1:1")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = deadAuth.Close() })
+	broken := &worker.Sweeper{Store: st, Auth: authv1.NewAuthInternalServiceClient(deadAuth), Log: quietLog(), Idle: time.Minute}
+	short, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	require.Error(t, broken.Work(short, &river.Job[jobs.SweepStranded]{}))
+	a, err = st.ByID(ctx, alive)
+	require.NoError(t, err)
+	require.Equal(t, "running", a.Status, "not failed before its credits are back")
+	require.NoError(t, sweeper.Work(ctx, &river.Job[jobs.SweepStranded]{}))
+	a, err = st.ByID(ctx, alive)
+	require.NoError(t, err)
+	require.Equal(t, "failed", a.Status)
+	require.Equal(t, before+refunded+int(a.Credits), balance(t, sys, org.WriteKey))
 }

@@ -107,12 +107,16 @@ func (w *Worker) fail(ctx context.Context, sc store.Scan, msg string) error {
 	return failAndRefund(ctx, w.Store, w.Auth, sc, msg)
 }
 
+// failAndRefund refunds first and only then marks the scan failed: if the
+// refund cannot be made now, the scan stays unfinished, so a retry or the
+// sweeper (which looks at unfinished scans) does both later. The refund is
+// idempotent by the scan's reference.
 func failAndRefund(ctx context.Context, st *store.Store, auth authv1.AuthInternalServiceClient, sc store.Scan, msg string) error {
-	if _, err := st.Fail(ctx, sc.ID, msg); err != nil {
-		return err
-	}
 	if _, err := auth.RefundCredits(ctx, &authv1.RefundCreditsRequest{OrgId: sc.OrgID, Reference: service.CreditReference(sc.ID)}); err != nil {
 		return fmt.Errorf("refund failed scan: %w", err)
+	}
+	if _, err := st.Fail(ctx, sc.ID, msg); err != nil {
+		return err
 	}
 	return nil
 }
