@@ -79,6 +79,32 @@ func TestStartValidation(t *testing.T) {
 	t.Run("read key", func(t *testing.T) {
 		requireError(t, post(t, org.ReadKey, scanBody(estID, repoURL, nil)), 403, "write")
 	})
+	t.Run("repeated repo", func(t *testing.T) {
+		body := scanBody(estID, repoURL, map[string]any{"repos": []map[string]any{{"url": repoURL, "source": "upload"}, {"url": repoURL, "source": "upload"}}})
+		requireError(t, post(t, org.WriteKey, body), 400, "repos[1] repeats repos[0]")
+	})
+	t.Run("repo that failed in the estimation", func(t *testing.T) {
+		// A partial estimation: the upload is estimated, the unreachable git repository is not.
+		good := upload(t, sys, org.WriteKey, vulnerableApp)
+		r, err := sys.Do("POST", "/cost-estimations", org.WriteKey, map[string]any{"repos": []map[string]any{
+			{"source": "upload", "repo_url": good},
+			{"source": "public", "repo_url": "https://127.0.0.1:1/nobody/nothing.git", "branch": "main"},
+		}})
+		require.NoError(t, err)
+		require.Equal(t, 201, r.Status, string(r.Body))
+		id := r.JSON()["id"].(string)
+		var est map[string]any
+		require.Eventually(t, func() bool {
+			g, err := sys.Do("GET", "/cost-estimations/"+id, org.ReadKey, nil)
+			est = g.JSON()
+			return err == nil && est["status"] == "partial"
+		}, 60*time.Second, 100*time.Millisecond)
+		bad := map[string]any{"cost_estimation_id": id, "repos": []map[string]any{
+			{"url": good, "source": "upload"}, {"url": "https://127.0.0.1:1/nobody/nothing.git", "branch": "main", "source": "public"}}}
+		requireError(t, post(t, org.WriteKey, bad), 400, "repos[1]: Repository failed in the estimation")
+		ok := post(t, org.WriteKey, scanBody(id, good, nil))
+		require.Equal(t, 201, ok.Status, "the estimated repository of a partial estimation can be scanned: %s", ok.Body)
+	})
 	t.Run("already claimed", func(t *testing.T) {
 		r := post(t, org.WriteKey, scanBody(estID, repoURL, nil))
 		require.Equal(t, 201, r.Status, string(r.Body))

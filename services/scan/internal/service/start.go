@@ -185,10 +185,18 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 	if est.GetTotalCredits() <= 0 {
 		return nil, apierr.Invalid("Cost estimation has no credits to claim")
 	}
+	seen := map[string]int{}
 	for i, r := range in.Repos {
 		match := estimatedRepo(est, r)
 		if match == nil {
 			return nil, apierr.Invalid("repos[%d]: Repository or archive was not included in the estimation", i)
+		}
+		if j, dup := seen[match.GetRepoUrl()]; dup {
+			return nil, apierr.Invalid("repos[%d] repeats repos[%d]", i, j)
+		}
+		seen[match.GetRepoUrl()] = i
+		if res := repoResult(est, match); res != nil && res.GetStatus() == "failed" {
+			return nil, apierr.Invalid("repos[%d]: Repository failed in the estimation and cannot be scanned", i)
 		}
 		if r.Branch != match.GetBranch() && !(r.Source == "upload" && r.Branch == "") {
 			return nil, apierr.Invalid("repos[%d]: Branch does not match the estimation branch", i)
@@ -221,6 +229,16 @@ func estimatedRepo(est *estimationv1.CostEstimation, r store.Repo) *estimationv1
 	for _, e := range est.GetRepos() {
 		if norm(e.GetRepoUrl()) == norm(r.URL) && (r.Source == "" || r.Source == e.GetSource()) {
 			return e
+		}
+	}
+	return nil
+}
+
+// repoResult returns the estimation's result for one of its repositories.
+func repoResult(est *estimationv1.CostEstimation, repo *estimationv1.RepoRef) *estimationv1.RepoResult {
+	for _, r := range est.GetRepoResults() {
+		if r.GetRepoUrl() == repo.GetRepoUrl() {
+			return r
 		}
 	}
 	return nil
