@@ -8,14 +8,23 @@ import (
 	"github.com/smacker/go-tree-sitter/golang"
 	"github.com/smacker/go-tree-sitter/java"
 	"github.com/smacker/go-tree-sitter/javascript"
+	"github.com/smacker/go-tree-sitter/php"
 	"github.com/smacker/go-tree-sitter/python"
+	"github.com/smacker/go-tree-sitter/ruby"
 	"github.com/smacker/go-tree-sitter/typescript/tsx"
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
 )
 
 // assignSpec describes one grammar construct that binds a value to names.
 type assignSpec struct {
-	lhs, rhs string // field names
+	lhs, rhs string // field names ("@N": the N-th named child without a field)
+}
+
+// methodSpec describes a call on a receiver (obj.m(), $obj->m(), Cls::m()):
+// the callee text is receiver + sep + name, and the receiver's taint flows
+// into the result.
+type methodSpec struct {
+	recv, name, args, sep string // field names and the separator of the callee text
 }
 
 // langSpec maps the grammar of one language onto the few constructs the taint
@@ -23,8 +32,10 @@ type assignSpec struct {
 type langSpec struct {
 	name     string // rule language name
 	grammar  func() *sitter.Language
-	calls    map[string][2]string // node type -> callee field, arguments field
-	funcs    map[string]bool      // function-like node types
+	calls    map[string][2]string // node type -> callee field, arguments field ("#type": first child of that type)
+	methods  map[string]methodSpec
+	keywords map[string]string // statements that act as calls (echo, include, backticks) -> callee name; "@type": "(" + type field + ")"
+	funcs    map[string]bool   // function-like node types
 	assigns  map[string]assignSpec
 	loops    map[string]assignSpec // for-each constructs: loop variable <- iterable
 	returns  map[string]bool
@@ -33,6 +44,8 @@ type langSpec struct {
 	kwargs   map[string]bool // keyword argument node types (not positional)
 	comments map[string]bool
 	selfs    []string // receiver names stripped from callee text (self., this.)
+
+	implicitReturn bool // the last expression of a body is its value (Ruby)
 }
 
 func set(xs ...string) map[string]bool {
@@ -85,7 +98,8 @@ var (
 	javaSpec = &langSpec{
 		name:     "java",
 		grammar:  java.GetLanguage,
-		calls:    map[string][2]string{"method_invocation": {"name", "arguments"}, "object_creation_expression": {"type", "arguments"}},
+		calls:    map[string][2]string{"object_creation_expression": {"type", "arguments"}},
+		methods:  map[string]methodSpec{"method_invocation": {"object", "name", "arguments", "."}},
 		funcs:    set("method_declaration", "constructor_declaration", "lambda_expression"),
 		assigns:  map[string]assignSpec{"variable_declarator": {"name", "value"}, "assignment_expression": {"left", "right"}},
 		loops:    map[string]assignSpec{"enhanced_for_statement": {"name", "value"}},
@@ -95,6 +109,50 @@ var (
 		kwargs:   set(),
 		comments: set("line_comment", "block_comment"),
 		selfs:    []string{"this."},
+	}
+	phpSpec = &langSpec{
+		name:    "php",
+		grammar: php.GetLanguage,
+		calls:   map[string][2]string{"function_call_expression": {"function", "arguments"}, "object_creation_expression": {"#name", "#arguments"}},
+		methods: map[string]methodSpec{
+			"member_call_expression":          {"object", "name", "arguments", "->"},
+			"nullsafe_member_call_expression": {"object", "name", "arguments", "->"},
+			"scoped_call_expression":          {"scope", "name", "arguments", "::"},
+		},
+		keywords: map[string]string{
+			"echo_statement": "echo", "print_intrinsic": "print", "exit_statement": "exit",
+			"include_expression": "include", "include_once_expression": "include_once",
+			"require_expression": "require", "require_once_expression": "require_once",
+			"shell_command_expression": "`", "cast_expression": "@type",
+		},
+		funcs: set("function_definition", "method_declaration", "anonymous_function_creation_expression", "arrow_function"),
+		assigns: map[string]assignSpec{"assignment_expression": {"left", "right"}, "augmented_assignment_expression": {"left", "right"},
+			"reference_assignment_expression": {"left", "right"}},
+		loops:    map[string]assignSpec{"foreach_statement": {"@1", "@0"}},
+		returns:  set("return_statement"),
+		idents:   set("variable_name"),
+		strings:  set("string", "encapsed_string", "heredoc", "nowdoc"),
+		kwargs:   set(),
+		comments: set("comment"),
+		selfs:    []string{"$this->", "self::", "static::"},
+	}
+	rubySpec = &langSpec{
+		name:     "ruby",
+		grammar:  ruby.GetLanguage,
+		calls:    map[string][2]string{},
+		methods:  map[string]methodSpec{"call": {"receiver", "method", "arguments", "."}},
+		keywords: map[string]string{"subshell": "`"},
+		funcs:    set("method", "singleton_method", "lambda"),
+		assigns:  map[string]assignSpec{"assignment": {"left", "right"}, "operator_assignment": {"left", "right"}},
+		loops:    map[string]assignSpec{"for": {"pattern", "value"}},
+		returns:  set("return"),
+		idents:   set("identifier", "instance_variable", "class_variable", "global_variable"),
+		strings:  set("string", "subshell", "heredoc_body"),
+		kwargs:   set("pair"),
+		comments: set("comment"),
+		selfs:    []string{"self."},
+
+		implicitReturn: true,
 	}
 )
 
@@ -121,6 +179,10 @@ func specFor(file string) *langSpec {
 		return goSpec
 	case ".java":
 		return javaSpec
+	case ".php", ".phtml":
+		return phpSpec
+	case ".rb":
+		return rubySpec
 	}
 	return nil
 }

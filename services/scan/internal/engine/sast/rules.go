@@ -49,6 +49,7 @@ type sinkSpec struct {
 	NotArgRegex string `yaml:"not_arg_regex"`
 	AssignLHS   string `yaml:"assign_lhs"` // assignment to a matching target is the sink
 	Return      bool   `yaml:"return"`     // returning from a matching function is the sink
+	Receiver    bool   `yaml:"receiver"`   // the receiver of the call (x in x.html_safe) must not be tainted either
 	FuncRegex   string `yaml:"function_regex"`
 	callee      *regexp.Regexp
 	argRe       *regexp.Regexp
@@ -65,12 +66,14 @@ type patternSpec struct {
 	LineRegex    string   `yaml:"line_regex"` // must match the node's source line(s)
 	FileRegex    string   `yaml:"file_regex"`
 	FileNotRegex string   `yaml:"file_not_regex"`
+	PathRegex    string   `yaml:"path_regex"` // must match the repository-relative file path
 	callee       *regexp.Regexp
 	res          []*regexp.Regexp
 	notRe        *regexp.Regexp
 	lineRe       *regexp.Regexp
 	fileRe       *regexp.Regexp
 	fileNotRe    *regexp.Regexp
+	pathRe       *regexp.Regexp
 }
 
 type ruleSpec struct {
@@ -329,7 +332,7 @@ func compilePattern(p *patternSpec) error {
 	for _, q := range []struct {
 		dst **regexp.Regexp
 		src string
-	}{{&p.callee, p.Callee}, {&p.notRe, p.NotRegex}, {&p.lineRe, p.LineRegex}, {&p.fileRe, p.FileRegex}, {&p.fileNotRe, p.FileNotRegex}} {
+	}{{&p.callee, p.Callee}, {&p.notRe, p.NotRegex}, {&p.lineRe, p.LineRegex}, {&p.fileRe, p.FileRegex}, {&p.fileNotRe, p.FileNotRegex}, {&p.pathRe, p.PathRegex}} {
 		if *q.dst, err = compile(q.src); err != nil {
 			return err
 		}

@@ -169,7 +169,8 @@ func (fc *fileCtx) run() {
 }
 
 var memberTypes = set("attribute", "member_expression", "selector_expression", "field_access", "subscript",
-	"subscript_expression", "index_expression", "array_access", "scoped_identifier")
+	"subscript_expression", "index_expression", "array_access", "scoped_identifier",
+	"member_access_expression", "nullsafe_member_access_expression", "scoped_property_access_expression", "element_reference")
 
 func (fc *fileCtx) collectFuncs(n *node, outer *funcInfo) {
 	fc.tick()
@@ -326,8 +327,11 @@ func (fc *fileCtx) analyze(f *funcInfo) {
 		f.ret = union(f.ret, fc.eval(f.body))
 	} else {
 		fc.walk(f.body)
-		if f.body != fc.root && !strings.Contains(f.body.typ, "block") && f.body.typ != "statement_block" && fc.spec != pythonSpec {
+		if f.body != fc.root && !blockLike(f.body.typ) && fc.spec != pythonSpec {
 			f.ret = union(f.ret, fc.eval(f.body))
+		}
+		if fc.spec.implicitReturn && f.body != fc.root {
+			fc.implicitReturn(f)
 		}
 	}
 	if f.ret.bits != before.bits || f.ret.san != before.san || f.ret.psan != before.psan || len(f.paramSinks) != nps {
@@ -335,6 +339,40 @@ func (fc *fileCtx) analyze(f *funcInfo) {
 	}
 	if hasNested(f, fc.all) {
 		f.finalEnv = fc.env
+	}
+}
+
+// blockLike reports whether a function body node is a statement list rather
+// than an expression.
+func blockLike(typ string) bool {
+	return strings.Contains(typ, "block") || typ == "compound_statement" || typ == "body_statement" || typ == "do"
+}
+
+// implicitReturn adds the value of the last statement of f's body to its
+// return value, for languages where a body evaluates to its last expression.
+func (fc *fileCtx) implicitReturn(f *funcInfo) {
+	last := f.body
+	for blockLike(last.typ) {
+		var next *node
+		for i := len(last.children) - 1; i >= 0; i-- {
+			if c := last.children[i]; !fc.spec.comments[c.typ] {
+				next = c
+				break
+			}
+		}
+		if next == nil {
+			return
+		}
+		last = next
+	}
+	if fc.spec.returns[last.typ] {
+		return // already counted by walk
+	}
+	t := fc.eval(last)
+	if !t.empty() {
+		t.path = push(t.path, last.row+1, "return "+fc.norm(last, 50))
+		fc.cur.ret = union(fc.cur.ret, t)
+		fc.checkReturnSink(last, t)
 	}
 }
 
@@ -374,7 +412,7 @@ func (fc *fileCtx) walk(n *node) {
 				fc.walk(l)
 			}
 		}
-		if strings.HasPrefix(n.typ, "augmented") {
+		if strings.HasPrefix(n.typ, "augmented") || n.typ == "operator_assignment" {
 			for _, l := range lhs {
 				t = union(t, fc.eval(l))
 			}
@@ -389,7 +427,7 @@ func (fc *fileCtx) walk(n *node) {
 		return
 	}
 	if ls, ok := fc.spec.loops[n.typ]; ok {
-		rhs, lhs := n.child(ls.rhs), n.child(ls.lhs)
+		rhs, lhs := fc.part(n, ls.rhs), fc.part(n, ls.lhs)
 		if rhs != nil && lhs != nil {
 			fc.walk(rhs)
 			fc.bind(lhs, fc.eval(rhs))
@@ -401,7 +439,17 @@ func (fc *fileCtx) walk(n *node) {
 		}
 		return
 	}
-	if _, ok := fc.spec.calls[n.typ]; ok {
+	if fc.isCall(n) {
+		if b := n.child("block"); b != nil && fc.spec.implicitReturn {
+			// Ruby block: its parameters iterate over the receiver and arguments
+			if ps := b.child("parameters"); ps != nil {
+				t := fc.evalArgsOf(n)
+				if r := fc.receiver(n); r != nil {
+					t = union(t, fc.eval(r))
+				}
+				fc.bind(ps, t)
+			}
+		}
 		fc.walkChildren(n)
 		fc.checkCall(n)
 		return
@@ -432,13 +480,13 @@ func (fc *fileCtx) bind(l *node, t taint) {
 	switch {
 	case fc.spec.idents[l.typ]:
 		fc.env[fc.text(l)] = t
-	case l.typ == "subscript" || l.typ == "subscript_expression" || l.typ == "index_expression" || l.typ == "array_access":
+	case l.typ == "subscript" || l.typ == "subscript_expression" || l.typ == "index_expression" || l.typ == "array_access" || l.typ == "element_reference":
 		if len(l.children) > 0 {
 			base := l.children[0]
 			key := fc.norm(base, 200)
 			fc.env[key] = union(fc.env[key], t)
 		}
-	case memberTypes[l.typ]:
+	case memberTypes[l.typ] || fc.isMethod(l):
 		fc.env[fc.norm(l, 200)] = t
 	default:
 		for _, c := range l.children {
@@ -448,7 +496,7 @@ func (fc *fileCtx) bind(l *node, t taint) {
 }
 
 func (fc *fileCtx) isSourceCandidate(n *node) bool {
-	if _, ok := fc.spec.calls[n.typ]; ok {
+	if fc.isCall(n) {
 		return true
 	}
 	return memberTypes[n.typ] || fc.spec.idents[n.typ]
@@ -479,12 +527,12 @@ func (fc *fileCtx) eval(n *node) taint {
 	switch {
 	case fc.spec.idents[n.typ]:
 		return fc.env[fc.text(n)]
-	case memberTypes[n.typ]:
+	case memberTypes[n.typ] || fc.isMethod(n):
 		if t, ok := fc.env[fc.norm(n, 200)]; ok {
 			return t
 		}
 	}
-	if _, ok := fc.spec.calls[n.typ]; ok {
+	if fc.isCall(n) {
 		return fc.evalCall(n)
 	}
 	if fc.spec.kwargs[n.typ] {
@@ -502,38 +550,113 @@ func (fc *fileCtx) eval(n *node) taint {
 	return t
 }
 
+// isCall reports whether n is a call of any kind: a plain call, a method call
+// on a receiver or a statement that acts as one.
+func (fc *fileCtx) isCall(n *node) bool {
+	if _, ok := fc.spec.calls[n.typ]; ok {
+		return true
+	}
+	if _, ok := fc.spec.methods[n.typ]; ok {
+		return true
+	}
+	_, ok := fc.spec.keywords[n.typ]
+	return ok
+}
+
+func (fc *fileCtx) isMethod(n *node) bool {
+	_, ok := fc.spec.methods[n.typ]
+	return ok
+}
+
+// part returns the child of n named by a field ("name"), by its type
+// ("#type") or by its position among the children without a field ("@N").
+func (fc *fileCtx) part(n *node, f string) *node {
+	switch {
+	case f == "":
+		return nil
+	case f[0] == '#':
+		for _, c := range n.children {
+			if c.typ == f[1:] {
+				return c
+			}
+		}
+		return nil
+	case f[0] == '@':
+		i := int(f[1] - '0')
+		for _, c := range n.children {
+			if c.field == "" && !fc.spec.comments[c.typ] {
+				if i == 0 {
+					return c
+				}
+				i--
+			}
+		}
+		return nil
+	}
+	return n.child(f)
+}
+
 func (fc *fileCtx) callee(n *node) string {
-	f := fc.spec.calls[n.typ]
-	if n.typ == "method_invocation" {
-		name := n.child("name")
+	if m, ok := fc.spec.methods[n.typ]; ok {
+		name := n.child(m.name)
 		if name == nil {
 			return ""
 		}
-		if obj := n.child("object"); obj != nil {
-			return fc.norm(obj, 200) + "." + fc.text(name)
+		if obj := n.child(m.recv); obj != nil {
+			return fc.norm(obj, 200) + m.sep + fc.text(name)
 		}
 		return fc.text(name)
 	}
-	if c := n.child(f[0]); c != nil {
+	if kw, ok := fc.spec.keywords[n.typ]; ok {
+		if strings.HasPrefix(kw, "@") {
+			if t := n.child(kw[1:]); t != nil {
+				return "(" + fc.norm(t, 50) + ")"
+			}
+			return ""
+		}
+		return kw
+	}
+	if c := fc.part(n, fc.spec.calls[n.typ][0]); c != nil {
 		return fc.norm(c, 200)
 	}
 	return ""
 }
 
 func (fc *fileCtx) receiver(n *node) *node {
-	if n.typ == "method_invocation" {
-		return n.child("object")
+	if m, ok := fc.spec.methods[n.typ]; ok {
+		return n.child(m.recv)
 	}
-	return n.child(fc.spec.calls[n.typ][0])
+	if _, ok := fc.spec.keywords[n.typ]; ok {
+		return nil
+	}
+	return fc.part(n, fc.spec.calls[n.typ][0])
+}
+
+// argsNode returns the node holding the arguments of a call (the statement
+// itself for keyword calls).
+func (fc *fileCtx) argsNode(n *node) *node {
+	if m, ok := fc.spec.methods[n.typ]; ok {
+		return n.child(m.args)
+	}
+	if _, ok := fc.spec.keywords[n.typ]; ok {
+		return n
+	}
+	return fc.part(n, fc.spec.calls[n.typ][1])
+}
+
+func (fc *fileCtx) evalArgsOf(n *node) taint {
+	_, all := fc.args(n)
+	return fc.evalArgs(all)
 }
 
 func (fc *fileCtx) args(n *node) (pos []*node, all []*node) {
-	a := n.child(fc.spec.calls[n.typ][1])
+	a := fc.argsNode(n)
 	if a == nil {
 		return nil, nil
 	}
+	_, kw := fc.spec.keywords[n.typ]
 	for _, c := range a.children {
-		if fc.spec.comments[c.typ] {
+		if fc.spec.comments[c.typ] || (kw && c.field == "type") {
 			continue
 		}
 		all = append(all, c)
@@ -576,7 +699,7 @@ func (fc *fileCtx) evalCall(n *node) taint {
 				return taint{}
 			}
 			t := fc.evalArgs(all)
-			if r := fc.receiver(n); r != nil && n.typ == "method_invocation" {
+			if r := fc.receiver(n); r != nil && fc.isMethod(n) {
 				t = union(t, fc.eval(r))
 			}
 			t.san |= s.mask
@@ -605,8 +728,8 @@ func (fc *fileCtx) evalCall(n *node) taint {
 	}
 	t := fc.evalArgs(all)
 	if r := fc.receiver(n); r != nil {
-		if n.typ == "method_invocation" || memberTypes[r.typ] || n.typ == "call" || n.typ == "call_expression" {
-			if !fc.spec.idents[r.typ] || n.typ == "method_invocation" {
+		if fc.isMethod(n) || memberTypes[r.typ] || n.typ == "call" || n.typ == "call_expression" {
+			if !fc.spec.idents[r.typ] || fc.isMethod(n) {
 				t = union(t, fc.eval(r))
 			}
 		}
@@ -643,7 +766,7 @@ func (fc *fileCtx) checkCall(n *node) {
 	for _, m := range fc.sinksFor(callee) {
 		sk := m.sink
 		if sk.argRe != nil || sk.notArgRe != nil {
-			an := n.child(fc.spec.calls[n.typ][1])
+			an := fc.argsNode(n)
 			at := ""
 			if an != nil {
 				at = fc.norm(an, 2000)
@@ -668,6 +791,11 @@ func (fc *fileCtx) checkCall(n *node) {
 				}
 			}
 		}
+		if sk.Receiver {
+			if r := fc.receiver(n); r != nil {
+				t = union(t, fc.eval(r))
+			}
+		}
 		fc.report(m.rule, n, t, fc.cur)
 	}
 	for _, p := range fc.rs.propagators {
@@ -675,7 +803,7 @@ func (fc *fileCtx) checkCall(n *node) {
 			t := fc.evalArgs(all)
 			if r := fc.receiver(n); !t.empty() && r != nil {
 				obj := r
-				if n.typ != "method_invocation" && len(r.children) > 0 && memberTypes[r.typ] {
+				if !fc.isMethod(n) && len(r.children) > 0 && memberTypes[r.typ] {
 					obj = r.children[0]
 				}
 				t.path = push(t.path, n.row+1, fc.norm(n, 60))
@@ -884,7 +1012,7 @@ func (fc *fileCtx) patterns(n *node) {
 
 func (fc *fileCtx) matchPattern(p *patternSpec, n *node) bool {
 	if p.callee != nil {
-		if _, ok := fc.spec.calls[n.typ]; !ok || !p.callee.MatchString(fc.callee(n)) {
+		if !fc.isCall(n) || !p.callee.MatchString(fc.callee(n)) {
 			return false
 		}
 	}
@@ -906,6 +1034,9 @@ func (fc *fileCtx) matchPattern(p *patternSpec, n *node) bool {
 		if n.row >= len(fc.lines) || !p.lineRe.MatchString(fc.lines[n.row]) {
 			return false
 		}
+	}
+	if p.pathRe != nil && !p.pathRe.MatchString(fc.file) {
+		return false
 	}
 	if p.fileRe != nil && !p.fileRe.Match(fc.src) {
 		return false
