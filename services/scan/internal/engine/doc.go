@@ -2,7 +2,8 @@
 //
 // New(opts...) builds an Engine; Engine.Run(ctx, Input, progress) analyzes
 // the checked-out repositories of Input.Repos (code with tree-sitter taint and
-// pattern rules from sast/rules, secrets with gitleaks, Dockerfiles,
+// pattern rules from sast/rules for Python, JavaScript/TypeScript, Go, Java,
+// PHP (.php, .phtml) and Ruby (.rb), secrets with gitleaks, Dockerfiles,
 // Kubernetes manifests, Terraform and CI workflows with iac), probes
 // Input.TargetURLs through Input.HTTPClient (live), and passes every
 // candidate through the automated verification stage (verify). Run returns

@@ -34,7 +34,7 @@ type Options struct {
 	DropInTests map[string]bool
 }
 
-var testPath = regexp.MustCompile(`(?i)(^|/)(tests?|__tests__|spec|specs|testdata|test_data|examples?|samples?|fixtures?|mocks?|demos?)(/|$)|_test\.go$|\.(test|spec)\.[cm]?[jt]sx?$|(^|/)test_[^/]*\.py$|_test\.py$|Tests?\.java$|(^|/)conftest\.py$`)
+var testPath = regexp.MustCompile(`(?i)(^|/)(tests?|__tests__|spec|specs|testdata|test_data|examples?|samples?|fixtures?|mocks?|demos?)(/|$)|_test\.go$|\.(test|spec)\.[cm]?[jt]sx?$|(^|/)test_[^/]*\.py$|_test\.py$|Tests?\.java$|(^|/)conftest\.py$|Test\.php$|_(spec|test)\.rb$`)
 
 // IsTestPath reports whether a repository-relative path is test or example code.
 func IsTestPath(p string) bool { return testPath.MatchString(p) }

@@ -52,6 +52,7 @@ func TestIsTestPath(t *testing.T) {
 	for p, want := range map[string]bool{
 		"tests/a.py": true, "src/a_test.go": true, "web/x.spec.ts": true, "examples/demo.js": true,
 		"src/app.py": false, "src/contest/app.py": false, "src/main/java/AppTest.java": true,
+		"app/models/user_test.rb": true, "lib/user_spec.rb": true, "src/UserTest.php": true, "app/models/user.rb": false, "src/User.php": false,
 	} {
 		require.Equal(t, want, IsTestPath(p), p)
 	}
