@@ -14,8 +14,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Migrate applies the numbered SQL files (NNNN_name.up.sql) of files to
-// schema, each in its own transaction, recording them in
+// Migrate applies the numbered SQL files (NNNN_name.up.sql, in any directory
+// of files) to schema, each in its own transaction, recording them in
 // <schema>.schema_migrations. A transaction-level advisory lock per schema
 // makes concurrent starts of several replicas safe: one applies, the others
 // wait and then find nothing to do.

@@ -7,6 +7,8 @@ package gitfetch
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +24,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/vulnscan/vulnscan/pkg/netguard"
 )
 
 // Source names what to fetch.
@@ -54,6 +58,51 @@ var (
 	installMu sync.Mutex
 	installed *http.Client
 )
+
+// NewClient returns the HTTP client for git fetches: every connection goes
+// through guard (non-public addresses refused, redirects included), at most
+// five redirects and only to HTTPS, and TLS trusts the system's authorities
+// plus, when extraCAFile names a PEM file (VULNSCAN_EXTRA_CA_FILE), its
+// certificates, for private git servers and tests. Verification is never
+// turned off.
+func NewClient(guard *netguard.Guard, extraCAFile string) (*http.Client, error) {
+	tr := guard.Transport()
+	if extraCAFile != "" {
+		pem, err := os.ReadFile(extraCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("VULNSCAN_EXTRA_CA_FILE: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("VULNSCAN_EXTRA_CA_FILE: %s holds no PEM certificate", extraCAFile)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	return &http.Client{
+		Transport: tr,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 5 {
+				return errors.New("stopped after 5 redirects")
+			}
+			if req.URL.Scheme != "https" {
+				return errors.New("redirect to a non-HTTPS URL refused")
+			}
+			return nil
+		},
+	}, nil
+}
+
+// WithBudget returns ctx carrying a budget of maxBytes for the git traffic
+// made with it, and a function reporting whether the budget ran out. Once it
+// has, reads fail with ErrTooLarge.
+func WithBudget(ctx context.Context, maxBytes int64) (context.Context, func() bool) {
+	b := &budget{}
+	b.left.Store(maxBytes)
+	return context.WithValue(ctx, budgetKey{}, b), b.hit.Load
+}
 
 // Install makes every git fetch of the process use c. go-git's transports
 // are process-wide, so the client is installed once for http and https.
@@ -128,9 +177,7 @@ func Checkout(ctx context.Context, src Source, dir string, lim Limits) (string, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
-	b := &budget{}
-	b.left.Store(lim.MaxBytes)
-	ctx = context.WithValue(ctx, budgetKey{}, b)
+	ctx, exceeded := WithBudget(ctx, lim.MaxBytes)
 
 	opts := &git.CloneOptions{URL: src.CloneURL, SingleBranch: true, Depth: 1, Tags: git.NoTags}
 	if src.Username != "" || src.Password != "" {
@@ -144,11 +191,11 @@ func Checkout(ctx context.Context, src Source, dir string, lim Limits) (string, 
 		opts.ReferenceName = plumbing.NewBranchReferenceName(src.Branch)
 	}
 	repo, err := git.PlainCloneContext(ctx, dir, false, opts)
-	if err == nil && b.hit.Load() {
+	if err == nil && exceeded() {
 		err = ErrTooLarge
 	}
 	if err != nil {
-		return "", classify(ctx, b, err)
+		return "", classify(ctx, exceeded, err)
 	}
 	head, err := repo.Head()
 	if err != nil {
@@ -164,11 +211,11 @@ func Checkout(ctx context.Context, src Source, dir string, lim Limits) (string, 
 	}
 	opts.Depth = 0
 	repo, err = git.PlainCloneContext(ctx, dir, false, opts)
-	if err == nil && b.hit.Load() {
+	if err == nil && exceeded() {
 		err = ErrTooLarge
 	}
 	if err != nil {
-		return "", classify(ctx, b, err)
+		return "", classify(ctx, exceeded, err)
 	}
 	wt, err := repo.Worktree()
 	if err != nil {
@@ -180,9 +227,9 @@ func Checkout(ctx context.Context, src Source, dir string, lim Limits) (string, 
 	return src.Commit, nil
 }
 
-func classify(ctx context.Context, b *budget, err error) error {
+func classify(ctx context.Context, exceeded func() bool, err error) error {
 	switch {
-	case b.hit.Load():
+	case exceeded():
 		return ErrTooLarge
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return ErrTimeout

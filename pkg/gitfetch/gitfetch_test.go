@@ -64,7 +64,9 @@ func gitServer(t *testing.T, user, pass string) (url string, first, second strin
 func install(t *testing.T) {
 	g, err := netguard.New([]string{"127.0.0.0/8"})
 	require.NoError(t, err)
-	Install(g.Client(time.Minute, 5))
+	c, err := NewClient(g, "")
+	require.NoError(t, err)
+	Install(c)
 }
 
 func TestCheckout(t *testing.T) {
@@ -106,7 +108,9 @@ func TestCheckoutRefusesPrivateAddresses(t *testing.T) {
 	url, _, _ := gitServer(t, "", "")
 	g, err := netguard.New(nil)
 	require.NoError(t, err)
-	Install(g.Client(time.Minute, 5))
+	c, err := NewClient(g, "")
+	require.NoError(t, err)
+	Install(c)
 	t.Cleanup(func() { install(t) })
 	_, err = Checkout(context.Background(), Source{CloneURL: url}, t.TempDir(), DefaultLimits)
 	require.Error(t, err)

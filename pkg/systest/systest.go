@@ -189,21 +189,13 @@ func (p *proc) exited() bool {
 }
 
 // Kill stops one process abruptly (SIGKILL), for crash tests.
-func (s *System) Kill(name string) error {
-	s.mu.Lock()
-	p := s.procs[name]
-	delete(s.procs, name)
-	s.mu.Unlock()
-	if p == nil {
-		return fmt.Errorf("%s is not running", name)
-	}
-	_ = p.cmd.Process.Kill()
-	<-p.done
-	return nil
-}
+func (s *System) Kill(name string) error { return s.stop(name, syscall.SIGKILL) }
 
 // Terminate stops one process gracefully (SIGTERM) and waits for it.
-func (s *System) Terminate(name string) error {
+func (s *System) Terminate(name string) error { return s.stop(name, syscall.SIGTERM) }
+
+// stop sends sig to one process and waits up to 30 s for it to exit.
+func (s *System) stop(name string, sig syscall.Signal) error {
 	s.mu.Lock()
 	p := s.procs[name]
 	delete(s.procs, name)
@@ -211,14 +203,14 @@ func (s *System) Terminate(name string) error {
 	if p == nil {
 		return fmt.Errorf("%s is not running", name)
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = p.cmd.Process.Signal(sig)
 	select {
 	case <-p.done:
 		return nil
 	case <-time.After(30 * time.Second):
 		_ = p.cmd.Process.Kill()
 		<-p.done
-		return fmt.Errorf("%s did not stop within 30s of SIGTERM", name)
+		return fmt.Errorf("%s did not stop within 30s of %s", name, sig)
 	}
 }
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -115,20 +116,29 @@ func TestStartValidation(t *testing.T) {
 func TestNotReadyEstimation(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t, 100, "auto")
-	repoURL := upload(t, sys, org.WriteKey, vulnerableApp)
-	r, err := sys.Do("POST", "/cost-estimations", org.WriteKey, map[string]any{"repos": []map[string]any{{"source": "upload", "repo_url": repoURL}}})
+	// A git host that accepts connections and never answers keeps the
+	// estimation running while the scan is asked for.
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	require.Equal(t, 201, r.Status)
-	est := r.JSON()
-	if est["status"] == "pending" || est["status"] == "running" {
-		// Ask at once: the estimation job has most likely not finished yet.
-		s := post(t, org.WriteKey, scanBody(est["id"].(string), repoURL, nil))
-		if s.Status == 400 {
-			requireError(t, s, 400, "Cost estimation is not ready")
-		} else {
-			require.Equal(t, 201, s.Status, "a finished estimation may be claimed: %s", s.Body)
+	t.Cleanup(func() { _ = lis.Close() })
+	go func() {
+		for {
+			c, err := lis.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { _ = c.Close() })
 		}
-	}
+	}()
+	repo := "https://" + lis.Addr().String() + "/acme/slow.git"
+	r, err := sys.Do("POST", "/cost-estimations", org.WriteKey, map[string]any{"repos": []map[string]any{{"source": "public", "repo_url": repo, "branch": "main"}}})
+	require.NoError(t, err)
+	require.Equal(t, 201, r.Status, string(r.Body))
+	est := r.JSON()
+	require.Contains(t, []any{"pending", "running"}, est["status"])
+	s := post(t, org.WriteKey, map[string]any{"cost_estimation_id": est["id"], "repos": []map[string]any{{"url": repo, "branch": "main", "source": "public"}}})
+	requireError(t, s, 400, "Cost estimation is not ready")
+	require.Equal(t, 100, balance(t, sys, org.WriteKey))
 }
 
 func TestInsufficientCreditsThenGrant(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/google/uuid"
@@ -26,8 +25,7 @@ var migrations embed.FS
 
 // Migrate applies the auth schema migrations.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	sub, _ := fs.Sub(migrations, "migrations")
-	return db.Migrate(ctx, pool, Schema, sub)
+	return db.Migrate(ctx, pool, Schema, migrations)
 }
 
 // Errors the store reports.

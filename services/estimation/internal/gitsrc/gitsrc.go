@@ -7,16 +7,11 @@ package gitsrc
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	git "github.com/go-git/go-git/v5"
@@ -25,10 +20,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/memory"
 
+	"github.com/vulnscan/vulnscan/pkg/gitfetch"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/detect"
 )
@@ -61,86 +56,17 @@ type Fetcher struct {
 	TempDir string
 }
 
-type budgetKey struct{}
-
-type budget struct {
-	left     atomic.Int64
-	exceeded atomic.Bool
-}
-
-var installOnce sync.Once
-
 // New returns a fetcher whose connections go through guard. extraCAFile,
 // when set, names PEM certificates trusted in addition to the system's
 // (VULNSCAN_EXTRA_CA_FILE; tests use it for their local HTTPS git server).
 func New(guard *netguard.Guard, extraCAFile string, lim Limits, tempDir string) (*Fetcher, error) {
-	tr := guard.Transport()
-	pool, err := x509.SystemCertPool()
-	if err != nil || pool == nil {
-		pool = x509.NewCertPool()
-	}
-	if extraCAFile != "" {
-		pem, err := os.ReadFile(extraCAFile)
-		if err != nil {
-			return nil, fmt.Errorf("read extra CA file: %w", err)
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("extra CA file %s holds no PEM certificate", extraCAFile)
-		}
-	}
-	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	hc := &http.Client{
-		Transport: &budgetTransport{next: tr},
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 5 {
-				return errors.New("stopped after 5 redirects")
-			}
-			if req.URL.Scheme != "https" {
-				return fmt.Errorf("redirect to a non-HTTPS URL refused")
-			}
-			return nil
-		},
-	}
-	installOnce.Do(func() {
-		t := githttp.NewClient(hc)
-		client.InstallProtocol("https", t)
-		client.InstallProtocol("http", t)
-	})
-	return &Fetcher{Limits: lim, TempDir: tempDir}, nil
-}
-
-// budgetTransport counts the bytes received for the clone in the request's
-// context and fails once they exceed its budget.
-type budgetTransport struct{ next http.RoundTripper }
-
-func (t *budgetTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(req)
+	hc, err := gitfetch.NewClient(guard, extraCAFile)
 	if err != nil {
 		return nil, err
 	}
-	if b, ok := req.Context().Value(budgetKey{}).(*budget); ok {
-		resp.Body = &countingBody{rc: resp.Body, b: b}
-	}
-	return resp, nil
+	gitfetch.Install(hc)
+	return &Fetcher{Limits: lim, TempDir: tempDir}, nil
 }
-
-type countingBody struct {
-	rc io.ReadCloser
-	b  *budget
-}
-
-var errTooLarge = errors.New("clone size limit exceeded")
-
-func (c *countingBody) Read(p []byte) (int, error) {
-	n, err := c.rc.Read(p)
-	if c.b.left.Add(-int64(n)) < 0 {
-		c.b.exceeded.Store(true)
-		return n, errTooLarge
-	}
-	return n, err
-}
-
-func (c *countingBody) Close() error { return c.rc.Close() }
 
 func auth(r Remote) transport.AuthMethod {
 	if r.Username == "" && r.Password == "" {
@@ -154,12 +80,12 @@ func auth(r Remote) transport.AuthMethod {
 }
 
 // explain turns a go-git or network error into a message for the caller.
-func explain(err error, b *budget, lim Limits) error {
+func explain(err error, exceeded func() bool, lim Limits) error {
 	var ge *Error
 	switch {
 	case errors.As(err, &ge):
 		return err
-	case b != nil && b.exceeded.Load(), errors.Is(err, errTooLarge):
+	case exceeded != nil && exceeded(), errors.Is(err, gitfetch.ErrTooLarge):
 		return fail("repository exceeds the clone size limit of %d MiB", lim.MaxBytes>>20)
 	case errors.Is(err, context.DeadlineExceeded):
 		return fail("clone timed out after %s", lim.Timeout)
@@ -192,13 +118,11 @@ func lastPart(s string) string {
 func (f *Fetcher) Resolve(ctx context.Context, r Remote, branch, fallbackDefault string) (string, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.Limits.Timeout)
 	defer cancel()
-	b := &budget{}
-	b.left.Store(f.Limits.MaxBytes)
-	ctx = context.WithValue(ctx, budgetKey{}, b)
+	ctx, exceeded := gitfetch.WithBudget(ctx, f.Limits.MaxBytes)
 	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{r.URL}})
 	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: auth(r)})
 	if err != nil {
-		return "", "", explain(err, b, f.Limits)
+		return "", "", explain(err, exceeded, f.Limits)
 	}
 	heads := map[string]string{}
 	head := ""
@@ -271,9 +195,7 @@ func (s *Snapshot) Close() { _ = os.RemoveAll(s.dir) }
 func (f *Fetcher) Clone(ctx context.Context, r Remote, branch string) (*Snapshot, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.Limits.Timeout)
 	defer cancel()
-	b := &budget{}
-	b.left.Store(f.Limits.MaxBytes)
-	ctx = context.WithValue(ctx, budgetKey{}, b)
+	ctx, exceeded := gitfetch.WithBudget(ctx, f.Limits.MaxBytes)
 	dir, err := os.MkdirTemp(f.TempDir, "clone-")
 	if err != nil {
 		return nil, err
@@ -293,7 +215,7 @@ func (f *Fetcher) Clone(ctx context.Context, r Remote, branch string) (*Snapshot
 		if errors.Is(err, plumbing.ErrReferenceNotFound) || strings.Contains(err.Error(), "couldn't find remote ref") {
 			return nil, fail("branch %q not found in the repository", branch)
 		}
-		return nil, explain(err, b, f.Limits)
+		return nil, explain(err, exceeded, f.Limits)
 	}
 	ref, err := repo.Reference(plumbing.NewBranchReferenceName(branch), true)
 	if err != nil {
@@ -301,11 +223,11 @@ func (f *Fetcher) Clone(ctx context.Context, r Remote, branch string) (*Snapshot
 	}
 	commit, err := repo.CommitObject(ref.Hash())
 	if err != nil {
-		return nil, explain(err, b, f.Limits)
+		return nil, explain(err, exceeded, f.Limits)
 	}
 	tree, err := commit.Tree()
 	if err != nil {
-		return nil, explain(err, b, f.Limits)
+		return nil, explain(err, exceeded, f.Limits)
 	}
 	s.Commit, s.tree = commit.Hash.String(), tree
 	walker := object.NewTreeWalker(tree, true, nil)
@@ -316,7 +238,7 @@ func (f *Fetcher) Clone(ctx context.Context, r Remote, branch string) (*Snapshot
 			break
 		}
 		if err != nil {
-			return nil, explain(err, b, f.Limits)
+			return nil, explain(err, exceeded, f.Limits)
 		}
 		if entry.Mode != filemode.Regular && entry.Mode != filemode.Executable {
 			continue
@@ -326,7 +248,7 @@ func (f *Fetcher) Clone(ctx context.Context, r Remote, branch string) (*Snapshot
 		}
 		size, err := tree.Size(name)
 		if err != nil {
-			return nil, explain(err, b, f.Limits)
+			return nil, explain(err, exceeded, f.Limits)
 		}
 		s.files = append(s.files, detect.File{Path: name, Size: size})
 		if ctx.Err() != nil {

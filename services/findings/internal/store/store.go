@@ -9,7 +9,6 @@ import (
 	"context"
 	"embed"
 	"errors"
-	"io/fs"
 	"net/url"
 	"strings"
 	"time"
@@ -27,8 +26,7 @@ var migrations embed.FS
 
 // Migrate applies the findings schema migrations.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	sub, _ := fs.Sub(migrations, "migrations")
-	return db.Migrate(ctx, pool, Schema, sub)
+	return db.Migrate(ctx, pool, Schema, migrations)
 }
 
 // Errors the store reports.

@@ -6,11 +6,8 @@ package app
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"time"
 
@@ -101,11 +98,11 @@ func Run(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
-	outbound, err := outboundClient(guard, cfg.ExtraCAFile)
+	gitClient, err := gitfetch.NewClient(guard, cfg.ExtraCAFile)
 	if err != nil {
 		return err
 	}
-	gitfetch.Install(outbound)
+	gitfetch.Install(gitClient)
 
 	conns := map[string]string{"auth": cfg.AuthAddr, "estimation": cfg.EstimationAddr, "findings": cfg.FindingsAddr}
 	dialed := map[string]*grpc.ClientConn{}
@@ -183,28 +180,4 @@ func Run(ctx context.Context, version string) error {
 	}
 	log.Info("starting", "version", version, "mode", cfg.Mode, "workers", cfg.Workers)
 	return p.Run(ctx, cfg.ShutdownGrace)
-}
-
-// outboundClient is the HTTP client for clones and live targets: it refuses
-// non-public addresses and, when VULNSCAN_EXTRA_CA_FILE names a PEM file,
-// also trusts those certificate authorities (for private git servers and tests).
-func outboundClient(g *netguard.Guard, caFile string) (*http.Client, error) {
-	c := g.Client(5*time.Minute, 5)
-	if caFile == "" {
-		return c, nil
-	}
-	pem, err := os.ReadFile(caFile)
-	if err != nil {
-		return nil, fmt.Errorf("VULNSCAN_EXTRA_CA_FILE: %w", err)
-	}
-	pool, err := x509.SystemCertPool()
-	if err != nil {
-		pool = x509.NewCertPool()
-	}
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, errors.New("VULNSCAN_EXTRA_CA_FILE: no certificates found")
-	}
-	tr := c.Transport.(*http.Transport)
-	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	return c, nil
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,8 +24,7 @@ var migrations embed.FS
 
 // Migrate applies the scan schema migrations.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	sub, _ := fs.Sub(migrations, "migrations")
-	return db.Migrate(ctx, pool, Schema, sub)
+	return db.Migrate(ctx, pool, Schema, migrations)
 }
 
 // ErrNotFound is returned for a missing or invisible record.
