@@ -1,0 +1,85 @@
+package model
+
+import (
+	"fmt"
+	"regexp"
+)
+
+// FlowRule is the part of a rule (sast/rules/<language>/*.yaml) that the
+// dataflow analysis checks. Exactly one of Sinks and Const is set.
+//
+// In YAML, a taint rule lists sinks:
+//
+//	sinks:
+//	  - targets: [java.sql.Statement#executeQuery, java.sql.Statement#execute]
+//	    args: [0]              # positional arguments that must not carry the rule's class (empty: all)
+//	    kwargs: [shell]        # keyword arguments likewise
+//	    recv: true             # the receiver too
+//	    unless_field: {name: secure, equals: "true"}  # a property sink: fire when the argument object's
+//	                           # field (see Setter) is not known to equal the value; no taint needed
+//
+// and a constant-argument rule names a call and a pattern its argument's
+// constant value (after constant propagation, configuration lookups
+// included) must match:
+//
+//	call:
+//	  targets: [java.security.MessageDigest#getInstance]
+//	  arg: 0
+//	  matches: '(?i)^(md5|sha-?1)$'
+type FlowRule struct {
+	ID       string
+	Class    string
+	ClassBit uint32
+	Sinks    []Sink
+	Const    *ConstCall
+}
+
+// Sink is where tainted data of the rule's class must not arrive.
+type Sink struct {
+	Targets     []string   `yaml:"targets"`
+	Args        []int      `yaml:"args"`
+	Kwargs      []string   `yaml:"kwargs"`
+	Recv        bool       `yaml:"recv"`
+	UnlessField *FieldCond `yaml:"unless_field"`
+}
+
+// FieldCond is a required property of a sink argument.
+type FieldCond struct {
+	Name   string `yaml:"name"`
+	Equals string `yaml:"equals"`
+}
+
+// ConstCall is a call whose constant argument is insecure when it matches.
+type ConstCall struct {
+	Targets []string `yaml:"targets"`
+	Arg     int      `yaml:"arg"`
+	Matches string   `yaml:"matches"`
+	Re      *regexp.Regexp
+}
+
+// Compile validates the rule and compiles its patterns.
+func (r *FlowRule) Compile() error {
+	if len(r.Sinks) > 0 == (r.Const != nil) {
+		return fmt.Errorf("rule %s: exactly one of sinks and call", r.ID)
+	}
+	for _, s := range r.Sinks {
+		if len(s.Targets) == 0 {
+			return fmt.Errorf("rule %s: sink without targets", r.ID)
+		}
+	}
+	if r.Const != nil {
+		if len(r.Const.Targets) == 0 || r.Const.Matches == "" {
+			return fmt.Errorf("rule %s: call needs targets and matches", r.ID)
+		}
+		re, err := regexp.Compile(r.Const.Matches)
+		if err != nil {
+			return fmt.Errorf("rule %s: %w", r.ID, err)
+		}
+		r.Const.Re = re
+		return nil
+	}
+	if r.ClassBit = ClassBit(r.Class); r.ClassBit == 0 {
+		return fmt.Errorf("rule %s: unknown class %q (see model.Classes)", r.ID, r.Class)
+	}
+	return nil
+}
