@@ -1,0 +1,838 @@
+package dataflow
+
+import (
+	"strings"
+
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/ir"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/model"
+)
+
+var (
+	allClasses, _ = model.Mask(nil)
+	optIn         = ^allClasses // classes only named sources taint (weak randomness)
+)
+
+type objKey struct {
+	in  *ir.Instr
+	sym int32
+}
+
+// fnCtx analyses one function: a forward dataflow over its control-flow
+// graph to a fixpoint, with states joined where paths meet.
+type fnCtx struct {
+	a      *analyzer
+	fn     *ir.Func
+	file   *ir.File
+	lm     *langModels
+	in     []*state
+	visits []int
+	objIDs map[objKey]int32
+	sum    *summary
+	ret    Val
+	exit   *state
+	steps  int
+	over   bool
+	names  map[string]ir.VarID
+}
+
+func (a *analyzer) analyzeFunc(fn *ir.Func) *summary {
+	c := &fnCtx{a: a, fn: fn, file: fn.File, lm: a.p.models(fn.File), in: make([]*state, len(fn.Blocks)), visits: make([]int, len(fn.Blocks)),
+		objIDs: map[objKey]int32{}, sum: &summary{}}
+	if len(fn.Blocks) == 0 {
+		return c.sum
+	}
+	c.in[0] = c.entryState()
+	work := []int{0}
+	queued := make([]bool, len(fn.Blocks))
+	queued[0] = true
+	for len(work) > 0 && !c.over {
+		// lowest block id first: front ends number blocks roughly in order
+		best := 0
+		for i := range work {
+			if work[i] < work[best] {
+				best = i
+			}
+		}
+		b := work[best]
+		work[best] = work[len(work)-1]
+		work = work[:len(work)-1]
+		queued[b] = false
+		for _, s := range c.block(b) {
+			if !queued[s] {
+				queued[s] = true
+				work = append(work, s)
+			}
+		}
+	}
+	if c.over {
+		a.st.OverBudget++
+	}
+	c.finishSummary()
+	return c.sum
+}
+
+func (c *fnCtx) newObj(st *state, key objKey, o *Obj) int32 {
+	id, ok := c.objIDs[key]
+	if !ok {
+		id = int32(len(c.objIDs))
+		if id >= 512 { // bound the heap: share one object beyond it
+			id = 511
+		} else {
+			c.objIDs[key] = id
+		}
+	}
+	for int(id) >= len(st.objs) {
+		st.objs = append(st.objs, nil)
+	}
+	st.objs[id] = o
+	return id
+}
+
+func (c *fnCtx) entryState() *state {
+	fn := c.fn
+	st := &state{vars: make([]Val, len(fn.Vars))}
+	ep := c.a.entries[fn]
+	mk := func(v ir.VarID, src int32, what string) {
+		lab := Label{Src: src, Classes: ^uint32(0), Trace: (*Trace)(nil).add(c.file, fn.Pos, what)}
+		t := fn.Vars[v].Type
+		o := &Obj{Sym: Taint{lab}, Class: t, Type: t}
+		id := c.newObj(st, objKey{sym: src}, o)
+		st.vars[v] = Val{Def: true, Taint: Taint{lab}, Objs: []int32{id}, Type: t}
+	}
+	if fn.This != ir.NoVar {
+		mk(fn.This, labelThis, "receiver of "+fn.Name)
+		if fn.Class != nil && st.vars[fn.This].Type == "" {
+			st.vars[fn.This].Type = fn.Class.QName
+			st.objs[st.vars[fn.This].Objs[0]].Class = fn.Class.QName
+		}
+	}
+	for i, p := range fn.Params {
+		name := fn.Vars[p.Var].Name
+		mk(p.Var, labelParam(i), "parameter "+name+" of "+fn.Name)
+		if real := c.paramSource(i, p, ep); real != nil {
+			v := &st.vars[p.Var]
+			v.Taint = v.Taint.union(Taint{*real})
+		}
+	}
+	if env := c.a.closures[fn]; env != nil {
+		for i, v := range fn.Vars {
+			if v.Captured {
+				if val, ok := env[v.Name]; ok {
+					st.vars[i] = val
+				}
+			}
+		}
+	}
+	return st
+}
+
+// paramSource returns the real taint a parameter carries: an entry point's
+// request parameter, or a parameter a source model selects.
+func (c *fnCtx) paramSource(i int, p ir.Param, ep *entryInfo) *Label {
+	v := c.fn.Vars[p.Var]
+	label := func(kind, what string, m uint32) *Label {
+		return &Label{Src: labelReal, Classes: m, Trace: (*Trace)(nil).add(c.file, c.fn.Pos, what)}
+	}
+	for _, a := range p.Annotations {
+		for _, e := range c.lm.paramAnn {
+			if annotationMatches(a.Name, e.name) {
+				return label(e.source.Kind, "request parameter "+v.Name+" (@"+a.Name+")", e.srcMask)
+			}
+		}
+	}
+	if v.Type != "" && len(c.lm.paramTypes) > 0 {
+		for _, s := range c.a.p.supers(c.lm, c.lm.alias(v.Type)) {
+			for _, e := range c.lm.paramTypes {
+				if e.name == s {
+					return label(e.source.Kind, "parameter "+v.Name+" of type "+v.Type, e.srcMask)
+				}
+			}
+		}
+	}
+	for _, e := range c.lm.paramNames {
+		if e.name == v.Name {
+			return label(e.source.Kind, "parameter "+v.Name+" of "+c.fn.Name, e.srcMask)
+		}
+	}
+	if ep != nil && paramSelected(ep.ep, i, p) {
+		name := ep.ep.Name
+		if name == "" {
+			name = "entry point"
+		}
+		return label("remote", "parameter "+v.Name+" of "+name+" handler "+c.fn.Name, allClasses)
+	}
+	return nil
+}
+
+func paramSelected(ep *model.EntryPoint, i int, p ir.Param) bool {
+	if len(ep.Params) == 0 {
+		return true
+	}
+	for _, s := range ep.Params {
+		switch {
+		case s == "all":
+			return true
+		case s == "none":
+			return false
+		case s == itoa(i):
+			return true
+		default:
+			for _, a := range p.Annotations {
+				if annotationMatches(a.Name, s) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func itoa(i int) string {
+	if i >= 0 && i < 10 {
+		return string(rune('0' + i))
+	}
+	return ""
+}
+
+// block runs one block and returns the successors whose state changed.
+func (c *fnCtx) block(b int) []int {
+	blk := c.fn.Blocks[b]
+	c.visits[b]++
+	entry := c.in[b]
+	st := entry.copy()
+	if c.visits[b] > 6 {
+		st.widen(entry)
+	}
+	for i := range blk.Instrs {
+		c.steps++
+		if c.steps > c.a.cfg.Budget.StepsPerFunc {
+			c.over = true
+			return nil
+		}
+		c.exec(st, &blk.Instrs[i])
+	}
+	var out []int
+	flow := func(to int, s *state) {
+		if to < 0 || to >= len(c.in) {
+			return
+		}
+		if c.in[to] == nil {
+			c.in[to] = s.copy()
+			out = append(out, to)
+		} else if c.in[to].join(s) {
+			out = append(out, to)
+		}
+	}
+	if len(blk.Handlers) > 0 {
+		h := entry.copy()
+		h.join(st)
+		for _, to := range blk.Handlers {
+			flow(to, h)
+		}
+	}
+	switch blk.Term {
+	case ir.TermJump:
+		flow(blk.Succs[0], st)
+	case ir.TermIf:
+		cond := c.val(st, blk.Cond)
+		if cond.Const != nil {
+			if t, ok := truthy(cond.Const); ok {
+				if t {
+					flow(blk.Succs[0], st)
+				} else {
+					flow(blk.Succs[1], st)
+				}
+				break
+			}
+		}
+		flow(blk.Succs[0], st)
+		flow(blk.Succs[1], st)
+	case ir.TermReturn:
+		if !blk.Val.IsNone() {
+			v := c.val(st, blk.Val)
+			v.Taint = c.eff(st, v, 3)
+			c.ret = joinVal(c.ret, v)
+		}
+		c.exitJoin(st)
+	case ir.TermThrow:
+		for _, to := range blk.Succs {
+			flow(to, st)
+		}
+		if len(blk.Succs) == 0 {
+			c.exitJoin(st)
+		}
+	default:
+		c.exitJoin(st)
+	}
+	return out
+}
+
+func (c *fnCtx) exitJoin(st *state) {
+	if c.exit == nil {
+		c.exit = st.copy()
+	} else {
+		c.exit.join(st)
+	}
+}
+
+func (c *fnCtx) val(st *state, v ir.Value) Val {
+	switch {
+	case v.IsConst():
+		return Val{Def: true, Const: v.Const, Type: constType(c.file.Lang, v.Const)}
+	case v.IsVar():
+		x := st.vars[v.Var]
+		if !x.Def {
+			x.Def = true
+		}
+		if x.Type == "" {
+			x.Type = c.fn.Vars[v.Var].Type
+		}
+		return x
+	}
+	return Val{}
+}
+
+// eff is the taint of a value together with what its objects contain.
+func (c *fnCtx) eff(st *state, v Val, depth int) Taint {
+	t := v.Taint
+	if depth <= 0 {
+		return t
+	}
+	for _, id := range v.Objs {
+		if int(id) >= len(st.objs) || st.objs[id] == nil {
+			continue
+		}
+		o := st.objs[id]
+		t = t.union(o.Sym)
+		t = t.union(c.eff(st, o.Any, depth-1))
+		for _, f := range o.Fields {
+			t = t.union(c.eff(st, f, depth-1))
+		}
+		for _, e := range o.List {
+			t = t.union(c.eff(st, e, depth-1))
+		}
+	}
+	return t
+}
+
+// mutObj returns a private copy of object id in st for writing.
+func (c *fnCtx) mutObj(st *state, id int32) *Obj {
+	if int(id) >= len(st.objs) || st.objs[id] == nil {
+		return nil
+	}
+	o := st.objs[id].clone()
+	st.objs[id] = o
+	return o
+}
+
+func isNumericType(t string) bool {
+	switch strings.TrimPrefix(t, "java.lang.") {
+	case "int", "long", "short", "byte", "double", "float", "boolean", "char", "Integer", "Long", "Short", "Byte", "Double", "Float", "Boolean",
+		"bool", "int64", "int32", "uint", "uint64", "uint32", "float64", "float32", "number", "Number", "integer", "Integer?":
+		return true
+	}
+	return false
+}
+
+func (c *fnCtx) set(st *state, dst ir.VarID, v Val) {
+	if dst < 0 || int(dst) >= len(st.vars) {
+		return
+	}
+	v.Def = true
+	if v.Type == "" {
+		v.Type = c.fn.Vars[dst].Type
+	}
+	st.vars[dst] = v
+}
+
+func (c *fnCtx) exec(st *state, in *ir.Instr) {
+	switch in.Op {
+	case ir.OpAssign:
+		c.set(st, in.Dst, c.val(st, in.Args[0]))
+	case ir.OpUnary:
+		x := c.val(st, in.Args[0])
+		out := Val{Def: true}
+		if x.Const != nil {
+			out.Const = foldUnary(in.Name, x.Const)
+		}
+		switch in.Name {
+		case "!", "not", "typeof":
+		default:
+			out.Taint = x.Taint.mask(optIn)
+		}
+		c.set(st, in.Dst, out)
+	case ir.OpBinary:
+		c.set(st, in.Dst, c.binary(st, in))
+	case ir.OpCall:
+		v := c.call(st, in)
+		c.set(st, in.Dst, v)
+	case ir.OpLoadField:
+		c.set(st, in.Dst, c.loadField(st, c.val(st, in.Args[0]), in.Name))
+	case ir.OpStoreField:
+		c.store(st, in.Args[0], c.val(st, in.Args[0]), in.Name, nil, c.val(st, in.Args[1]))
+	case ir.OpLoadIndex:
+		c.set(st, in.Dst, c.loadIndex(st, c.val(st, in.Args[0]), in.Args[1]))
+	case ir.OpStoreIndex:
+		idx := Val{}
+		if !in.Args[1].IsNone() {
+			idx = c.val(st, in.Args[1])
+		}
+		key, isKey := "", false
+		if idx.Const != nil {
+			key, isKey = constKey(idx.Const), true
+		}
+		if in.Args[1].IsNone() {
+			c.store(st, in.Args[0], c.val(st, in.Args[0]), "", &appendIdx, c.val(st, in.Args[2]))
+		} else if isKey {
+			c.store(st, in.Args[0], c.val(st, in.Args[0]), key, idx.Const, c.val(st, in.Args[2]))
+		} else {
+			c.store(st, in.Args[0], c.val(st, in.Args[0]), "", &unknownIdx, c.val(st, in.Args[2]))
+		}
+	case ir.OpLoadGlobal:
+		c.set(st, in.Dst, c.loadGlobal(in))
+	case ir.OpStoreGlobal:
+		c.storeGlobal(st, in.Name, c.val(st, in.Args[0]))
+	case ir.OpMakeList:
+		o := &Obj{Type: in.Name, ListOK: true, Exact: true}
+		for _, a := range in.Args {
+			o.appendElem(c.val(st, a))
+		}
+		id := c.newObj(st, objKey{in: in}, o)
+		c.set(st, in.Dst, Val{Def: true, Objs: []int32{id}, Type: in.Name})
+	case ir.OpMakeMap:
+		o := &Obj{Type: in.Name, Exact: true}
+		for i := 0; i+1 < len(in.Args); i += 2 {
+			k := c.val(st, in.Args[i])
+			v := c.val(st, in.Args[i+1])
+			if k.Const != nil {
+				o.setField(constKey(k.Const), v, true)
+			} else {
+				o.Any = joinVal(o.Any, v)
+				o.Any.Taint = o.Any.Taint.union(k.Taint)
+			}
+		}
+		if len(in.Args)%2 == 1 { // a spread or odd element: contents unknown
+			o.Any = joinVal(o.Any, c.val(st, in.Args[len(in.Args)-1]))
+		}
+		id := c.newObj(st, objKey{in: in}, o)
+		c.set(st, in.Dst, Val{Def: true, Objs: []int32{id}, Type: in.Name})
+	case ir.OpFunc:
+		c.closure(st, in.Fn)
+		c.set(st, in.Dst, Val{Def: true, Fns: []*ir.Func{in.Fn}})
+	case ir.OpCast:
+		x := c.val(st, in.Args[0])
+		x.Type = in.Name
+		if isNumericType(in.Name) {
+			x.Taint = x.Taint.mask(optIn)
+			x.Objs = nil
+		}
+		c.set(st, in.Dst, x)
+	case ir.OpCatch:
+		c.set(st, in.Dst, Val{Def: true, Type: in.Name})
+	case ir.OpOpaque:
+		out := Val{Def: true}
+		for _, a := range in.Args {
+			v := c.val(st, a)
+			out.Taint = out.Taint.union(c.eff(st, v, 2))
+			out.Fns = unionFns(out.Fns, v.Fns)
+		}
+		c.set(st, in.Dst, out)
+	}
+}
+
+var (
+	appendIdx  = ir.Const{Kind: ir.ConstNull, Str: "append"}
+	unknownIdx = ir.Const{Kind: ir.ConstNull, Str: "unknown"}
+)
+
+func constKey(k *ir.Const) string {
+	if k.Kind == ir.ConstStr {
+		return k.Str
+	}
+	return "#" + constString(k)
+}
+
+func (c *fnCtx) binary(st *state, in *ir.Instr) Val {
+	x, y := c.val(st, in.Args[0]), c.val(st, in.Args[1])
+	out := Val{Def: true}
+	if x.Const != nil && y.Const != nil {
+		out.Const = foldBinary(in.Name, x.Const, y.Const)
+	}
+	switch in.Name {
+	case "+", ".", "%", "<<", "+=", "..":
+		out.Taint = c.eff(st, x, 2).union(c.eff(st, y, 2))
+		if in.Name == "%" && x.Const == nil && !strings.Contains(x.Type, "str") && x.Type != "" {
+			out.Taint = out.Taint.mask(optIn)
+		}
+		if in.Name == "+" && (isNumericType(x.Type) || x.Const != nil && x.Const.IsNumber()) && (isNumericType(y.Type) || y.Const != nil && y.Const.IsNumber()) {
+			out.Taint = out.Taint.mask(optIn)
+		}
+		if out.Const != nil && out.Const.Kind == ir.ConstStr || x.Type == y.Type {
+			out.Type = x.Type
+		}
+	case "??", "||", "&&", "or", "and", "?:":
+		// the result is one of the operands (JavaScript, Python, Ruby, PHP)
+		if out.Const == nil {
+			out = joinVal(x, y)
+			out.Const = nil
+			if x.Const != nil && (in.Name == "||" || in.Name == "or") {
+				if t, ok := truthy(x.Const); ok && t {
+					out = x
+				}
+			}
+		}
+		if c.file.Lang == "java" || c.file.Lang == "go" {
+			out = Val{Def: true, Const: out.Const}
+		}
+	case "==", "!=", "===", "!==", "<", "<=", ">", ">=", "in", "not in", "is", "is not", "instanceof", "<=>", "=~", "!~":
+	default:
+		out.Taint = c.eff(st, x, 1).union(c.eff(st, y, 1)).mask(optIn)
+	}
+	return out
+}
+
+func (c *fnCtx) loadField(st *state, base Val, name string) Val {
+	out := Val{Def: true, Taint: base.Taint}
+	found := false
+	for _, id := range base.Objs {
+		if int(id) >= len(st.objs) || st.objs[id] == nil {
+			continue
+		}
+		o := st.objs[id]
+		if v, ok := o.Fields[name]; ok {
+			out = joinVal(out, v)
+			out.Taint = out.Taint.union(v.Taint)
+			found = true
+		}
+		if o.Any.Def {
+			out.Taint = out.Taint.union(o.Any.Taint)
+		}
+		if !o.Exact {
+			out.Taint = out.Taint.union(o.Sym)
+			if v, ok := c.fieldVal(o.Class, name); ok {
+				out.Taint = out.Taint.union(v.Taint)
+				if !found {
+					out.Const = v.Const
+					out.Type = v.Type
+				}
+				found = true
+			}
+		}
+	}
+	if len(base.Objs) == 0 && base.Type != "" {
+		if v, ok := c.fieldVal(base.Type, name); ok {
+			out.Taint = out.Taint.union(v.Taint)
+			out.Const, out.Type = v.Const, v.Type
+			found = true
+		}
+	}
+	if !found {
+		out.Const = nil
+		out.Type = c.fieldType(base.Type, name)
+		out.Objs = nil
+	}
+	return out
+}
+
+// fieldVal is the flow-insensitive value stored in an instance field by any
+// method of the class or its superclasses.
+func (c *fnCtx) fieldVal(class, name string) (Val, bool) {
+	if class == "" {
+		return Val{}, false
+	}
+	for _, s := range c.a.p.supers(c.lm, class) {
+		if v, ok := c.a.fields[s+"."+name]; ok {
+			return v, true
+		}
+	}
+	return Val{}, false
+}
+
+func (c *fnCtx) fieldType(class, name string) string {
+	if cl := c.a.p.classes[class]; cl != nil {
+		for _, f := range cl.Fields {
+			if f.Name == name {
+				return f.Type
+			}
+		}
+	}
+	return ""
+}
+
+func (c *fnCtx) loadIndex(st *state, base Val, idxV ir.Value) Val {
+	out := Val{Def: true, Taint: base.Taint}
+	var idx *ir.Const
+	if !idxV.IsNone() {
+		iv := c.val(st, idxV)
+		idx = iv.Const
+		if idx == nil && c.file.Lang != "java" {
+			// a computed key may itself select attacker data (obj[key] where key is tainted does not taint the value)
+			_ = iv
+		}
+	}
+	for _, id := range base.Objs {
+		if int(id) >= len(st.objs) || st.objs[id] == nil {
+			continue
+		}
+		o := st.objs[id]
+		switch {
+		case idx != nil && idx.Kind == ir.ConstInt && o.ListOK:
+			i := int(idx.Int)
+			if i < 0 {
+				i += len(o.List)
+			}
+			if i >= 0 && i < len(o.List) {
+				out = joinVal(out, o.List[i])
+				out.Taint = out.Taint.union(o.List[i].Taint)
+			}
+			// an index past the known end reads nothing
+		case idx != nil && idx.Kind != ir.ConstInt && !o.ListOK || idx != nil && idx.Kind == ir.ConstStr:
+			if v, ok := o.Fields[constKey(idx)]; ok {
+				out = joinVal(out, v)
+				out.Taint = out.Taint.union(v.Taint)
+			}
+		default:
+			for _, v := range o.Fields {
+				out.Taint = out.Taint.union(c.eff(st, v, 1))
+				out.Objs = unionObjs(out.Objs, v.Objs)
+			}
+			for _, v := range o.List {
+				out.Taint = out.Taint.union(c.eff(st, v, 1))
+				out.Objs = unionObjs(out.Objs, v.Objs)
+			}
+		}
+		if o.Any.Def {
+			out.Taint = out.Taint.union(c.eff(st, o.Any, 1))
+			out.Objs = unionObjs(out.Objs, o.Any.Objs)
+		}
+		if !o.Exact {
+			out.Taint = out.Taint.union(o.Sym)
+		}
+	}
+	out.Objs = filterObjs(out.Objs, base.Objs)
+	out.Const = nil
+	if len(base.Objs) == 1 && idx != nil {
+		o := st.objs[base.Objs[0]]
+		if o != nil {
+			if idx.Kind == ir.ConstInt && o.ListOK && int(idx.Int) < len(o.List) && idx.Int >= 0 {
+				out.Const = o.List[idx.Int].Const
+			} else if v, ok := o.Fields[constKey(idx)]; ok {
+				out.Const = v.Const
+			}
+		}
+	}
+	out.Type = elemType(base.Type)
+	return out
+}
+
+// filterObjs drops the container itself from the objects an element may be.
+func filterObjs(objs, container []int32) []int32 {
+	if len(objs) == 0 {
+		return objs
+	}
+	var out []int32
+	for _, o := range objs {
+		self := false
+		for _, c := range container {
+			self = self || c == o
+		}
+		if !self {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func elemType(t string) string {
+	if strings.HasSuffix(t, "[]") {
+		return strings.TrimSuffix(t, "[]")
+	}
+	return ""
+}
+
+// store writes v into base's field name, or at index idx (appendIdx,
+// unknownIdx or a constant).
+func (c *fnCtx) store(st *state, baseV ir.Value, base Val, name string, idx *ir.Const, v Val) {
+	strong := len(base.Objs) == 1
+	for _, id := range base.Objs {
+		o := c.mutObj(st, id)
+		if o == nil {
+			continue
+		}
+		switch {
+		case idx == &appendIdx:
+			o.appendElem(v)
+		case idx == &unknownIdx:
+			o.collapse()
+			o.Any = joinVal(o.Any, v)
+		case idx != nil && idx.Kind == ir.ConstInt && o.ListOK:
+			i := int(idx.Int)
+			switch {
+			case i >= 0 && i < len(o.List):
+				if strong {
+					o.List[i] = v
+				} else {
+					o.List[i] = joinVal(o.List[i], v)
+				}
+			case i == len(o.List):
+				o.appendElem(v)
+			default:
+				o.collapse()
+				o.Any = joinVal(o.Any, v)
+			}
+		default:
+			key := name
+			if idx != nil {
+				key = constKey(idx)
+			}
+			o.setField(key, v, strong)
+		}
+		if !o.Exact && name != "" {
+			c.storeFieldGlobal(st, o.Class, name, v)
+		}
+	}
+	if len(base.Objs) == 0 && name != "" && base.Type != "" {
+		c.storeFieldGlobal(st, base.Type, name, v)
+	}
+	if len(base.Objs) == 0 && baseV.IsVar() {
+		// a value without a modelled object (a library object): it now
+		// carries what was stored into it
+		cur := st.vars[baseV.Var]
+		cur.Def = true
+		cur.Taint = cur.Taint.union(c.eff(st, v, 2))
+		st.vars[baseV.Var] = cur
+	}
+}
+
+func (c *fnCtx) storeFieldGlobal(st *state, class, name string, v Val) {
+	if class == "" {
+		return
+	}
+	key := class + "." + name
+	t := c.eff(st, v, 2)
+	c.sum.addField(key, t.symbolic())
+	nv := Val{Def: true, Taint: t.onlyReal(), Const: v.Const, Type: v.Type}
+	c.a.joinField(key, nv)
+}
+
+func (a *analyzer) joinField(key string, v Val) {
+	old, ok := a.fields[key]
+	j := v
+	if ok {
+		j = joinVal(old, v)
+	}
+	if !ok || !valEqual(old, j) {
+		a.fields[key] = j
+		a.changed = true
+	}
+}
+
+func (c *fnCtx) loadGlobal(in *ir.Instr) Val {
+	out := Val{Def: true, Type: c.a.globalType(c.lm, in.Name)}
+	if v, ok := c.a.globals[in.Name]; ok {
+		out = v
+		if out.Type == "" {
+			out.Type = c.a.globalType(c.lm, in.Name)
+		}
+	}
+	for _, e := range c.lm.globals[in.Name] {
+		if e.source != nil {
+			out.Taint = out.Taint.union(Taint{{Src: labelReal, Classes: e.srcMask, Trace: (*Trace)(nil).add(c.file, in.Pos, e.source.Kind+" input "+in.Name)}})
+		}
+	}
+	if fs := c.a.p.funcs[in.Name]; len(fs) > 0 {
+		out.Fns = unionFns(out.Fns, fs)
+	}
+	return out
+}
+
+func (c *fnCtx) storeGlobal(st *state, name string, v Val) {
+	nv := Val{Def: true, Taint: c.eff(st, v, 2).onlyReal(), Const: v.Const, Type: v.Type, Fns: v.Fns}
+	old, ok := c.a.globals[name]
+	j := nv
+	if ok {
+		j = joinVal(old, nv)
+	}
+	if !ok || !valEqual(old, j) {
+		c.a.globals[name] = j
+		c.a.changed = true
+	}
+}
+
+// closure records the values a closure captures when it is created.
+func (c *fnCtx) closure(st *state, fn *ir.Func) {
+	if c.names == nil {
+		c.names = map[string]ir.VarID{}
+		for i, v := range c.fn.Vars {
+			if _, ok := c.names[v.Name]; !ok {
+				c.names[v.Name] = ir.VarID(i)
+			}
+		}
+	}
+	env := c.a.closures[fn]
+	for _, v := range fn.Vars {
+		if !v.Captured {
+			continue
+		}
+		id, ok := c.names[v.Name]
+		if !ok {
+			continue
+		}
+		cur := st.vars[id]
+		if !cur.Def {
+			continue
+		}
+		nv := Val{Def: true, Taint: c.eff(st, cur, 2).onlyReal(), Const: cur.Const, Type: cur.Type, Fns: cur.Fns}
+		if env == nil {
+			env = map[string]Val{}
+			c.a.closures[fn] = env
+		}
+		old, had := env[v.Name]
+		j := nv
+		if had {
+			j = joinVal(old, nv)
+		}
+		if !had || !valEqual(old, j) {
+			env[v.Name] = j
+			c.a.changed = true
+		}
+	}
+}
+
+// finishSummary builds the summary from the function's exits.
+func (c *fnCtx) finishSummary() {
+	c.sum.ret = c.ret
+	if c.exit == nil {
+		return
+	}
+	for key, id := range c.objIDs {
+		if key.sym == 0 || int(id) >= len(c.exit.objs) || c.exit.objs[id] == nil {
+			continue
+		}
+		o := c.exit.objs[id]
+		var t Taint
+		t = t.union(c.eff(c.exit, o.Any, 2))
+		for _, f := range o.Fields {
+			t = t.union(c.eff(c.exit, f, 2))
+		}
+		for _, e := range o.List {
+			t = t.union(c.eff(c.exit, e, 2))
+		}
+		// what the object held on entry is not a change
+		var keep Taint
+		for _, l := range t {
+			if l.Src != key.sym {
+				keep = append(keep, l)
+			}
+		}
+		if len(keep) > 0 {
+			c.sum.muts = append(c.sum.muts, sumMut{target: key.sym, taint: keep})
+		}
+	}
+	// deterministic order for comparisons
+	for i := 1; i < len(c.sum.muts); i++ {
+		for j := i; j > 0 && c.sum.muts[j].target < c.sum.muts[j-1].target; j-- {
+			c.sum.muts[j], c.sum.muts[j-1] = c.sum.muts[j-1], c.sum.muts[j]
+		}
+	}
+}

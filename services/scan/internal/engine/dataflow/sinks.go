@@ -1,0 +1,202 @@
+package dataflow
+
+import (
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/ir"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/model"
+)
+
+// sinkOperands returns the operands a sink selects.
+func sinkOperands(s *model.Sink, call *ir.Call, recv Val, args []Val) []Val {
+	var out []Val
+	if len(s.Args) == 0 && len(s.Kwargs) == 0 && !s.Recv {
+		return args
+	}
+	for _, i := range s.Args {
+		j := i
+		if j < 0 {
+			j += len(args)
+		}
+		// a positional index counts positional arguments only
+		pos := -1
+		for k := range args {
+			if k < len(call.Names) && call.Names[k] != "" {
+				continue
+			}
+			pos++
+			if pos == j {
+				out = append(out, args[k])
+				break
+			}
+		}
+	}
+	for _, kw := range s.Kwargs {
+		for k, n := range call.Names {
+			if n == kw && k < len(args) {
+				out = append(out, args[k])
+			}
+		}
+	}
+	if s.Recv {
+		out = append(out, recv)
+	}
+	return out
+}
+
+// checkSinks reports tainted data reaching a library sink, records
+// parameters reaching it in the summary, and checks constant arguments.
+func (c *fnCtx) checkSinks(st *state, in *ir.Instr, entries []*entry, recv Val, args []Val) {
+	for _, e := range entries {
+		switch {
+		case e.sink != nil && e.sink.UnlessField != nil:
+			for _, v := range sinkOperands(e.sink, in.Call, recv, args) {
+				for _, id := range v.Objs {
+					o := st.objs[id]
+					if o == nil || !o.Exact && o.Sym != nil {
+						continue // an object made elsewhere: its properties are unknown here
+					}
+					f, ok := o.Fields["@"+e.sink.UnlessField.Name]
+					if ok && f.Const != nil && constString(f.Const) == e.sink.UnlessField.Equals {
+						continue
+					}
+					c.a.report(&Finding{Rule: e.rule, File: c.file, Func: c.fn, Pos: in.Pos})
+				}
+			}
+		case e.sink != nil:
+			for _, v := range sinkOperands(e.sink, in.Call, recv, args) {
+				t := c.eff(st, v, 3)
+				for _, l := range t {
+					if l.Classes&e.rule.ClassBit == 0 {
+						continue
+					}
+					if l.Src == labelReal {
+						c.a.report(&Finding{Rule: e.rule, File: c.file, Func: c.fn, Pos: in.Pos,
+							Steps: append(l.Trace.Steps(), &Trace{File: c.file, Pos: in.Pos, What: "reaches " + in.Call.Name}), Source: sourceKind(l.Trace)})
+					} else {
+						c.sum.addSink(sumSink{src: l.Src, classes: l.Classes, rule: e.rule, file: c.file, fn: c.fn, pos: in.Pos, trace: l.Trace})
+					}
+				}
+			}
+		case e.constRule != nil:
+			i := e.constRule.Arg
+			if i < 0 || i >= len(args) {
+				continue
+			}
+			v := args[i]
+			if v.Const != nil {
+				if e.constRule.Re.MatchString(constString(v.Const)) {
+					c.a.report(&Finding{Rule: e.rule, File: c.file, Func: c.fn, Pos: in.Pos})
+				}
+				continue
+			}
+			for _, l := range v.Taint {
+				if l.Src > labelReal && l.Src < labelThis {
+					c.sum.addConst(sumConst{param: int(l.Src - 1), rule: e.rule, file: c.file, fn: c.fn, pos: in.Pos})
+				}
+			}
+		}
+	}
+}
+
+func sourceKind(t *Trace) string {
+	for ; t != nil; t = t.Prev {
+		if t.Prev == nil {
+			return t.What
+		}
+	}
+	return ""
+}
+
+// subst replaces a summary's symbolic labels with the caller's values.
+func (c *fnCtx) subst(st *state, t Taint, callee *ir.Func, recv Val, args []Val, at ir.Pos) Taint {
+	var out Taint
+	for _, l := range t {
+		switch {
+		case l.Src == labelReal:
+			l.Trace = l.Trace.add(c.file, at, "returned by "+callee.Name)
+			out = out.union(Taint{l})
+		case l.Src == labelThis:
+			out = out.union(c.eff(st, recv, 2).mask(l.Classes))
+		case l.Src > labelReal && l.Src < labelThis:
+			i := int(l.Src - 1)
+			var a Taint
+			if i < len(args) {
+				a = c.eff(st, args[i], 2)
+				if i == len(callee.Params)-1 && callee.Params[i].Rest {
+					for _, more := range args[i+1:] {
+						a = a.union(c.eff(st, more, 2))
+					}
+				}
+			}
+			out = out.union(a.mask(l.Classes))
+		}
+	}
+	return out
+}
+
+// applySummary evaluates a call of a repository function.
+func (c *fnCtx) applySummary(st *state, in *ir.Instr, callee *ir.Func, s *summary, recv Val, args []Val) Val {
+	out := Val{Def: true, Const: s.ret.Const, Type: s.ret.Type, Fns: s.ret.Fns}
+	out.Taint = c.subst(st, s.ret.Taint, callee, recv, args, in.Pos)
+	for _, k := range s.sinks {
+		actual := c.subst(st, Taint{{Src: k.src, Classes: k.classes}}, callee, recv, args, in.Pos)
+		for _, l := range actual {
+			if l.Classes&k.rule.ClassBit == 0 {
+				continue
+			}
+			if l.Src == labelReal {
+				steps := l.Trace.Steps()
+				steps = append(steps, &Trace{File: c.file, Pos: in.Pos, What: "passed to " + callee.Name})
+				for _, t := range k.trace.Steps() {
+					if t.Prev == nil {
+						continue // the callee's parameter itself
+					}
+					steps = append(steps, t)
+				}
+				steps = append(steps, &Trace{File: k.file, Pos: k.pos, What: "reaches the sink"})
+				c.a.report(&Finding{Rule: k.rule, File: k.file, Func: k.fn, Pos: k.pos, Steps: steps, Source: sourceKind(l.Trace)})
+			} else {
+				tr := l.Trace.add(c.file, in.Pos, "passed to "+callee.Name)
+				for _, t := range k.trace.Steps() {
+					if t.Prev != nil {
+						tr = tr.add(t.File, t.Pos, t.What)
+					}
+				}
+				c.sum.addSink(sumSink{src: l.Src, classes: l.Classes & k.classes, rule: k.rule, file: k.file, fn: k.fn, pos: k.pos, trace: tr})
+			}
+		}
+	}
+	for _, k := range s.consts {
+		if k.param >= len(args) {
+			continue
+		}
+		v := args[k.param]
+		if v.Const != nil {
+			if k.rule.Const.Re.MatchString(constString(v.Const)) {
+				c.a.report(&Finding{Rule: k.rule, File: k.file, Func: k.fn, Pos: k.pos})
+			}
+		}
+	}
+	for _, m := range s.muts {
+		t := c.subst(st, m.taint, callee, recv, args, in.Pos)
+		if len(t) == 0 {
+			continue
+		}
+		switch {
+		case m.target == labelThis:
+			c.taintValue(st, in.Call.Recv, recv, t)
+		case m.target > labelReal && m.target < labelThis:
+			i := int(m.target - 1)
+			if i < len(args) {
+				c.taintValue(st, in.Call.Args[i], args[i], t)
+			}
+		}
+	}
+	for _, f := range s.fields {
+		t := c.subst(st, f.taint, callee, recv, args, in.Pos)
+		c.sum.addField(f.key, t.symbolic())
+		if r := t.onlyReal(); len(r) > 0 {
+			c.a.joinField(f.key, Val{Def: true, Taint: r})
+		}
+	}
+	return out
+}
