@@ -13,15 +13,18 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/dataflow"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/finding"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/iac"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/ir"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/sast"
 )
 
-// The labelled corpus: testdata/corpus/<language>/{vuln,safe}_*.<ext>. A line
-// of a vulnerable file carrying "vuln: <rule-id>" must be reported by that
-// rule; "safe: <rule-id> …" declares that a safe file holds the safe variant
-// of those rules, and safe files must produce no finding at all.
+// The labelled corpus: testdata/corpus/<language>/{vuln,safe}_* entries,
+// each a file or a directory of files analysed as one repository. A line of
+// a vulnerable entry carrying "vuln: <rule-id>" must be reported by that
+// rule; "safe: <rule-id> …" declares that a safe entry holds the safe
+// variant of those rules, and safe entries must produce no finding at all.
 var (
 	vulnMarker = regexp.MustCompile(`vuln: ([\w.-]+)`)
 	safeMarker = regexp.MustCompile(`safe: ([\w.\- ]+)`)
@@ -50,79 +53,73 @@ func TestCorpus(t *testing.T) {
 	}
 	hasVuln, hasSafe := map[string]bool{}, map[string]bool{}
 	var failures []string
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		lang := strings.SplitN(rel, "/", 2)[0]
-		data, err := os.ReadFile(p)
-		require.NoError(t, err)
-		var got []finding.Finding
-		if sast.Language(rel) != "" {
-			got, err = w.Analyze(context.Background(), rel, data)
-			require.NoError(t, err, rel)
-		} else if kind := iac.Kind(rel, data); kind != "" {
-			got = iac.Check(kind, rel, data)
-		}
-		for _, f := range got {
-			if _, ok := classOf[f.RuleID]; !ok {
-				classOf[f.RuleID] = strings.SplitN(f.RuleID, ".", 2)[0]
-			}
-		}
-		kind := ""
-		for _, seg := range strings.Split(rel, "/")[1:] {
-			if strings.HasPrefix(seg, "safe") || strings.HasPrefix(seg, "vuln") {
-				kind = seg[:4]
-				break
-			}
-		}
-		lines := strings.Split(string(data), "\n")
-		switch {
-		case kind == "safe":
-			for _, l := range lines {
-				if m := safeMarker.FindStringSubmatch(l); m != nil {
-					for _, id := range strings.Fields(m[1]) {
-						hasSafe[id] = true
-					}
-				}
-			}
-			for _, f := range got {
-				get(lang, classOf[f.RuleID]).fp++
-				failures = append(failures, fmt.Sprintf("false positive %s at %s:%d", f.RuleID, rel, f.StartLine))
-			}
-		case kind == "vuln":
-			for i, l := range lines {
-				m := vulnMarker.FindStringSubmatch(l)
-				if m == nil {
-					continue
-				}
-				id := m[1]
-				hasVuln[id] = true
-				cls, ok := classOf[id]
-				if !ok {
-					cls = strings.SplitN(id, ".", 2)[0]
-					classOf[id] = cls
-				}
-				s := get(lang, cls)
-				s.expected++
-				hit := false
-				for _, f := range got {
-					if f.RuleID == id && f.StartLine <= i+1 && i+1 <= f.EndLine {
-						hit = true
-					}
-				}
-				if hit {
-					s.found++
-				} else {
-					failures = append(failures, fmt.Sprintf("missed %s at %s:%d", id, rel, i+1))
-				}
-			}
-		}
-		return nil
-	})
+	langs, err := os.ReadDir(root)
 	require.NoError(t, err)
+	for _, ld := range langs {
+		if !ld.IsDir() {
+			continue
+		}
+		lang := ld.Name()
+		entries, err := os.ReadDir(filepath.Join(root, lang))
+		require.NoError(t, err)
+		for _, ent := range entries {
+			// each top-level entry is one project, analysed alone
+			project := filepath.Join(root, lang, ent.Name())
+			got, sources := analyzeProject(t, an, w, root, project)
+			for _, f := range got {
+				if _, ok := classOf[f.RuleID]; !ok {
+					classOf[f.RuleID] = strings.SplitN(f.RuleID, ".", 2)[0]
+				}
+			}
+			kind := ent.Name()[:min(4, len(ent.Name()))]
+			for rel, data := range sources {
+				lines := strings.Split(string(data), "\n")
+				switch kind {
+				case "safe":
+					for _, l := range lines {
+						if m := safeMarker.FindStringSubmatch(l); m != nil {
+							for _, id := range strings.Fields(m[1]) {
+								hasSafe[id] = true
+							}
+						}
+					}
+				case "vuln":
+					for i, l := range lines {
+						m := vulnMarker.FindStringSubmatch(l)
+						if m == nil {
+							continue
+						}
+						id := m[1]
+						hasVuln[id] = true
+						cls, ok := classOf[id]
+						if !ok {
+							cls = strings.SplitN(id, ".", 2)[0]
+							classOf[id] = cls
+						}
+						s := get(lang, cls)
+						s.expected++
+						hit := false
+						for _, f := range got {
+							if f.RuleID == id && f.AffectedFile == rel && f.StartLine <= i+1 && i+1 <= f.EndLine {
+								hit = true
+							}
+						}
+						if hit {
+							s.found++
+						} else {
+							failures = append(failures, fmt.Sprintf("missed %s at %s:%d", id, rel, i+1))
+						}
+					}
+				}
+			}
+			if kind == "safe" {
+				for _, f := range got {
+					get(lang, classOf[f.RuleID]).fp++
+					failures = append(failures, fmt.Sprintf("false positive %s at %s:%d", f.RuleID, f.AffectedFile, f.StartLine))
+				}
+			}
+		}
+	}
 
 	keys := make([][2]string, 0, len(table))
 	for k := range table {
@@ -165,4 +162,50 @@ func TestCorpus(t *testing.T) {
 	for id := range hasVuln {
 		require.True(t, hasSafe[id], "rule %s has no safe variant in the corpus", id)
 	}
+}
+
+// analyzeProject runs the code analyzers over one corpus entry (a file or a
+// directory of files) as a repository of its own. It returns the findings
+// and the sources by corpus-relative path.
+func analyzeProject(t *testing.T, an *sast.Analyzer, w *sast.Worker, root, project string) ([]finding.Finding, map[string][]byte) {
+	t.Helper()
+	sources := map[string][]byte{}
+	var out []finding.Finding
+	var files []*ir.File
+	props := dataflow.NewProperties()
+	err := filepath.WalkDir(project, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sources[rel] = data
+		switch {
+		case sast.Language(rel) != "":
+			prep, err := w.Prepare(context.Background(), rel, data)
+			require.NoError(t, err, rel)
+			out = append(out, prep.Findings...)
+			if prep.IR != nil {
+				files = append(files, prep.IR)
+			}
+		case dataflow.IsConfigFile(rel):
+			props.Add(data)
+		default:
+			if kind := iac.Kind(rel, data); kind != "" {
+				out = append(out, iac.Check(kind, rel, data)...)
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	if len(files) > 0 {
+		fs, _, err := an.Flow(context.Background(), files, props.Map(), dataflow.Budget{})
+		require.NoError(t, err)
+		out = append(out, fs...)
+	}
+	return out, sources
 }

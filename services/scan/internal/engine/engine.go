@@ -18,8 +18,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/dataflow"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/finding"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/iac"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/ir"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/live"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/sast"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/secrets"
@@ -64,6 +66,9 @@ type Stats struct {
 	TargetsProbed  int
 	LiveRequests   int
 	Duration       time.Duration
+	// Flow describes the repository-wide dataflow analysis: functions
+	// summarised, rounds, and the functions whose analysis hit a budget.
+	Flow sast.FlowStats
 }
 
 // Result is the outcome of Run.
@@ -81,6 +86,7 @@ type config struct {
 	workers     int
 	maxFileSize int64
 	limits      sast.Limits
+	flow        dataflow.Budget
 	live        live.Limits
 	logger      *slog.Logger
 }
@@ -96,6 +102,9 @@ func WithMaxFileSize(n int64) Option { return func(c *config) { c.maxFileSize = 
 
 // WithFileLimits sets the per-file syntax tree and time limits.
 func WithFileLimits(l sast.Limits) Option { return func(c *config) { c.limits = l } }
+
+// WithFlowBudget sets the dataflow analysis budget of each repository.
+func WithFlowBudget(b dataflow.Budget) Option { return func(c *config) { c.flow = b } }
 
 // WithLiveLimits sets the live-target probe limits.
 func WithLiveLimits(l live.Limits) Option { return func(c *config) { c.live = l } }
@@ -133,6 +142,8 @@ type job struct {
 
 type fileResult struct {
 	findings []Finding
+	ir       *ir.File
+	config   []byte // a configuration file's content, for constant lookups
 	lines    int
 	skip     string
 }
@@ -174,6 +185,8 @@ func (e *Engine) Run(ctx context.Context, in Input, progress func(pct int)) (Res
 	var (
 		mu       sync.Mutex
 		cands    []Finding
+		irFiles  = map[string][]*ir.File{} // by repository URL
+		props    = map[string]*dataflow.Properties{}
 		done     int
 		lastPct  = 2
 		total    = len(jobs) + len(in.TargetURLs)*10
@@ -181,10 +194,19 @@ func (e *Engine) Run(ctx context.Context, in Input, progress func(pct int)) (Res
 		wg       sync.WaitGroup
 		workers  = min(e.cfg.workers, max(len(jobs), 1))
 		maxSize  = e.cfg.maxFileSize
-		fileStep = func(r fileResult) {
+		fileStep = func(j job, r fileResult) {
 			mu.Lock()
 			defer mu.Unlock()
 			cands = append(cands, r.findings...)
+			if r.ir != nil {
+				irFiles[j.repo.URL] = append(irFiles[j.repo.URL], r.ir)
+			}
+			if r.config != nil {
+				if props[j.repo.URL] == nil {
+					props[j.repo.URL] = dataflow.NewProperties()
+				}
+				props[j.repo.URL].Add(r.config)
+			}
 			if r.skip != "" {
 				st.FilesSkipped++
 				st.SkippedReasons[r.skip]++
@@ -206,7 +228,7 @@ func (e *Engine) Run(ctx context.Context, in Input, progress func(pct int)) (Res
 			w := an.NewWorker()
 			defer w.Close()
 			for j := range jobCh {
-				fileStep(analyzeFile(ctx, w, sec, j, maxSize))
+				fileStep(j, analyzeFile(ctx, w, sec, j, maxSize))
 			}
 		}()
 	}
@@ -220,6 +242,38 @@ feed:
 	}
 	close(jobCh)
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	// The dataflow analysis sees each repository whole: calls, fields and
+	// constants are resolved across its files.
+	for _, r := range in.Repos {
+		files := irFiles[r.URL]
+		if len(files) == 0 {
+			continue
+		}
+		sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+		var pm map[string]string
+		if p := props[r.URL]; p != nil {
+			pm = p.Map()
+		}
+		fs, fst, err := an.Flow(ctx, files, pm, e.cfg.flow)
+		if err != nil {
+			return Result{}, err
+		}
+		for i := range fs {
+			fs[i].RepoURL = r.URL
+		}
+		cands = append(cands, fs...)
+		st.Flow.Functions += fst.Functions
+		st.Flow.Summaries += fst.Summaries
+		st.Flow.Rounds = max(st.Flow.Rounds, fst.Rounds)
+		st.Flow.OverBudget += fst.OverBudget
+		st.Flow.NotAnalyzed += fst.NotAnalyzed
+		st.Flow.CallsResolved += fst.CallsResolved
+		st.Flow.CallsToLibrary += fst.CallsToLibrary
+		irFiles[r.URL] = nil
+	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
@@ -292,6 +346,7 @@ feed:
 	st.Duration = time.Since(start)
 	progress(100)
 	e.cfg.logger.Info("scan engine run finished", "files", st.FilesAnalyzed, "skipped", st.FilesSkipped,
+		"flow_functions", st.Flow.Functions, "flow_over_budget", st.Flow.OverBudget, "flow_not_analyzed", st.Flow.NotAnalyzed,
 		"findings", len(out), "duration", st.Duration)
 	return Result{Findings: out, Stats: st}, nil
 }
@@ -320,15 +375,20 @@ func analyzeFile(ctx context.Context, w *sast.Worker, sec *secrets.Scanner, j jo
 	if !minified {
 		out = append(out, sec.Scan(j.rel, data)...)
 	}
+	var lowered *ir.File
+	var config []byte
 	if sast.Language(j.rel) != "" {
 		if minified {
 			return fileResult{findings: out, skip: "minified"}
 		}
-		fs, err := w.Analyze(ctx, j.rel, data)
+		p, err := w.Prepare(ctx, j.rel, data)
 		if err != nil {
 			return fileResult{findings: out, skip: sast.SkipReason(err)}
 		}
-		out = append(out, fs...)
+		out = append(out, p.Findings...)
+		lowered = p.IR
+	} else if dataflow.IsConfigFile(j.rel) {
+		config = data
 	} else if kind := iac.Kind(j.rel, data); kind != "" {
 		out = append(out, iac.Check(kind, j.rel, data)...)
 	}
@@ -338,7 +398,7 @@ func analyzeFile(ctx context.Context, w *sast.Worker, sec *secrets.Scanner, j jo
 			out[i].AffectedCode = redactLiterals(out[i].AffectedCode)
 		}
 	}
-	return fileResult{findings: out, lines: lines}
+	return fileResult{findings: out, ir: lowered, config: config, lines: lines}
 }
 
 var literal = regexp.MustCompile("([\"'`])([^\"'`\\s]{4,})([\"'`])")

@@ -186,7 +186,8 @@ func (w *Worker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	log.Info("analysis done", "findings", len(res.Findings), "files", res.Stats.FilesAnalyzed, "skipped", res.Stats.FilesSkipped, "lines", res.Stats.LinesAnalyzed)
+	log.Info("analysis done", "findings", len(res.Findings), "files", res.Stats.FilesAnalyzed, "skipped", res.Stats.FilesSkipped, "lines", res.Stats.LinesAnalyzed,
+		"flow_functions", res.Stats.Flow.Functions, "flow_over_budget", res.Stats.Flow.OverBudget, "flow_not_analyzed", res.Stats.Flow.NotAnalyzed)
 	progress.set(90)
 	if err := w.report(ctx, sc, res.Findings); err != nil {
 		return err

@@ -54,6 +54,11 @@ type Finding struct {
 	// and Entry the framework entry point whose parameter it was, if any.
 	Source string
 	Entry  string
+	// TypedSink: the sink's target was matched on a known receiver type or
+	// qualifier rather than a bare method name ("*#name", "?#name").
+	TypedSink bool
+	// Kind is "flow", "const" or "property".
+	Kind string
 }
 
 // Stats describes the work done.
@@ -99,8 +104,12 @@ func Analyze(ctx context.Context, files []*ir.File, cfg Config) (Result, error) 
 	if err := context.Cause(ctx); err != nil && ctx.Err() != context.DeadlineExceeded {
 		return Result{}, err
 	}
+	reach := a.reachable()
 	out := make([]Finding, 0, len(a.findings))
 	for _, f := range a.findings {
+		if f.Entry == "" && f.Func != nil {
+			f.Entry = reach[f.Func]
+		}
 		out = append(out, *f)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -128,6 +137,8 @@ type analyzer struct {
 	changed  bool
 	st       Stats
 	lookups  map[lookupKey][]*entry
+	funcs    []*ir.Func
+	edges    [][]int
 }
 
 type findingKey struct {
@@ -395,6 +406,7 @@ func (a *analyzer) order() [][]*ir.Func {
 			}
 		}
 	}
+	a.funcs, a.edges = funcs, edges
 	// Tarjan's algorithm, iterative.
 	index := make([]int, len(funcs))
 	low := make([]int, len(funcs))
@@ -451,6 +463,38 @@ func (a *analyzer) order() [][]*ir.Func {
 				if low[v] < low[u] {
 					low[u] = low[v]
 				}
+			}
+		}
+	}
+	return out
+}
+
+// reachable maps every function reachable from an entry point through the
+// call graph to that entry point's framework name.
+func (a *analyzer) reachable() map[*ir.Func]string {
+	idx := map[*ir.Func]int{}
+	for i, f := range a.funcs {
+		idx[f] = i
+	}
+	out := map[*ir.Func]string{}
+	var queue []int
+	for fn, e := range a.entries {
+		name := e.ep.Name
+		if name == "" {
+			name = "entry point"
+		}
+		if i, ok := idx[fn]; ok && out[fn] == "" {
+			out[fn] = name
+			queue = append(queue, i)
+		}
+	}
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		for _, j := range a.edges[i] {
+			if g := a.funcs[j]; out[g] == "" {
+				out[g] = out[a.funcs[i]]
+				queue = append(queue, j)
 			}
 		}
 	}

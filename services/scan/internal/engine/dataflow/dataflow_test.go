@@ -31,8 +31,8 @@ func testConfig(t *testing.T) Config {
 			{Targets: []string{"java.util.Map#put"}, Op: "put"},
 			{Targets: []string{"java.util.Map#get"}, Op: "get_key"},
 		},
-		Setters:    []model.Setter{{Targets: []string{"lib.Cookie#setSecure"}, Field: "secure", Arg: 0}},
-		Evaluators: []model.Evaluator{{Targets: []string{"java.util.Properties#getProperty"}, Fn: "property"}, {Targets: []string{"java.lang.String#charAt"}, Fn: "char_at"}},
+		Setters:     []model.Setter{{Targets: []string{"lib.Cookie#setSecure"}, Field: "secure", Arg: 0}},
+		Evaluators:  []model.Evaluator{{Targets: []string{"java.util.Properties#getProperty"}, Fn: "property"}, {Targets: []string{"java.lang.String#charAt"}, Fn: "char_at"}},
 		EntryPoints: []model.EntryPoint{{Name: "Web", Annotations: []string{"GetMapping"}, Params: []string{"all"}}},
 	}
 	rules := []*model.FlowRule{
@@ -55,7 +55,10 @@ type fb struct {
 	line int32
 }
 
-func (b *fb) pos() ir.Pos { b.line++; return ir.Pos{Line: b.line, EndLine: b.line, Start: uint32(b.line), End: uint32(b.line)} }
+func (b *fb) pos() ir.Pos {
+	b.line++
+	return ir.Pos{Line: b.line, EndLine: b.line, Start: uint32(b.line), End: uint32(b.line)}
+}
 
 func (b *fb) method(recv ir.Value, name string, args ...ir.Value) ir.Value {
 	return b.Call(&ir.Call{Kind: ir.CallMethod, Name: name, Recv: recv, Args: args}, "", b.pos())

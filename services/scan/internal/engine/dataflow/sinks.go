@@ -58,7 +58,7 @@ func (c *fnCtx) checkSinks(st *state, in *ir.Instr, entries []*entry, recv Val, 
 					if ok && f.Const != nil && constString(f.Const) == e.sink.UnlessField.Equals {
 						continue
 					}
-					c.a.report(&Finding{Rule: e.rule, File: c.file, Func: c.fn, Pos: in.Pos})
+					c.a.report(&Finding{Rule: e.rule, File: c.file, Func: c.fn, Pos: in.Pos, Kind: "property", TypedSink: e.typed()})
 				}
 			}
 		case e.sink != nil:
@@ -69,10 +69,10 @@ func (c *fnCtx) checkSinks(st *state, in *ir.Instr, entries []*entry, recv Val, 
 						continue
 					}
 					if l.Src == labelReal {
-						c.a.report(&Finding{Rule: e.rule, File: c.file, Func: c.fn, Pos: in.Pos,
+						c.a.report(&Finding{Rule: e.rule, File: c.file, Func: c.fn, Pos: in.Pos, Kind: "flow", TypedSink: e.typed(),
 							Steps: append(l.Trace.Steps(), &Trace{File: c.file, Pos: in.Pos, What: "reaches " + in.Call.Name}), Source: sourceKind(l.Trace)})
 					} else {
-						c.sum.addSink(sumSink{src: l.Src, classes: l.Classes, rule: e.rule, file: c.file, fn: c.fn, pos: in.Pos, trace: l.Trace})
+						c.sum.addSink(sumSink{src: l.Src, classes: l.Classes, rule: e.rule, file: c.file, fn: c.fn, pos: in.Pos, trace: l.Trace, typed: e.typed()})
 					}
 				}
 			}
@@ -84,7 +84,7 @@ func (c *fnCtx) checkSinks(st *state, in *ir.Instr, entries []*entry, recv Val, 
 			v := args[i]
 			if v.Const != nil {
 				if e.constRule.Re.MatchString(constString(v.Const)) {
-					c.a.report(&Finding{Rule: e.rule, File: c.file, Func: c.fn, Pos: in.Pos})
+					c.a.report(&Finding{Rule: e.rule, File: c.file, Func: c.fn, Pos: in.Pos, Kind: "const", TypedSink: e.typed()})
 				}
 				continue
 			}
@@ -96,6 +96,9 @@ func (c *fnCtx) checkSinks(st *state, in *ir.Instr, entries []*entry, recv Val, 
 		}
 	}
 }
+
+// typed reports whether an entry names a type or qualifier.
+func (e *entry) typed() bool { return e.qual != "*" && e.qual != "?" }
 
 func sourceKind(t *Trace) string {
 	for ; t != nil; t = t.Prev {
@@ -153,7 +156,7 @@ func (c *fnCtx) applySummary(st *state, in *ir.Instr, callee *ir.Func, s *summar
 					steps = append(steps, t)
 				}
 				steps = append(steps, &Trace{File: k.file, Pos: k.pos, What: "reaches the sink"})
-				c.a.report(&Finding{Rule: k.rule, File: k.file, Func: k.fn, Pos: k.pos, Steps: steps, Source: sourceKind(l.Trace)})
+				c.a.report(&Finding{Rule: k.rule, File: k.file, Func: k.fn, Pos: k.pos, Steps: steps, Source: sourceKind(l.Trace), Kind: "flow", TypedSink: k.typed})
 			} else {
 				tr := l.Trace.add(c.file, in.Pos, "passed to "+callee.Name)
 				for _, t := range k.trace.Steps() {
@@ -161,7 +164,7 @@ func (c *fnCtx) applySummary(st *state, in *ir.Instr, callee *ir.Func, s *summar
 						tr = tr.add(t.File, t.Pos, t.What)
 					}
 				}
-				c.sum.addSink(sumSink{src: l.Src, classes: l.Classes & k.classes, rule: k.rule, file: k.file, fn: k.fn, pos: k.pos, trace: tr})
+				c.sum.addSink(sumSink{src: l.Src, classes: l.Classes & k.classes, rule: k.rule, file: k.file, fn: k.fn, pos: k.pos, trace: tr, typed: k.typed})
 			}
 		}
 	}
@@ -172,7 +175,7 @@ func (c *fnCtx) applySummary(st *state, in *ir.Instr, callee *ir.Func, s *summar
 		v := args[k.param]
 		if v.Const != nil {
 			if k.rule.Const.Re.MatchString(constString(v.Const)) {
-				c.a.report(&Finding{Rule: k.rule, File: k.file, Func: k.fn, Pos: k.pos})
+				c.a.report(&Finding{Rule: k.rule, File: k.file, Func: k.fn, Pos: k.pos, Kind: "const", TypedSink: true})
 			}
 		}
 	}

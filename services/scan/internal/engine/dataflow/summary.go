@@ -25,6 +25,7 @@ type sumSink struct {
 	fn      *ir.Func
 	pos     ir.Pos
 	trace   *Trace // from the parameter to the sink
+	typed   bool
 }
 
 type sumConst struct {

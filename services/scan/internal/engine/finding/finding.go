@@ -38,12 +38,40 @@ type Finding struct {
 	Confirmed      bool // passed automated verification
 	Language       string
 
+	// Evidence is what the analyzer established about the candidate, for
+	// the verification stage to weigh.
+	Evidence Evidence `json:"-"`
+	// Confidence ("high", "medium", "low") and Reasons are set by the
+	// verification stage.
+	Confidence string
+	Reasons    []string
+
 	// FingerprintKey is the location-independent part of the fingerprint
 	// (normalized sink code, enclosing function, redacted secret hash…).
 	// It is set by analyzers and consumed by Fingerprint; it is not stored.
 	FingerprintKey string `json:"-"`
 	// Reproduce re-runs the check of a live-target finding; nil for others.
 	Reproduce func() bool `json:"-"`
+}
+
+// Evidence describes how an analyzer reached a candidate.
+type Evidence struct {
+	// Flow: a dataflow path from a source to the sink was found (taint
+	// rules). Steps counts its steps and Source names the source.
+	Flow   bool
+	Steps  int
+	Source string
+	// EntryPoint names the framework entry point whose parameter the data
+	// came from, when it did ("Spring MVC", "Express").
+	EntryPoint string
+	// TypedSink: the sink was matched on the receiver's declared or inferred
+	// type (or a qualified function), not on a method name alone.
+	TypedSink bool
+	// Constant: a constant-argument rule matched a value known at analysis
+	// time (a weak algorithm name, possibly read from configuration).
+	Constant bool
+	// Property: a property rule found the object's setting missing or off.
+	Property bool
 }
 
 // ValidCategory reports whether c is one of Categories.

@@ -10,52 +10,20 @@ import (
 	"strings"
 
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/finding"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/model"
 	"gopkg.in/yaml.v3"
 )
 
 //go:embed rules
 var ruleFS embed.FS
 
-// ruleFile is the YAML shape of one rule file: either a language's taint
-// vocabulary (sources, sanitizers, propagators) or a list of rules.
+// ruleFile is the YAML shape of one rule file: the languages it applies to
+// and its rules. Library behaviour (sources, sanitizers, propagation) is in
+// package model.
 type ruleFile struct {
-	Languages    []string       `yaml:"languages"`
-	Sources      []sourceSpec   `yaml:"sources"`
-	ParamSources []sourceSpec   `yaml:"param_sources"`
-	Sanitizers   []calleeSpec   `yaml:"sanitizers"`
-	Propagators  []calleeSpec   `yaml:"propagators"`
-	Rules        []*ruleSpec    `yaml:"rules"`
-	Unknown      map[string]any `yaml:",inline"`
-}
-
-type sourceSpec struct {
-	Regex   string   `yaml:"regex"`
-	Classes []string `yaml:"classes"` // limit the source to these taint classes
-	re      *regexp.Regexp
-	clean   uint32 // classes this source does NOT taint
-}
-
-type calleeSpec struct {
-	Callee  string   `yaml:"callee"`
-	Classes []string `yaml:"classes"` // empty: every class
-	re      *regexp.Regexp
-	mask    uint32
-}
-
-type sinkSpec struct {
-	Callee      string `yaml:"callee"`
-	Args        []int  `yaml:"args"` // positional arguments that must not be tainted; empty: all
-	ArgRegex    string `yaml:"arg_regex"`
-	NotArgRegex string `yaml:"not_arg_regex"`
-	AssignLHS   string `yaml:"assign_lhs"` // assignment to a matching target is the sink
-	Return      bool   `yaml:"return"`     // returning from a matching function is the sink
-	Receiver    bool   `yaml:"receiver"`   // the receiver of the call (x in x.html_safe) must not be tainted either
-	FuncRegex   string `yaml:"function_regex"`
-	callee      *regexp.Regexp
-	argRe       *regexp.Regexp
-	notArgRe    *regexp.Regexp
-	lhsRe       *regexp.Regexp
-	funcRe      *regexp.Regexp
+	Languages []string       `yaml:"languages"`
+	Rules     []*ruleSpec    `yaml:"rules"`
+	Unknown   map[string]any `yaml:",inline"`
 }
 
 type patternSpec struct {
@@ -77,19 +45,21 @@ type patternSpec struct {
 }
 
 type ruleSpec struct {
-	ID          string       `yaml:"id"`
-	Title       string       `yaml:"title"`
-	Class       string       `yaml:"class"`
-	Category    string       `yaml:"category"`
-	Severity    string       `yaml:"severity"`
-	CWE         string       `yaml:"cwe"`
-	OWASP       string       `yaml:"owasp"`
-	Description string       `yaml:"description"`
-	DropInTests bool         `yaml:"drop_in_tests"`
-	Sinks       []*sinkSpec  `yaml:"sinks"`
-	Pattern     *patternSpec `yaml:"pattern"`
+	ID          string           `yaml:"id"`
+	Title       string           `yaml:"title"`
+	Class       string           `yaml:"class"`
+	Category    string           `yaml:"category"`
+	Severity    string           `yaml:"severity"`
+	CWE         string           `yaml:"cwe"`
+	OWASP       string           `yaml:"owasp"`
+	Description string           `yaml:"description"`
+	DropInTests bool             `yaml:"drop_in_tests"`
+	Sinks       []model.Sink     `yaml:"sinks"`
+	Call        *model.ConstCall `yaml:"call"`
+	Pattern     *patternSpec     `yaml:"pattern"`
+	Unknown     map[string]any   `yaml:",inline"`
 	languages   []string
-	classBit    uint32
+	flow        *model.FlowRule
 }
 
 // Rule is the public description of a loaded rule.
@@ -102,13 +72,9 @@ type Rule struct {
 
 // ruleSet holds every rule of one language, compiled.
 type ruleSet struct {
-	sources      []*sourceSpec
-	paramSources []*sourceSpec
-	sanitizers   []*calleeSpec
-	propagators  []*calleeSpec
-	taint        []*ruleSpec
-	patterns     map[string][]*ruleSpec // by node type
-	classes      map[string]uint32
+	flow     []*model.FlowRule
+	patterns map[string][]*ruleSpec // by node type
+	byID     map[string]*ruleSpec
 }
 
 func compile(expr string) (*regexp.Regexp, error) {
@@ -125,20 +91,9 @@ func loadRules() (map[string]*ruleSet, []Rule, error) {
 		if s, ok := sets[lang]; ok {
 			return s
 		}
-		s := &ruleSet{patterns: map[string][]*ruleSpec{}, classes: map[string]uint32{}}
+		s := &ruleSet{patterns: map[string][]*ruleSpec{}, byID: map[string]*ruleSpec{}}
 		sets[lang] = s
 		return s
-	}
-	classBit := func(s *ruleSet, class string) (uint32, error) {
-		if b, ok := s.classes[class]; ok {
-			return b, nil
-		}
-		if len(s.classes) >= 32 {
-			return 0, fmt.Errorf("too many taint classes")
-		}
-		b := uint32(1) << len(s.classes)
-		s.classes[class] = b
-		return b, nil
 	}
 	var files []string
 	err := fs.WalkDir(ruleFS, "rules", func(p string, d fs.DirEntry, err error) error {
@@ -163,43 +118,15 @@ func loadRules() (map[string]*ruleSet, []Rule, error) {
 			return nil, nil, fmt.Errorf("%s: %w", f, err)
 		}
 		if len(rf.Unknown) > 0 {
-			return nil, nil, fmt.Errorf("%s: unknown keys %v", f, keys(rf.Unknown))
+			return nil, nil, fmt.Errorf("%s: unknown keys %v (library models belong in package model)", f, keys(rf.Unknown))
 		}
 		if len(rf.Languages) == 0 {
 			return nil, nil, fmt.Errorf("%s: no languages", f)
 		}
-		for _, lang := range rf.Languages {
-			s := get(lang)
-			for _, src := range rf.Sources {
-				c, err := compileSource(s, src, classBit)
-				if err != nil {
-					return nil, nil, fmt.Errorf("%s: %w", f, err)
-				}
-				s.sources = append(s.sources, c)
-			}
-			for _, src := range rf.ParamSources {
-				c, err := compileSource(s, src, classBit)
-				if err != nil {
-					return nil, nil, fmt.Errorf("%s: %w", f, err)
-				}
-				s.paramSources = append(s.paramSources, c)
-			}
-			for _, cs := range rf.Sanitizers {
-				c, err := compileCallee(s, cs, classBit)
-				if err != nil {
-					return nil, nil, fmt.Errorf("%s: %w", f, err)
-				}
-				s.sanitizers = append(s.sanitizers, c)
-			}
-			for _, cs := range rf.Propagators {
-				c, err := compileCallee(s, cs, classBit)
-				if err != nil {
-					return nil, nil, fmt.Errorf("%s: %w", f, err)
-				}
-				s.propagators = append(s.propagators, c)
-			}
-		}
 		for _, r := range rf.Rules {
+			if len(r.Unknown) > 0 {
+				return nil, nil, fmt.Errorf("%s: rule %q: unknown keys %v", f, r.ID, keys(r.Unknown))
+			}
 			if err := validateRule(r); err != nil {
 				return nil, nil, fmt.Errorf("%s: rule %q: %w", f, r.ID, err)
 			}
@@ -208,9 +135,10 @@ func loadRules() (map[string]*ruleSet, []Rule, error) {
 			}
 			seen[r.ID] = true
 			r.languages = rf.Languages
-			for _, sk := range r.Sinks {
-				if err := compileSink(sk); err != nil {
-					return nil, nil, fmt.Errorf("%s: rule %q: %w", f, r.ID, err)
+			if len(r.Sinks) > 0 || r.Call != nil {
+				r.flow = &model.FlowRule{ID: r.ID, Class: r.Class, Sinks: r.Sinks, Const: r.Call}
+				if err := r.flow.Compile(); err != nil {
+					return nil, nil, fmt.Errorf("%s: %w", f, err)
 				}
 			}
 			if r.Pattern != nil {
@@ -220,13 +148,9 @@ func loadRules() (map[string]*ruleSet, []Rule, error) {
 			}
 			for _, lang := range rf.Languages {
 				s := get(lang)
-				if len(r.Sinks) > 0 {
-					b, err := classBit(s, r.Class)
-					if err != nil {
-						return nil, nil, err
-					}
-					r.classBit = b
-					s.taint = append(s.taint, r)
+				s.byID[r.ID] = r
+				if r.flow != nil {
+					s.flow = append(s.flow, r.flow)
 				}
 				if r.Pattern != nil {
 					for _, t := range r.Pattern.NodeTypes {
@@ -260,68 +184,17 @@ func validateRule(r *ruleSpec) error {
 		return fmt.Errorf("unknown severity %q", r.Severity)
 	case !strings.HasPrefix(r.CWE, "CWE-") || !strings.Contains(r.OWASP, ":2021"):
 		return fmt.Errorf("cwe and owasp (2021) tags are required")
-	case (len(r.Sinks) > 0) == (r.Pattern != nil):
-		return fmt.Errorf("exactly one of sinks or pattern is required")
+	case btoi(len(r.Sinks) > 0)+btoi(r.Call != nil)+btoi(r.Pattern != nil) != 1:
+		return fmt.Errorf("exactly one of sinks, call or pattern is required")
 	}
 	return nil
 }
 
-func compileSource(s *ruleSet, src sourceSpec, classBit func(*ruleSet, string) (uint32, error)) (*sourceSpec, error) {
-	re, err := regexp.Compile(src.Regex)
-	if err != nil || src.Regex == "" {
-		return nil, fmt.Errorf("source %q: bad regex: %v", src.Regex, err)
+func btoi(b bool) int {
+	if b {
+		return 1
 	}
-	c := src
-	c.re = re
-	if len(src.Classes) > 0 {
-		var m uint32
-		for _, cl := range src.Classes {
-			b, err := classBit(s, cl)
-			if err != nil {
-				return nil, err
-			}
-			m |= b
-		}
-		c.clean = ^m
-	}
-	return &c, nil
-}
-
-func compileCallee(s *ruleSet, cs calleeSpec, classBit func(*ruleSet, string) (uint32, error)) (*calleeSpec, error) {
-	re, err := regexp.Compile(cs.Callee)
-	if err != nil || cs.Callee == "" {
-		return nil, fmt.Errorf("callee %q: bad regex: %v", cs.Callee, err)
-	}
-	c := cs
-	c.re = re
-	c.mask = ^uint32(0)
-	if len(cs.Classes) > 0 {
-		c.mask = 0
-		for _, cl := range cs.Classes {
-			b, err := classBit(s, cl)
-			if err != nil {
-				return nil, err
-			}
-			c.mask |= b
-		}
-	}
-	return &c, nil
-}
-
-func compileSink(sk *sinkSpec) error {
-	var err error
-	if sk.Callee == "" && sk.AssignLHS == "" && !sk.Return {
-		return fmt.Errorf("sink needs callee, assign_lhs or return")
-	}
-	for _, p := range []struct {
-		dst **regexp.Regexp
-		src string
-	}{{&sk.callee, sk.Callee}, {&sk.argRe, sk.ArgRegex}, {&sk.notArgRe, sk.NotArgRegex}, {&sk.lhsRe, sk.AssignLHS}, {&sk.funcRe, sk.FuncRegex}} {
-		if *p.dst, err = compile(p.src); err != nil {
-			return err
-		}
-	}
-	return nil
+	return 0
 }
 
 func compilePattern(p *patternSpec) error {

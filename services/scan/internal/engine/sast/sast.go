@@ -1,6 +1,10 @@
-// Package sast is the code analyzer of the scan engine: it parses source files
-// with tree-sitter and runs taint and pattern rules, written as YAML data in
-// rules/, over a compact copy of the syntax tree.
+// Package sast is the code analyzer of the scan engine. Each source file is
+// parsed with tree-sitter (package syntax), checked against the syntactic
+// `pattern:` rules, and lowered by its language's front end (package
+// lower/...) into the shared IR. The whole repository's IR then goes
+// through the dataflow analysis (package dataflow), which checks the flow
+// rules (`sinks:` and `call:`) with the library models of package model.
+// Rules are YAML data in rules/<language>/.
 package sast
 
 import (
@@ -10,16 +14,18 @@ import (
 	"sync"
 	"time"
 
-	sitter "github.com/smacker/go-tree-sitter"
-
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/dataflow"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/finding"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/ir"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/model"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/syntax"
 )
 
 // Limits bound the work spent on one file.
 type Limits struct {
 	MaxDepth int           // syntax tree depth
 	MaxNodes int           // named syntax nodes
-	Timeout  time.Duration // parse plus analysis
+	Timeout  time.Duration // parse plus lowering
 }
 
 // DefaultLimits are generous for hand-written code and stop hostile input.
@@ -27,10 +33,10 @@ var DefaultLimits = Limits{MaxDepth: 400, MaxNodes: 1_500_000, Timeout: 5 * time
 
 // Errors that make a file skipped rather than the scan failed.
 var (
-	ErrTooDeep  = errTooDeep
-	ErrTooLarge = errTooManyNode
-	ErrTimeout  = errors.New("analysis time limit reached")
-	ErrNoParse  = errors.New("file could not be parsed")
+	ErrTooDeep  = syntax.ErrTooDeep
+	ErrTooLarge = syntax.ErrTooLarge
+	ErrTimeout  = syntax.ErrTimeout
+	ErrNoParse  = syntax.ErrNoParse
 )
 
 // SkipReason names the reason counted in scan statistics for a file error.
@@ -47,24 +53,43 @@ func SkipReason(err error) string {
 	}
 }
 
-// Analyzer holds the compiled rules. It is safe for concurrent use; each
-// goroutine analyzes through its own Worker.
+// Analyzer holds the compiled rules and models. It is safe for concurrent
+// use; each goroutine prepares files through its own Worker.
 type Analyzer struct {
 	sets   map[string]*ruleSet
 	rules  []Rule
+	models map[string]*model.Set
 	limits Limits
 }
 
 var (
-	loadOnce   sync.Once
-	loadedSets map[string]*ruleSet
-	loadedList []Rule
-	loadErr    error
+	loadOnce     sync.Once
+	loadedSets   map[string]*ruleSet
+	loadedList   []Rule
+	loadedModels map[string]*model.Set
+	loadErr      error
 )
 
-// New compiles the embedded rules.
+// modelLanguages are the languages with models (TypeScript uses JavaScript's).
+var modelLanguages = []string{"java", "python", "javascript", "go", "php", "ruby"}
+
+// New compiles the embedded rules and models.
 func New(limits Limits) (*Analyzer, error) {
-	loadOnce.Do(func() { loadedSets, loadedList, loadErr = loadRules() })
+	loadOnce.Do(func() {
+		loadedSets, loadedList, loadErr = loadRules()
+		if loadErr != nil {
+			return
+		}
+		loadedModels = map[string]*model.Set{}
+		for _, l := range modelLanguages {
+			s, err := model.Builtin(l)
+			if err != nil {
+				loadErr = err
+				return
+			}
+			loadedModels[l] = s
+		}
+	})
 	if loadErr != nil {
 		return nil, loadErr
 	}
@@ -77,138 +102,133 @@ func New(limits Limits) (*Analyzer, error) {
 	if limits.Timeout <= 0 {
 		limits.Timeout = DefaultLimits.Timeout
 	}
-	return &Analyzer{sets: loadedSets, rules: loadedList, limits: limits}, nil
+	return &Analyzer{sets: loadedSets, rules: loadedList, models: loadedModels, limits: limits}, nil
 }
 
 // Rules lists the loaded rules.
 func (a *Analyzer) Rules() []Rule { return a.rules }
 
-// Worker analyzes files one at a time. It is not safe for concurrent use.
+// Worker parses and lowers files one at a time. It is not safe for
+// concurrent use.
 type Worker struct {
-	a       *Analyzer
-	parsers map[*langSpec]*sitter.Parser
-	sinks   map[string][]sinkMatch // callee text -> matching sinks, per language
-}
-
-type sinkMatch struct {
-	rule *ruleSpec
-	sink *sinkSpec
+	a *Analyzer
+	p *syntax.Parser
 }
 
 // NewWorker returns a worker with its own parsers.
 func (a *Analyzer) NewWorker() *Worker {
-	return &Worker{a: a, parsers: map[*langSpec]*sitter.Parser{}, sinks: map[string][]sinkMatch{}}
+	return &Worker{a: a, p: syntax.NewParser(syntax.Limits{MaxDepth: a.limits.MaxDepth, MaxNodes: a.limits.MaxNodes, Timeout: a.limits.Timeout})}
 }
 
 // Close releases the parsers.
-func (w *Worker) Close() {
-	for _, p := range w.parsers {
-		p.Close()
-	}
-	w.parsers = map[*langSpec]*sitter.Parser{}
-}
+func (w *Worker) Close() { w.p.Close() }
 
-func (w *Worker) parse(ctx context.Context, spec *langSpec, src []byte) (*node, int, error) {
-	p := w.parsers[spec]
-	if p == nil {
-		p = sitter.NewParser()
-		p.SetLanguage(spec.grammar())
-		w.parsers[spec] = p
-	}
-	limit := w.a.limits.Timeout
-	if dl, ok := ctx.Deadline(); ok {
-		limit = min(limit, time.Until(dl))
-	}
-	if limit <= 0 || ctx.Err() != nil {
-		return nil, 0, ErrTimeout
-	}
-	p.SetOperationLimit(int(limit / time.Microsecond))
-	// The binding's cancellation flag can be raised after a parse has already
-	// finished and then abort the next parse on the same parser, so the time
-	// limit is enforced by the operation limit instead of the context.
-	tree, err := p.ParseCtx(context.Background(), nil, src)
-	if err != nil {
-		p.Reset()
-		if errors.Is(err, sitter.ErrOperationLimit) || ctx.Err() != nil {
-			return nil, 0, ErrTimeout
-		}
-		return nil, 0, fmt.Errorf("%w: %v", ErrNoParse, err)
-	}
-	defer tree.Close()
-	root, n, err := convert(ctx, tree.RootNode(), src, w.a.limits.MaxDepth, w.a.limits.MaxNodes)
-	if err != nil && ctx.Err() != nil {
-		return nil, n, ErrTimeout
-	}
-	return root, n, err
-}
-
-// Parse only parses and copies the syntax tree of a file; it returns the number
-// of named nodes. It is the baseline the benchmark compares the analysis with.
-func (w *Worker) Parse(ctx context.Context, file string, src []byte) (int, error) {
-	spec := specFor(file)
-	if spec == nil {
-		return 0, nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, w.a.limits.Timeout)
-	defer cancel()
-	_, n, err := w.parse(ctx, spec, src)
-	return n, err
-}
-
-// ParseOnly runs the bare tree-sitter parse, without copying the tree.
-func (w *Worker) ParseOnly(ctx context.Context, file string, src []byte) error {
-	spec := specFor(file)
-	if spec == nil {
+// ParseOnly runs the bare tree-sitter parse, without copying the tree: the
+// floor the benchmark compares the analysis with.
+func (w *Worker) ParseOnly(_ context.Context, file string, src []byte) error {
+	l := syntax.LangFor(file)
+	if l == nil {
 		return nil
 	}
-	p := w.parsers[spec]
-	if p == nil {
-		p = sitter.NewParser()
-		p.SetLanguage(spec.grammar())
-		w.parsers[spec] = p
-	}
-	tree, err := p.ParseCtx(context.Background(), nil, src)
-	if err != nil {
-		return err
-	}
-	_ = ctx
-	tree.Close()
-	return nil
+	return w.p.ParseOnly(l, src)
 }
 
-// abort is raised (as a panic) inside the analysis when a limit is reached.
-type abort struct{ err error }
+// Prepared is one file ready for the repository-wide analysis: its IR (nil
+// for languages without a front end) and its pattern findings.
+type Prepared struct {
+	IR       *ir.File
+	Findings []finding.Finding
+	Nodes    int
+}
 
-// Analyze runs every rule of the file's language over src. file is the
-// repository-relative path used in findings. Files of languages without rules
-// return no findings.
-func (w *Worker) Analyze(ctx context.Context, file string, src []byte) (out []finding.Finding, err error) {
-	spec := specFor(file)
-	if spec == nil {
-		return nil, nil
-	}
-	rs := w.a.sets[spec.name]
-	if rs == nil {
-		return nil, nil
+// Prepare parses a file, runs the pattern rules and lowers it. file is the
+// repository-relative path used in findings.
+func (w *Worker) Prepare(ctx context.Context, file string, src []byte) (Prepared, error) {
+	l := syntax.LangFor(file)
+	if l == nil {
+		return Prepared{}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, w.a.limits.Timeout)
 	defer cancel()
-	root, nodes, err := w.parse(ctx, spec, src)
+	root, nodes, err := w.p.Parse(ctx, l, src)
+	if err != nil {
+		return Prepared{}, err
+	}
+	out := Prepared{Nodes: nodes}
+	if rs := w.a.sets[l.Name]; rs != nil && len(rs.patterns) > 0 {
+		pc := &patternCtx{lang: l.Name, spec: callSpecs[l.Name], rs: rs, src: src, file: file, seen: map[string]bool{}}
+		pc.walk(root)
+		out.Findings = pc.findings
+	}
+	if lower := frontEnds[l.Name]; lower != nil {
+		f, err := lowerSafely(lower, file, src, root)
+		if err != nil {
+			return out, err
+		}
+		if ctx.Err() != nil {
+			return out, ErrTimeout
+		}
+		f.Lang = l.Name
+		out.IR = f
+	}
+	return out, nil
+}
+
+// lowerSafely turns a front-end panic into an error: one file a front end
+// cannot handle must not fail the scan.
+func lowerSafely(lower frontEnd, file string, src []byte, root *syntax.Node) (f *ir.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("%w: lowering: %v", ErrNoParse, r)
+		}
+	}()
+	f, err = lower(file, src, root)
+	if err == nil && f == nil {
+		err = fmt.Errorf("%w: lowering produced nothing", ErrNoParse)
+	}
+	return f, err
+}
+
+// FlowStats describes the repository-wide analysis.
+type FlowStats = dataflow.Stats
+
+// Flow runs the dataflow analysis over the prepared files of one repository
+// and returns the flow rules' findings. props holds the repository's
+// configuration values (see dataflow.Properties).
+func (a *Analyzer) Flow(ctx context.Context, files []*ir.File, props map[string]string, budget dataflow.Budget) ([]finding.Finding, FlowStats, error) {
+	rules := map[string][]*model.FlowRule{}
+	for _, l := range modelLanguages {
+		if rs := a.sets[l]; rs != nil {
+			rules[l] = rs.flow
+		}
+	}
+	res, err := dataflow.Analyze(ctx, files, dataflow.Config{Models: a.models, Rules: rules, Properties: props, Budget: budget})
+	if err != nil {
+		return nil, FlowStats{}, err
+	}
+	out := make([]finding.Finding, 0, len(res.Findings))
+	for i := range res.Findings {
+		if f, ok := a.convert(&res.Findings[i]); ok {
+			out = append(out, f)
+		}
+	}
+	return out, res.Stats, nil
+}
+
+// Analyze prepares one file and analyses it alone (no other file of its
+// repository is visible). Tests and single-file tools use it.
+func (w *Worker) Analyze(ctx context.Context, file string, src []byte) ([]finding.Finding, error) {
+	p, err := w.Prepare(ctx, file, src)
 	if err != nil {
 		return nil, err
 	}
-	fc := &fileCtx{w: w, ctx: ctx, spec: spec, rs: rs, src: src, file: file, root: root,
-		funcs: map[string]*funcInfo{}, methods: map[string]*funcInfo{}, seen: map[string]bool{},
-		budget: 200*nodes + 100_000}
-	defer func() {
-		if r := recover(); r != nil {
-			a, ok := r.(abort)
-			if !ok {
-				panic(r)
-			}
-			out, err = nil, a.err
+	out := p.Findings
+	if p.IR != nil {
+		fs, _, err := w.a.Flow(ctx, []*ir.File{p.IR}, nil, dataflow.Budget{})
+		if err != nil {
+			return nil, err
 		}
-	}()
-	fc.run()
-	return fc.findings, nil
+		out = append(out, fs...)
+	}
+	return out, nil
 }
