@@ -84,8 +84,12 @@ func compile(expr string) (*regexp.Regexp, error) {
 	return regexp.Compile(expr)
 }
 
-// loadRules parses and validates every embedded rule file.
-func loadRules() (map[string]*ruleSet, []Rule, error) {
+// loadRules parses and validates every embedded rule file. A file or rule
+// that does not validate is left out and listed in the returned problems
+// (TestRulesValid keeps the embedded set free of them): one defective rule
+// must not stop every scan.
+func loadRules() (map[string]*ruleSet, []Rule, []error, error) {
+	var problems []error
 	sets := map[string]*ruleSet{}
 	get := func(lang string) *ruleSet {
 		if s, ok := sets[lang]; ok {
@@ -103,7 +107,7 @@ func loadRules() (map[string]*ruleSet, []Rule, error) {
 		return err
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sort.Strings(files)
 	var public []Rule
@@ -111,41 +115,28 @@ func loadRules() (map[string]*ruleSet, []Rule, error) {
 	for _, f := range files {
 		data, err := ruleFS.ReadFile(f)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		var rf ruleFile
 		if err := yaml.Unmarshal(data, &rf); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", f, err)
+			problems = append(problems, fmt.Errorf("%s: %w", f, err))
+			continue
 		}
 		if len(rf.Unknown) > 0 {
-			return nil, nil, fmt.Errorf("%s: unknown keys %v (library models belong in package model)", f, keys(rf.Unknown))
+			problems = append(problems, fmt.Errorf("%s: unknown keys %v (library models belong in package model)", f, keys(rf.Unknown)))
+			continue
 		}
-		if len(rf.Languages) == 0 {
-			return nil, nil, fmt.Errorf("%s: no languages", f)
+		if len(rf.Languages) == 0 && len(rf.Rules) > 0 {
+			problems = append(problems, fmt.Errorf("%s: no languages", f))
+			continue
 		}
 		for _, r := range rf.Rules {
-			if len(r.Unknown) > 0 {
-				return nil, nil, fmt.Errorf("%s: rule %q: unknown keys %v", f, r.ID, keys(r.Unknown))
-			}
-			if err := validateRule(r); err != nil {
-				return nil, nil, fmt.Errorf("%s: rule %q: %w", f, r.ID, err)
-			}
-			if seen[r.ID] {
-				return nil, nil, fmt.Errorf("%s: duplicate rule %q", f, r.ID)
+			if err := checkRule(f, r, seen); err != nil {
+				problems = append(problems, err)
+				continue
 			}
 			seen[r.ID] = true
 			r.languages = rf.Languages
-			if len(r.Sinks) > 0 || r.Call != nil {
-				r.flow = &model.FlowRule{ID: r.ID, Class: r.Class, Sinks: r.Sinks, Const: r.Call}
-				if err := r.flow.Compile(); err != nil {
-					return nil, nil, fmt.Errorf("%s: %w", f, err)
-				}
-			}
-			if r.Pattern != nil {
-				if err := compilePattern(r.Pattern); err != nil {
-					return nil, nil, fmt.Errorf("%s: rule %q: %w", f, r.ID, err)
-				}
-			}
 			for _, lang := range rf.Languages {
 				s := get(lang)
 				s.byID[r.ID] = r
@@ -162,7 +153,32 @@ func loadRules() (map[string]*ruleSet, []Rule, error) {
 				CWE: r.CWE, OWASP: r.OWASP, Languages: rf.Languages, Taint: len(r.Sinks) > 0, DropInTests: r.DropInTests})
 		}
 	}
-	return sets, public, nil
+	return sets, public, problems, nil
+}
+
+// checkRule validates and compiles one rule.
+func checkRule(file string, r *ruleSpec, seen map[string]bool) error {
+	if len(r.Unknown) > 0 {
+		return fmt.Errorf("%s: rule %q: unknown keys %v", file, r.ID, keys(r.Unknown))
+	}
+	if err := validateRule(r); err != nil {
+		return fmt.Errorf("%s: rule %q: %w", file, r.ID, err)
+	}
+	if seen[r.ID] {
+		return fmt.Errorf("%s: duplicate rule %q", file, r.ID)
+	}
+	if len(r.Sinks) > 0 || r.Call != nil {
+		r.flow = &model.FlowRule{ID: r.ID, Class: r.Class, Sinks: r.Sinks, Const: r.Call}
+		if err := r.flow.Compile(); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+	}
+	if r.Pattern != nil {
+		if err := compilePattern(r.Pattern); err != nil {
+			return fmt.Errorf("%s: rule %q: %w", file, r.ID, err)
+		}
+	}
+	return nil
 }
 
 func keys(m map[string]any) []string {

@@ -67,6 +67,7 @@ var (
 	loadedSets   map[string]*ruleSet
 	loadedList   []Rule
 	loadedModels map[string]*model.Set
+	loadProblems []error
 	loadErr      error
 )
 
@@ -76,7 +77,7 @@ var modelLanguages = []string{"java", "python", "javascript", "go", "php", "ruby
 // New compiles the embedded rules and models.
 func New(limits Limits) (*Analyzer, error) {
 	loadOnce.Do(func() {
-		loadedSets, loadedList, loadErr = loadRules()
+		loadedSets, loadedList, loadProblems, loadErr = loadRules()
 		if loadErr != nil {
 			return
 		}
@@ -104,6 +105,10 @@ func New(limits Limits) (*Analyzer, error) {
 	}
 	return &Analyzer{sets: loadedSets, rules: loadedList, models: loadedModels, limits: limits}, nil
 }
+
+// Problems lists the embedded rule files and rules that did not validate
+// and were left out.
+func (a *Analyzer) Problems() []error { return loadProblems }
 
 // Rules lists the loaded rules.
 func (a *Analyzer) Rules() []Rule { return a.rules }

@@ -15,6 +15,7 @@ func TestRulesLoad(t *testing.T) {
 	t.Parallel()
 	a, err := New(Limits{})
 	require.NoError(t, err)
+	require.Empty(t, a.Problems(), "every embedded rule must validate")
 	langs := map[string]int{}
 	for _, r := range a.Rules() {
 		for _, l := range r.Languages {
