@@ -5,9 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/dataflow"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/ir"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/sast"
 )
 
@@ -69,6 +74,33 @@ func handler%[1]d(w http.ResponseWriter, r *http.Request) {
         return String.valueOf(total);
     }
 `,
+	"php": `
+function handler%[1]d($db) {
+    $name = $_GET['name%[1]d'];
+    $items = [];
+    for ($i = 0; $i < 10; $i++) {
+        $items[] = ['id' => $i, 'label' => "item $i"];
+    }
+    $total = 0;
+    foreach ($items as $it) { $total += $it['id']; }
+    $sql = "SELECT * FROM t%[1]d WHERE name = '" . $name . "'";
+    if ($total > 10) { $db->query($sql); }
+    return count($items);
+}
+`,
+	"rb": `
+  def handler%[1]d
+    name = params[:name%[1]d]
+    items = []
+    10.times do |i|
+      items << { id: i, label: "item #{i}" }
+    end
+    total = items.sum { |x| x[:id] }
+    sql = "SELECT * FROM t%[1]d WHERE name = '#{name}'"
+    ActiveRecord::Base.connection.execute(sql) if total > 10
+    render json: { total: total }
+  end
+`,
 }
 
 var benchHeaders = map[string]string{
@@ -76,19 +108,24 @@ var benchHeaders = map[string]string{
 	"js":   "const db = require('./db');\n\n",
 	"go":   "package gen\n\nimport (\n\t\"fmt\"\n\t\"net/http\"\n)\n\n",
 	"java": "import java.util.*;\n\npublic class Gen%d {\n",
+	"php":  "<?php\n\n",
+	"rb":   "class Gen%dController < ApplicationController\n",
 }
 
+// benchFooters close what a header opened.
+var benchFooters = map[string]string{"java": "}\n", "rb": "end\n"}
+
 // generateRepo writes about totalLines lines of code spread over files of
-// about 500 lines in four languages and returns the directory and files.
+// about 500 lines in six languages and returns the directory and files.
 func generateRepo(b *testing.B, totalLines int) (string, []string, int) {
 	dir := b.TempDir()
 	var files []string
 	lines, fn, file := 0, 0, 0
-	exts := []string{"py", "js", "go", "java"}
+	exts := []string{"py", "js", "go", "java", "php", "rb"}
 	for lines < totalLines {
 		ext := exts[file%len(exts)]
 		var sb strings.Builder
-		if ext == "java" {
+		if strings.Contains(benchHeaders[ext], "%d") {
 			fmt.Fprintf(&sb, benchHeaders[ext], file)
 		} else {
 			sb.WriteString(benchHeaders[ext])
@@ -97,9 +134,7 @@ func generateRepo(b *testing.B, totalLines int) (string, []string, int) {
 			fmt.Fprintf(&sb, benchTemplates[ext], fn)
 			fn++
 		}
-		if ext == "java" {
-			sb.WriteString("}\n")
-		}
+		sb.WriteString(benchFooters[ext])
 		name := fmt.Sprintf("src/m%d/f%d.%s", file%10, file, ext)
 		if ext == "java" {
 			name = fmt.Sprintf("src/m%d/Gen%d.java", file%10, file)
@@ -118,11 +153,76 @@ func generateRepo(b *testing.B, totalLines int) (string, []string, int) {
 	return dir, files, lines
 }
 
-// BenchmarkEngine reports lines analyzed per second on one core for a
-// generated 100,000-line repository, beside tree-sitter's parse-only time on
-// the same files. Run with: go test -run '^$' -bench Engine -benchtime 3x
+// BenchmarkEngine reports lines analysed per second on one core for a
+// generated 100,000-line repository in six languages, beside tree-sitter's
+// parse-only time on the same files measured in the same run: x-parse is
+// each stage's time divided by that floor. peak-heap-MB is the largest heap
+// in use seen while the stage ran. Run with:
+// go test -run '^$' -bench Engine -benchtime 3x
 func BenchmarkEngine(b *testing.B) {
-	dir, files, lines := generateRepo(b, 100_000)
+	benchEngine(b, 100_000)
+}
+
+// BenchmarkEngineMillion runs the whole engine on a generated
+// 1,000,000-line repository and fails when any budget was exhausted (files
+// skipped for time, functions over budget or left unanalysed).
+func BenchmarkEngineMillion(b *testing.B) {
+	dir, _, lines := generateRepo(b, 1_000_000)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		stop := trackPeak()
+		res, err := New(WithWorkers(runtime.GOMAXPROCS(0))).Run(ctx, Input{Repos: []Repo{{URL: "bench", Dir: dir, Primary: true}}}, nil)
+		peak := stop()
+		if err != nil {
+			b.Fatal(err)
+		}
+		st := res.Stats
+		if st.LinesAnalyzed < lines || st.SkippedReasons["time_limit"] > 0 || st.Flow.OverBudget > 0 || st.Flow.NotAnalyzed > 0 {
+			b.Fatalf("budgets exhausted: %d of %d lines, skipped %v, flow %+v", st.LinesAnalyzed, lines, st.SkippedReasons, st.Flow)
+		}
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+		b.ReportMetric(float64(len(res.Findings)), "findings")
+	}
+	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// trackPeak samples the heap in use until the returned function is called,
+// which returns the largest value seen.
+func trackPeak() func() uint64 {
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	sample := func() {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		if ms.HeapInuse > peak.Load() {
+			peak.Store(ms.HeapInuse)
+		}
+	}
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				sample()
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		<-finished
+		sample()
+		return peak.Load()
+	}
+}
+
+func benchEngine(b *testing.B, size int) {
+	dir, files, lines := generateRepo(b, size)
 	srcs := make([][]byte, len(files))
 	rels := make([]string, len(files))
 	for i, f := range files {
@@ -134,42 +234,72 @@ func BenchmarkEngine(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	report := func(b *testing.B) {
-		b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
-	}
-	b.Run("treesitter-parse-only", func(b *testing.B) {
-		w := an.NewWorker()
-		defer w.Close()
-		for b.Loop() {
-			for i := range srcs {
-				if err := w.ParseOnly(ctx, rels[i], srcs[i]); err != nil {
-					b.Fatal(err)
-				}
+	w := an.NewWorker()
+	defer w.Close()
+	// the floor, measured first in the same run
+	parse := func() {
+		for i := range srcs {
+			if err := w.ParseOnly(ctx, rels[i], srcs[i]); err != nil {
+				b.Fatal(err)
 			}
 		}
-		report(b)
-	})
-	b.Run("sast-analyze", func(b *testing.B) {
-		w := an.NewWorker()
-		defer w.Close()
-		n := 0
+	}
+	parse()
+	const floorRuns = 3
+	t0 := time.Now()
+	for range floorRuns {
+		parse()
+	}
+	floor := time.Since(t0) / floorRuns
+	report := func(b *testing.B, peak uint64) {
+		per := b.Elapsed() / time.Duration(b.N)
+		b.ReportMetric(float64(lines)/per.Seconds(), "lines/s")
+		b.ReportMetric(float64(per)/float64(floor), "x-parse")
+		if peak > 0 {
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+		}
+	}
+	b.Run("treesitter-parse-only", func(b *testing.B) {
 		for b.Loop() {
-			n = 0
+			parse()
+		}
+		report(b, 0)
+	})
+	var prepared []*ir.File
+	b.Run("parse-and-lower", func(b *testing.B) {
+		for b.Loop() {
+			prepared = prepared[:0]
 			for i := range srcs {
-				out, err := w.Analyze(ctx, rels[i], srcs[i])
+				p, err := w.Prepare(ctx, rels[i], srcs[i])
 				if err != nil {
 					b.Fatal(err)
 				}
-				n += len(out)
+				if p.IR != nil {
+					prepared = append(prepared, p.IR)
+				}
 			}
 		}
-		report(b)
+		report(b, 0)
+	})
+	b.Run("dataflow", func(b *testing.B) {
+		n := 0
+		for b.Loop() {
+			out, _, err := an.Flow(ctx, prepared, nil, dataflow.Budget{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			n = len(out)
+		}
+		report(b, 0)
 		b.ReportMetric(float64(n), "findings")
 	})
 	b.Run("engine-run-1-worker", func(b *testing.B) {
 		e := New(WithWorkers(1))
+		var peak uint64
 		for b.Loop() {
+			stop := trackPeak()
 			res, err := e.Run(ctx, Input{Repos: []Repo{{URL: "bench", Dir: dir, Primary: true}}}, nil)
+			peak = max(peak, stop())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -177,6 +307,6 @@ func BenchmarkEngine(b *testing.B) {
 				b.Fatalf("analyzed %d of %d lines", res.Stats.LinesAnalyzed, lines)
 			}
 		}
-		report(b)
+		report(b, peak)
 	})
 }
