@@ -231,19 +231,35 @@ func (fc *fnCtx) typeQualifier(n *syntax.Node) (string, bool) {
 	} else if !l.isTypeName(segs[0], fc.cls) {
 		return "", false
 	}
+	q := strings.Join(segs[:k+1], ".")
+	if k == 0 {
+		q = l.resolveType(segs[0], fc.cls)
+	}
 	for _, s := range segs[k+1:] {
-		if isLowerStart(s) || isConstantName(s) {
+		if !l.isNestedClass(q, s) {
 			return "", false
 		}
+		q += "." + s
 	}
-	if k == 0 {
-		q := l.resolveType(segs[0], fc.cls)
-		if len(segs) > 1 {
-			q += "." + strings.Join(segs[1:], ".")
+	return q, true
+}
+
+// isNestedClass reports whether name, written after class outer, is a
+// member class rather than a static field: what the file declares decides,
+// else the naming convention (a capital followed by a lower-case letter).
+func (l *lowerer) isNestedClass(outer, name string) bool {
+	if l.declared[outer+"."+name] {
+		return true
+	}
+	if cc := l.classes[outer]; cc != nil {
+		if _, ok := cc.fields[name]; ok {
+			return false
 		}
-		return q, true
+		if _, ok := cc.nested[name]; ok {
+			return true
+		}
 	}
-	return strings.Join(segs, "."), true
+	return len(name) > 1 && name[0] >= 'A' && name[0] <= 'Z' && name[1] >= 'a' && name[1] <= 'z'
 }
 
 // segments collects the identifiers of a dotted name; false when the node

@@ -47,6 +47,7 @@ func Lower(path string, src []byte, root *syntax.Node) (f *ir.File, err error) {
 		imports:   map[string]string{},
 		statics:   map[string]string{},
 		fileTypes: map[string]string{},
+		declared:  map[string]bool{},
 		classes:   map[string]*classCtx{},
 	}
 	l.header(root)
@@ -69,6 +70,7 @@ type lowerer struct {
 	statics   map[string]string // statically imported member -> class FQN
 	staticAll []string          // classes whose static members are all imported
 	fileTypes map[string]string // simple name -> FQN of every class declared in the file
+	declared  map[string]bool   // FQNs of the classes declared in the file
 	classes   map[string]*classCtx
 	anon      int // anonymous classes numbered per file
 	lambdas   int // lambdas and method references numbered per file
@@ -167,6 +169,7 @@ func (l *lowerer) collectTypes(n *syntax.Node, outer string) {
 		if isTypeDecl(c.Type) {
 			name := l.text(c.Child("name"))
 			q := l.qualify(outer, name)
+			l.declared[q] = true
 			if _, ok := l.fileTypes[name]; !ok {
 				l.fileTypes[name] = q
 			}
