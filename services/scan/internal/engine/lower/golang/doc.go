@@ -28,7 +28,9 @@
 // Calls of a plain name are CallFunc with Qual set to the package qualifier
 // for package functions and Qual "" for Go's built-in functions; calls of a
 // local function value (closure variable, parameter) are CallDynamic.
-// Conversions to built-in types and to types declared in the file are OpCast;
+// Conversions to built-in types and to types declared in the file are OpCast,
+// except conversions to slice types (`[]byte(s)`) and to interfaces, which
+// yield the operand itself;
 // conversions to imported types (`template.HTML(s)`) cannot be told apart
 // from function calls by syntax and are CallStatic, which lets models treat
 // them as sinks or sanitizers. A reference to a function declared in the file

@@ -351,7 +351,10 @@ func (x *fnCtx) slice(n *syntax.Node) ir.Value {
 // cast converts v to the type t.
 func (x *fnCtx) cast(t *syntax.Node, v ir.Value, p ir.Pos) ir.Value {
 	typ := x.fc.typeName(t)
-	if typ == "" { // any, interface{}: the value itself
+	if typ == "" || x.fc.typeKind(t) == kSlice {
+		// any and interface{}, and string <-> []byte / []rune conversions,
+		// keep the value itself: a slice type's stripped name ("byte")
+		// would read as a numeric conversion.
 		return v
 	}
 	c := x.b.Cast(typ, v, p)
