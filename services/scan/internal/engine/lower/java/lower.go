@@ -65,15 +65,16 @@ type lowerer struct {
 	src  []byte
 	file *ir.File
 
-	imports   map[string]string // simple name -> FQN (single-type imports)
-	wildcards []string          // packages or classes imported with .*
-	statics   map[string]string // statically imported member -> class FQN
-	staticAll []string          // classes whose static members are all imported
-	fileTypes map[string]string // simple name -> FQN of every class declared in the file
-	declared  map[string]bool   // FQNs of the classes declared in the file
-	classes   map[string]*classCtx
-	anon      int // anonymous classes numbered per file
-	lambdas   int // lambdas and method references numbered per file
+	imports         map[string]string // simple name -> FQN (single-type imports)
+	wildcards       []string          // packages or classes imported with .*
+	unknownWildcard bool              // an on-demand import of a package wellKnown does not list
+	statics         map[string]string // statically imported member -> class FQN
+	staticAll       []string          // classes whose static members are all imported
+	fileTypes       map[string]string // simple name -> FQN of every class declared in the file
+	declared        map[string]bool   // FQNs of the classes declared in the file
+	classes         map[string]*classCtx
+	anon            int // anonymous classes numbered per file
+	lambdas         int // lambdas and method references numbered per file
 }
 
 func countLines(src []byte) int {
@@ -150,6 +151,7 @@ func (l *lowerer) importDecl(n *syntax.Node) {
 		l.file.Imports = append(l.file.Imports, ir.Import{Alias: "*", Path: name})
 	case wild:
 		l.wildcards = append(l.wildcards, name)
+		l.unknownWildcard = l.unknownWildcard || wellKnown[name] == nil
 		l.file.Imports = append(l.file.Imports, ir.Import{Alias: "*", Path: name})
 	case static:
 		cls, member := splitLast(name)

@@ -82,31 +82,48 @@ func (l *lowerer) resolveDotted(name string, cls *classCtx) string {
 	return l.resolveType(first, cls) + "." + rest
 }
 
-// resolveType resolves a simple type name as seen from class cls.
+// resolveType resolves a simple type name as seen from class cls: member
+// and enclosing classes, classes of the file, single-type imports,
+// java.lang, on-demand imports of well-known packages, then the file's own
+// package (a class of the same package declared in another file, as javac
+// would find it, unless an on-demand import of a package we do not know
+// could also supply it).
 func (l *lowerer) resolveType(name string, cls *classCtx) string {
+	if q, ok := l.resolveKnown(name, cls); ok {
+		return q
+	}
+	if l.file.Package != "" && !l.unknownWildcard && !isLowerStart(name) {
+		return l.file.Package + "." + name
+	}
+	return name
+}
+
+// resolveKnown resolves a simple type name from what the file says, without
+// the same-package fallback.
+func (l *lowerer) resolveKnown(name string, cls *classCtx) (string, bool) {
 	for c := cls; c != nil; c = c.outer {
 		if c.cls.Name == name {
-			return c.cls.QName
+			return c.cls.QName, true
 		}
 		if q, ok := c.nested[name]; ok {
-			return q
+			return q, true
 		}
 	}
 	if q, ok := l.fileTypes[name]; ok {
-		return q
+		return q, true
 	}
 	if q, ok := l.imports[name]; ok {
-		return q
+		return q, true
 	}
 	if javaLang[name] {
-		return "java.lang." + name
+		return "java.lang." + name, true
 	}
 	for _, w := range l.wildcards {
 		if known := wellKnown[w]; known != nil && known[name] {
-			return w + "." + name
+			return w + "." + name, true
 		}
 	}
-	return name
+	return name, false
 }
 
 // isTypeName reports whether a simple name used as an expression qualifier
@@ -116,7 +133,7 @@ func (l *lowerer) isTypeName(name string, cls *classCtx) bool {
 	if name == "" {
 		return false
 	}
-	if q := l.resolveType(name, cls); q != name {
+	if _, ok := l.resolveKnown(name, cls); ok {
 		return true
 	}
 	return !isLowerStart(name) && !isConstantName(name)

@@ -1,0 +1,16 @@
+// safe: java.cmdi.exec
+package com.example.jobs;
+
+import java.util.Base64;
+import javax.servlet.http.HttpServletRequest;
+import org.owasp.esapi.ESAPI;
+import org.owasp.esapi.codecs.UnixCodec;
+
+public class JobRunner {
+    public void start(HttpServletRequest request) throws Exception {
+        String encoded = Base64.getEncoder().encodeToString(request.getParameter("job").getBytes());
+        String job = new String(Base64.getDecoder().decode(encoded));
+        String[] cmd = {"sh", "-c", "run-job " + ESAPI.encoder().encodeForOS(new UnixCodec(), job)};
+        Runtime.getRuntime().exec(cmd);
+    }
+}

@@ -1,0 +1,18 @@
+// safe: java.crypto.weak-hash
+package com.example.integrity;
+
+import java.io.InputStream;
+import java.security.MessageDigest;
+import java.util.Properties;
+
+public class Checksums {
+    public byte[] sum(byte[] data) throws Exception {
+        Properties props = new Properties();
+        try (InputStream in = Checksums.class.getClassLoader().getResourceAsStream("integrity.properties")) {
+            props.load(in);
+        }
+        String algorithm = props.getProperty("checksum.algorithm", "SHA-512");
+        MessageDigest md = MessageDigest.getInstance(algorithm, "SUN");
+        return md.digest(data);
+    }
+}

@@ -1,0 +1,13 @@
+// safe: java.cmdi.exec
+package com.example.tools;
+
+import java.util.function.Function;
+import javax.servlet.http.HttpServletRequest;
+
+public class Converter {
+    public Process convert(HttpServletRequest request) throws Exception {
+        String format = request.getParameter("format");
+        Function<String, String> build = name -> "convert input.png " + name + ".png";
+        return Runtime.getRuntime().exec(build.apply(format.isEmpty() ? "output" : "result"));
+    }
+}

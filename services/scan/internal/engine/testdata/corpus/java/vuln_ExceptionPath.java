@@ -1,0 +1,20 @@
+package com.example.orders;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import javax.servlet.http.HttpServletRequest;
+
+public class OrderLookup {
+    private Connection db;
+
+    public ResultSet find(HttpServletRequest request) throws Exception {
+        String raw = request.getParameter("id");
+        String key;
+        try {
+            key = String.valueOf(Integer.parseInt(raw));
+        } catch (NumberFormatException e) {
+            key = raw;
+        }
+        return db.createStatement().executeQuery("SELECT * FROM orders WHERE ref = '" + key + "'"); // vuln: java.sqli.string-query
+    }
+}

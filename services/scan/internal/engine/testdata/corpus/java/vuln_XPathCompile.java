@@ -1,0 +1,14 @@
+package com.example.catalog;
+
+import javax.servlet.http.HttpServletRequest;
+import javax.xml.xpath.XPath;
+import javax.xml.xpath.XPathExpression;
+import javax.xml.xpath.XPathFactory;
+
+public class Lookup {
+    public XPathExpression byAuthor(HttpServletRequest request) throws Exception {
+        XPath xp = XPathFactory.newInstance().newXPath();
+        String author = request.getParameter("author");
+        return xp.compile("//book[author='" + author + "']"); // vuln: java.xpathi.expression
+    }
+}
