@@ -17,7 +17,13 @@ func (l *lowerer) function(n *syntax.Node) {
 		return
 	}
 	name := nameNode.Text(l.src)
-	f := l.newFunc(name, l.scope.inNS(name), nil, nil)
+	// The analysis finds a function as "<namespace>.<name>", like the
+	// members of a class "<class>.<name>".
+	qname := name
+	if l.scope.ns != "" {
+		qname = l.scope.ns + "." + name
+	}
+	f := l.newFunc(name, qname, nil, nil)
 	l.file.Funcs = append(l.file.Funcs, f.b.Fn)
 	f.signature(n)
 	f.b.Fn.Annotations = f.attributes(n.Child("attributes"))

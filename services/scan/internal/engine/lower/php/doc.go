@@ -9,7 +9,8 @@
 //     classes, functions and constants (aliases and groups included) resolve
 //     to qualified names; an unqualified class name that is neither imported
 //     nor special (self, static, parent) belongs to the current namespace, as
-//     PHP resolves it. Functions: QName "App\helper"; methods: QName
+//     PHP resolves it. Functions: QName "App.helper" (namespace, dot, name,
+//     which is how the analysis looks up Qual "App" Name "helper"); methods: QName
 //     "App\Ctl.method"; constructors are "<init>", class constants and static
 //     property defaults run in a static "<clinit>"; closures are "<lambda>"
 //     with QName "<enclosing QName>$lambdaN". Top-level code is File.Init,
