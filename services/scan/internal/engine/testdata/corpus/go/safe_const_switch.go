@@ -1,0 +1,28 @@
+// safe: go.path.file-access
+package files
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+)
+
+func Open(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("name")
+	mode := "flat"
+	var path string
+	switch mode {
+	case "direct":
+		path = "/var/data/" + name
+	case "flat":
+		path = filepath.Join("/var/data", filepath.Base(name))
+	default:
+		path = "/var/data/index"
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	defer f.Close()
+}

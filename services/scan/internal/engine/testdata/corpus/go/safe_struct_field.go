@@ -1,0 +1,22 @@
+// safe: go.sqli.string-query
+package catalog
+
+import (
+	"database/sql"
+	"fmt"
+	"net/http"
+)
+
+type query struct {
+	Category string
+	Limit    int
+}
+
+func Products(db *sql.DB, w http.ResponseWriter, r *http.Request) {
+	q := query{Category: r.FormValue("category"), Limit: 20}
+	stmt := fmt.Sprintf("SELECT name FROM products WHERE category = $1 LIMIT %d", q.Limit)
+	rows, err := db.Query(stmt, q.Category)
+	if err == nil {
+		rows.Close()
+	}
+}
