@@ -1,4 +1,4 @@
-# safe: python.sqli.string-query python.nosqli.where python.cmdi.shell python.ldapi.filter
+# safe: python.sqli.string-query python.nosqli.where python.cmdi.shell python.cmdi.subprocess-shell python.ldapi.filter
 # safe: python.ssti.template-from-input python.code.eval
 import ast
 import shlex

@@ -39,7 +39,7 @@ def mongo():
 def ping():
     host = request.form["host"]
     cmd = "ping -c 1 " + host
-    subprocess.check_output(cmd, shell=True)  # vuln: python.cmdi.shell
+    subprocess.check_output(cmd, shell=True)  # vuln: python.cmdi.subprocess-shell
     os.system("nslookup " + host)  # vuln: python.cmdi.shell
     return "done"
 

@@ -1,5 +1,6 @@
 import requests
 from flask import Flask, request, redirect, make_response, send_file
+from markupsafe import Markup
 
 app = Flask(__name__)
 
@@ -7,7 +8,7 @@ app = Flask(__name__)
 @app.route("/greet")
 def greet():
     name = request.args.get("name")
-    return "<p>Hello " + name + "</p>"  # vuln: python.xss.response
+    return Markup("<p>Hello " + name + "</p>")  # vuln: python.xss.response
 
 
 @app.route("/card")
