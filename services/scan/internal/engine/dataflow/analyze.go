@@ -90,6 +90,10 @@ func Analyze(ctx context.Context, files []*ir.File, cfg Config) (Result, error) 
 	for round := 0; round < cfg.Budget.Rounds; round++ {
 		a.st.Rounds = round + 1
 		a.changed = false
+		// each round reports afresh: a later round knows more (globals,
+		// fields, captures, the types callers pass) and its findings replace
+		// the earlier ones
+		a.findings = map[findingKey]*Finding{}
 		for i, scc := range order {
 			if ctx.Err() != nil {
 				a.st.NotAnalyzed += len(order) - i
@@ -139,6 +143,52 @@ type analyzer struct {
 	lookups  map[lookupKey][]*entry
 	funcs    []*ir.Func
 	edges    [][]int
+	// argTypes is, per function and parameter, the type every call site
+	// passes ("" none seen yet, conflictType when they disagree).
+	argTypes map[*ir.Func][]string
+}
+
+const conflictType = "\x00"
+
+// noteArgTypes records the types a call passes to a repository function.
+func (a *analyzer) noteArgTypes(callee *ir.Func, args []Val) {
+	ts := a.argTypes[callee]
+	if ts == nil {
+		ts = make([]string, len(callee.Params))
+		a.argTypes[callee] = ts
+	}
+	for i := range ts {
+		t := conflictType
+		if i < len(args) && args[i].Type != "" {
+			t = args[i].Type
+		}
+		switch ts[i] {
+		case t, conflictType:
+		case "":
+			ts[i] = t
+			a.changed = true
+		default:
+			ts[i] = conflictType
+			a.changed = true
+		}
+	}
+}
+
+// paramType refines a parameter's declared type with the type every caller
+// passes, when that is a subtype of the declared one: library models then
+// apply to what the parameter really holds.
+func (a *analyzer) paramType(fn *ir.Func, i int, declared string) string {
+	ts := a.argTypes[fn]
+	if i >= len(ts) || ts[i] == "" || ts[i] == conflictType || ts[i] == declared || declared == "" {
+		return declared
+	}
+	lm := a.p.models(fn.File)
+	for _, s := range a.p.supers(lm, lm.alias(ts[i])) {
+		if s == lm.alias(declared) {
+			return ts[i]
+		}
+	}
+	return declared
 }
 
 type findingKey struct {
@@ -154,7 +204,7 @@ type entryInfo struct {
 func newAnalyzer(files []*ir.File, cfg *Config) *analyzer {
 	a := &analyzer{p: newProgram(files, cfg), cfg: cfg, sums: map[*ir.Func]*summary{}, globals: map[string]Val{}, fields: map[string]Val{},
 		closures: map[*ir.Func]map[string]Val{}, entries: map[*ir.Func]*entryInfo{}, findings: map[findingKey]*Finding{},
-		lookups: map[lookupKey][]*entry{}}
+		lookups: map[lookupKey][]*entry{}, argTypes: map[*ir.Func][]string{}}
 	a.inferTypes()
 	a.findEntries()
 	return a

@@ -99,6 +99,9 @@ func (c *fnCtx) call(st *state, in *ir.Instr) Val {
 		out = Val{Def: true}
 		known := false
 		for _, callee := range callees {
+			if len(callees) == 1 {
+				c.a.noteArgTypes(callee, args)
+			}
 			s := c.a.sums[callee]
 			if s == nil {
 				continue

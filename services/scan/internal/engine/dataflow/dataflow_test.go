@@ -16,12 +16,14 @@ import (
 func testConfig(t *testing.T) Config {
 	set := &model.Set{
 		Language: "java",
-		Types:    map[string][]string{"lib.HttpRequest": {"lib.Request"}, "java.util.ArrayList": {"java.util.List"}, "java.util.HashMap": {"java.util.Map"}},
-		Returns:  map[string]string{"lib.Request#getParameter": "java.lang.String"},
+		Types: map[string][]string{"lib.HttpRequest": {"lib.Request"}, "java.util.ArrayList": {"java.util.List"}, "java.util.HashMap": {"java.util.Map"},
+			"java.security.SecureRandom": {"java.util.Random"}},
+		Returns: map[string]string{"lib.Request#getParameter": "java.lang.String", "java.security.SecureRandom#getInstance": "java.security.SecureRandom"},
 		Sources:  []model.Source{{Kind: "remote", Targets: []string{"lib.Request#getParameter"}}, {Kind: "weakrand", Targets: []string{"java.util.Random#nextInt"}, Classes: []string{"weakrand"}}},
 		Sanitizers: []model.Sanitizer{{Targets: []string{"lib.Encoder#html"}, Classes: []string{"xss"}},
 			{Targets: []string{"java.lang.Integer#parseInt"}}},
 		Propagators: []model.Propagator{{Targets: []string{"java.lang.StringBuilder#append"}, From: []string{"args"}, To: []string{"recv", "ret"}},
+			{Targets: []string{"java.security.SecureRandom#nextInt"}, Clean: true},
 			{Targets: []string{"java.lang.String#length"}, Clean: true}},
 		Containers: []model.Container{
 			{Targets: []string{"java.util.ArrayList#<init>", "java.util.HashMap#<init>"}, Op: "new"},
@@ -374,4 +376,28 @@ func TestEntryPointsRecursionAndExceptions(t *testing.T) {
 	add(f, cl, hb)
 	got := run(t, f)
 	require.Len(t, got["sqli"], 3, "%v", got)
+}
+
+func TestOverridingModelsAndCallerTypes(t *testing.T) {
+	f, cl := file("H")
+	// int draw(java.util.Random g) { return g.nextInt(); }
+	hb := &fb{Builder: ir.NewBuilder(f, "draw", "app.H.draw")}
+	hb.Fn.Class, hb.Fn.Static = cl, true
+	g := hb.Param("g", "java.util.Random", nil)
+	hb.Return(hb.method(ir.V(g), "nextInt"), hb.pos())
+	add(f, cl, hb)
+	b, _, _, _ := handler(f, cl, "strong")
+	sr := b.local("sr", "java.util.Random", b.static("java.security.SecureRandom", "getInstance", ir.C(ir.Str("SHA1PRNG"))))
+	b.newObj("lib.Cookie", ir.C(ir.Str("k")), b.method(sr, "nextInt")) // a SecureRandom declared as Random
+	v := b.Call(&ir.Call{Kind: ir.CallFunc, Name: "draw", Args: []ir.Value{sr}}, "int", b.pos())
+	b.newObj("lib.Cookie", ir.C(ir.Str("k")), v) // through a helper typed with the supertype
+	add(f, cl, b)
+	require.Empty(t, run(t, f)["rand"])
+
+	f2, cl2 := file("I")
+	b, _, _, _ = handler(f2, cl2, "weak")
+	r := b.local("r", "java.util.Random", b.newObj("java.util.Random"))
+	b.newObj("lib.Cookie", ir.C(ir.Str("k")), b.method(r, "nextInt"))
+	add(f2, cl2, b)
+	require.Len(t, run(t, f2)["rand"], 1)
 }

@@ -95,6 +95,9 @@ func (c *fnCtx) entryState() *state {
 	mk := func(v ir.VarID, src int32, what string) {
 		lab := Label{Src: src, Classes: ^uint32(0), Trace: (*Trace)(nil).add(c.file, fn.Pos, what)}
 		t := fn.Vars[v].Type
+		if src > labelReal && src < labelThis {
+			t = c.a.paramType(fn, int(src-1), t)
+		}
 		o := &Obj{Sym: Taint{lab}, Class: t, Type: t}
 		id := c.newObj(st, objKey{sym: src}, o)
 		st.vars[v] = Val{Def: true, Taint: Taint{lab}, Objs: []int32{id}, Type: t}

@@ -183,20 +183,51 @@ func (e *entry) matches(cs *callSite) bool {
 	return false
 }
 
-// lookup returns the entries that match a call.
+// isRule reports whether an entry is a rule's sink or check rather than a
+// library model.
+func (e *entry) isRule() bool { return e.sink != nil || e.constRule != nil }
+
+// distance is how far up the receiver's type hierarchy an entry's
+// qualifier is (0: the type itself); -1 for untyped entries.
+func (e *entry) distance(cs *callSite) int {
+	for i, q := range cs.quals {
+		if q == e.qual {
+			return i
+		}
+	}
+	return -1
+}
+
+// lookup returns the entries that match a call. Library models follow
+// overriding: when the receiver's own type (or a closer supertype) has a
+// model for the method, models of more distant supertypes do not apply
+// (java.security.SecureRandom's nextInt is not java.util.Random's). Rules
+// apply to every subtype.
 func (lm *langModels) lookup(cs *callSite) []*entry {
 	var out []*entry
-	for _, e := range lm.byName[cs.name] {
-		if e.matches(cs) {
+	best := -1
+	for _, list := range [][]*entry{lm.byName[cs.name], lm.byName["*"]} {
+		for _, e := range list {
+			if !e.matches(cs) {
+				continue
+			}
 			out = append(out, e)
+			if d := e.distance(cs); d >= 0 && !e.isRule() && (best < 0 || d < best) {
+				best = d
+			}
 		}
 	}
-	for _, e := range lm.byName["*"] {
-		if e.matches(cs) {
-			out = append(out, e)
-		}
+	if best < 0 {
+		return out
 	}
-	return out
+	kept := out[:0]
+	for _, e := range out {
+		if d := e.distance(cs); d > best && !e.isRule() {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept
 }
 
 // annotationMatches compares an annotation as written or resolved with a
