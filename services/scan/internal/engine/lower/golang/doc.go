@@ -38,6 +38,14 @@
 // declared in another file of the package is OpLoadGlobal of its qualified
 // name; a method value `s.handle` is OpLoadField.
 //
+// Struct and other named types are Classes with their fields; an embedded
+// field is also a supertype (its methods are promoted). Methods declared on
+// a type of another file of the package belong to a Class of the same
+// qualified name in this file. Interfaces are Classes with Interface set and
+// abstract methods. Because Go types satisfy interfaces implicitly, a type
+// whose methods in the file cover an interface of the file lists that
+// interface among its supertypes, so calls through the interface reach it.
+//
 // # Values and results
 //
 // A function with several results returns its first one: `return rows, err`

@@ -44,6 +44,7 @@ func LowerModule(mod, file string, src []byte, root *syntax.Node) (*ir.File, err
 	fc.declare(root)
 	fc.lowerDecls(root)
 	fc.patch()
+	fc.implement()
 	return fc.f, nil
 }
 

@@ -78,6 +78,18 @@ func use(s *Store) {
 	_, _, _, _ = p, q, r, z
 }
 `},
+	{"interfaces", `package app
+type Finder interface {
+	Find(name string) (int, error)
+}
+type Named interface{ Name() string }
+type pg struct{}
+func (p *pg) Find(name string) (int, error) { return 0, nil }
+type both struct{ pg }
+func (b both) Find(name string) (int, error) { return 1, nil }
+func (b both) Name() string                  { return "both" }
+func use(f Finder) { f.Find("x") }
+`},
 	{"if_init_and_conditions", `package app
 func f(a, b int, s string) string {
 	if n := len(s); n > a && (b < 3 || !ok(s)) {

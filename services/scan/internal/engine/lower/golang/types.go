@@ -364,3 +364,42 @@ func receiverTypeName(fc *fileCtx, recv *syntax.Node) string {
 	}
 	return ""
 }
+
+// implement records, as a supertype, each interface of the file that a type
+// of the file satisfies by its methods declared in the file: Go types
+// implement interfaces implicitly, and the analysis dispatches a call
+// through an interface to the implementations that list it.
+func (fc *fileCtx) implement() {
+	var ifaces []*ir.Class
+	for _, c := range fc.f.Classes {
+		if c.Interface && len(c.Methods) > 0 {
+			ifaces = append(ifaces, c)
+		}
+	}
+	if len(ifaces) == 0 {
+		return
+	}
+	for _, c := range fc.f.Classes {
+		if c.Interface || len(c.Methods) == 0 {
+			continue
+		}
+		has := make(map[string]bool, len(c.Methods))
+		for _, m := range c.Methods {
+			has[m.Name] = true
+		}
+	next:
+		for _, it := range ifaces {
+			for _, m := range it.Methods {
+				if !has[m.Name] {
+					continue next
+				}
+			}
+			for _, s := range c.Super {
+				if s == it.QName {
+					continue next
+				}
+			}
+			c.Super = append(c.Super, it.QName)
+		}
+	}
+}
