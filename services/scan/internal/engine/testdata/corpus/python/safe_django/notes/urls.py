@@ -1,0 +1,10 @@
+# safe: python.sqli.string-query python.xss.response python.redirect.open
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("notes/", views.search),
+    path("notes/<str:slug>/", views.NoteView.as_view()),
+    path("go/", views.follow),
+]
