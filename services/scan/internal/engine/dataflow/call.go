@@ -82,8 +82,8 @@ func (c *fnCtx) call(st *state, in *ir.Instr) Val {
 	if call.Kind == ir.CallFunc && call.Qual == "" && len(callees) == 0 {
 		// a call of a local variable holding a function
 		for i, v := range c.fn.Vars {
-			if v.Name == call.Name && st.vars[i].Def && len(st.vars[i].Fns) > 0 {
-				callees = st.vars[i].Fns
+			if x := c.get(st, ir.VarID(i)); v.Name == call.Name && x.Def && len(x.Fns) > 0 {
+				callees = x.Fns
 				break
 			}
 		}
@@ -264,10 +264,10 @@ func (c *fnCtx) taintValue(st *state, op ir.Value, v Val, t Taint) {
 		}
 	}
 	if op.IsVar() {
-		cur := st.vars[op.Var]
+		cur := c.get(st, op.Var)
 		cur.Def = true
 		cur.Taint = cur.Taint.union(t)
-		st.vars[op.Var] = cur
+		c.put(st, op.Var, cur)
 	}
 }
 

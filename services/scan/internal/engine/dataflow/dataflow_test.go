@@ -19,7 +19,7 @@ func testConfig(t *testing.T) Config {
 		Types: map[string][]string{"lib.HttpRequest": {"lib.Request"}, "java.util.ArrayList": {"java.util.List"}, "java.util.HashMap": {"java.util.Map"},
 			"java.security.SecureRandom": {"java.util.Random"}},
 		Returns: map[string]string{"lib.Request#getParameter": "java.lang.String", "java.security.SecureRandom#getInstance": "java.security.SecureRandom"},
-		Sources:  []model.Source{{Kind: "remote", Targets: []string{"lib.Request#getParameter"}}, {Kind: "weakrand", Targets: []string{"java.util.Random#nextInt"}, Classes: []string{"weakrand"}}},
+		Sources: []model.Source{{Kind: "remote", Targets: []string{"lib.Request#getParameter"}}, {Kind: "weakrand", Targets: []string{"java.util.Random#nextInt"}, Classes: []string{"weakrand"}}},
 		Sanitizers: []model.Sanitizer{{Targets: []string{"lib.Encoder#html"}, Classes: []string{"xss"}},
 			{Targets: []string{"java.lang.Integer#parseInt"}}},
 		Propagators: []model.Propagator{{Targets: []string{"java.lang.StringBuilder#append"}, From: []string{"args"}, To: []string{"recv", "ret"}},

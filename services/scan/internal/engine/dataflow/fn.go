@@ -33,6 +33,113 @@ type fnCtx struct {
 	steps  int
 	over   bool
 	names  map[string]ir.VarID
+	// slot maps a variable to its index in a state, or -1 for a variable
+	// whose every use follows its definition inside one block (most
+	// temporaries): those live in locals, not in the states copied and
+	// joined between blocks.
+	slot   []int32
+	locals []Val
+}
+
+// assignSlots decides which variables are carried between blocks.
+func (c *fnCtx) assignSlots() int {
+	fn := c.fn
+	c.slot = make([]int32, len(fn.Vars))
+	home := make([]int32, len(fn.Vars)) // block of first sight, -2 when carried
+	for i := range home {
+		home[i] = -1
+	}
+	carried := func(v ir.VarID) { home[v] = -2 }
+	for i, v := range fn.Vars {
+		if v.Captured {
+			carried(ir.VarID(i))
+		}
+	}
+	if fn.This != ir.NoVar {
+		carried(fn.This)
+	}
+	for _, p := range fn.Params {
+		carried(p.Var)
+	}
+	defined := make([]bool, len(fn.Vars))
+	for _, blk := range fn.Blocks {
+		b := int32(blk.ID)
+		var touched []ir.VarID
+		use := func(v ir.Value) {
+			if !v.IsVar() || int(v.Var) >= len(home) {
+				return
+			}
+			switch {
+			case home[v.Var] == -2:
+			case home[v.Var] != b || !defined[v.Var]:
+				carried(v.Var)
+			}
+		}
+		for i := range blk.Instrs {
+			in := &blk.Instrs[i]
+			for _, a := range in.Args {
+				use(a)
+			}
+			if in.Call != nil {
+				use(in.Call.Recv)
+				for _, a := range in.Call.Args {
+					use(a)
+				}
+			}
+			if in.Op == ir.OpStoreField || in.Op == ir.OpStoreIndex {
+				// the base object is updated in place: it must persist
+				if in.Args[0].IsVar() {
+					carried(in.Args[0].Var)
+				}
+			}
+			if d := in.Dst; d >= 0 && int(d) < len(home) {
+				switch home[d] {
+				case -1:
+					home[d] = b
+				case b, -2:
+				default:
+					carried(d)
+				}
+				if home[d] == b {
+					defined[d] = true
+					touched = append(touched, d)
+				}
+			}
+		}
+		use(blk.Cond)
+		use(blk.Val)
+		for _, d := range touched {
+			defined[d] = false
+		}
+	}
+	n := int32(0)
+	for i := range c.slot {
+		if home[i] == -2 || home[i] == -1 {
+			c.slot[i] = n
+			n++
+		} else {
+			c.slot[i] = -1
+		}
+	}
+	c.locals = make([]Val, len(fn.Vars))
+	return int(n)
+}
+
+// get reads a variable's value in st.
+func (c *fnCtx) get(st *state, v ir.VarID) Val {
+	if s := c.slot[v]; s >= 0 {
+		return st.vars[s]
+	}
+	return c.locals[v]
+}
+
+// put writes a variable's value in st.
+func (c *fnCtx) put(st *state, v ir.VarID, x Val) {
+	if s := c.slot[v]; s >= 0 {
+		st.vars[s] = x
+	} else {
+		c.locals[v] = x
+	}
 }
 
 func (a *analyzer) analyzeFunc(fn *ir.Func) *summary {
@@ -41,7 +148,8 @@ func (a *analyzer) analyzeFunc(fn *ir.Func) *summary {
 	if len(fn.Blocks) == 0 {
 		return c.sum
 	}
-	c.in[0] = c.entryState()
+	nslots := c.assignSlots()
+	c.in[0] = c.entryState(nslots)
 	work := []int{0}
 	queued := make([]bool, len(fn.Blocks))
 	queued[0] = true
@@ -88,9 +196,9 @@ func (c *fnCtx) newObj(st *state, key objKey, o *Obj) int32 {
 	return id
 }
 
-func (c *fnCtx) entryState() *state {
+func (c *fnCtx) entryState(nslots int) *state {
 	fn := c.fn
-	st := &state{vars: make([]Val, len(fn.Vars))}
+	st := &state{vars: make([]Val, nslots)}
 	ep := c.a.entries[fn]
 	mk := func(v ir.VarID, src int32, what string) {
 		lab := Label{Src: src, Classes: ^uint32(0), Trace: (*Trace)(nil).add(c.file, fn.Pos, what)}
@@ -100,28 +208,30 @@ func (c *fnCtx) entryState() *state {
 		}
 		o := &Obj{Sym: Taint{lab}, Class: t, Type: t}
 		id := c.newObj(st, objKey{sym: src}, o)
-		st.vars[v] = Val{Def: true, Taint: Taint{lab}, Objs: []int32{id}, Type: t}
+		c.put(st, v, Val{Def: true, Taint: Taint{lab}, Objs: []int32{id}, Type: t})
 	}
 	if fn.This != ir.NoVar {
 		mk(fn.This, labelThis, "receiver of "+fn.Name)
-		if fn.Class != nil && st.vars[fn.This].Type == "" {
-			st.vars[fn.This].Type = fn.Class.QName
-			st.objs[st.vars[fn.This].Objs[0]].Class = fn.Class.QName
+		if th := c.get(st, fn.This); fn.Class != nil && th.Type == "" {
+			th.Type = fn.Class.QName
+			c.put(st, fn.This, th)
+			st.objs[th.Objs[0]].Class = fn.Class.QName
 		}
 	}
 	for i, p := range fn.Params {
 		name := fn.Vars[p.Var].Name
 		mk(p.Var, labelParam(i), "parameter "+name+" of "+fn.Name)
 		if real := c.paramSource(i, p, ep); real != nil {
-			v := &st.vars[p.Var]
+			v := c.get(st, p.Var)
 			v.Taint = v.Taint.union(Taint{*real})
+			c.put(st, p.Var, v)
 		}
 	}
 	if env := c.a.closures[fn]; env != nil {
 		for i, v := range fn.Vars {
 			if v.Captured {
 				if val, ok := env[v.Name]; ok {
-					st.vars[i] = val
+					c.put(st, ir.VarID(i), val)
 				}
 			}
 		}
@@ -283,7 +393,7 @@ func (c *fnCtx) val(st *state, v ir.Value) Val {
 	case v.IsConst():
 		return Val{Def: true, Const: v.Const, Type: constType(c.file.Lang, v.Const)}
 	case v.IsVar():
-		x := st.vars[v.Var]
+		x := c.get(st, v.Var)
 		if !x.Def {
 			x.Def = true
 		}
@@ -338,14 +448,14 @@ func isNumericType(t string) bool {
 }
 
 func (c *fnCtx) set(st *state, dst ir.VarID, v Val) {
-	if dst < 0 || int(dst) >= len(st.vars) {
+	if dst < 0 || int(dst) >= len(c.slot) {
 		return
 	}
 	v.Def = true
 	if v.Type == "" {
 		v.Type = c.fn.Vars[dst].Type
 	}
-	st.vars[dst] = v
+	c.put(st, dst, v)
 }
 
 func (c *fnCtx) exec(st *state, in *ir.Instr) {
@@ -700,10 +810,10 @@ func (c *fnCtx) store(st *state, baseV ir.Value, base Val, name string, idx *ir.
 	if len(base.Objs) == 0 && baseV.IsVar() {
 		// a value without a modelled object (a library object): it now
 		// carries what was stored into it
-		cur := st.vars[baseV.Var]
+		cur := c.get(st, baseV.Var)
 		cur.Def = true
 		cur.Taint = cur.Taint.union(c.eff(st, v, 2))
-		st.vars[baseV.Var] = cur
+		c.put(st, baseV.Var, cur)
 	}
 }
 
@@ -781,7 +891,7 @@ func (c *fnCtx) closure(st *state, fn *ir.Func) {
 		if !ok {
 			continue
 		}
-		cur := st.vars[id]
+		cur := c.get(st, id)
 		if !cur.Def {
 			continue
 		}
