@@ -2,6 +2,7 @@
 const express = require("express");
 const { execFile } = require("child_process");
 const ldap = require("ldapjs");
+const ldapEscape = require("ldap-escape");
 const ejs = require("ejs");
 const db = require("./db");
 const User = require("./models/user");
@@ -27,8 +28,8 @@ app.get("/ping", (req, res) => {
 });
 
 app.get("/ldap", (req, res) => {
-  const filter = new ldap.EqualityFilter({ attribute: "uid", value: escapeLdapFilter(req.query.user) });
-  client.search("dc=example,dc=com", { filter: escapeLdapFilter(req.query.user), scope: "sub" }, () => res.end());
+  const filter = new ldap.EqualityFilter({ attribute: "uid", value: req.query.user });
+  client.search("dc=example,dc=com", { filter: ldapEscape.filter`(uid=${req.query.user})`, scope: "sub" }, () => res.end());
 });
 
 app.get("/hello", (req, res) => {
