@@ -64,7 +64,7 @@
 //     arm matches). break N / continue N target the N-th enclosing loop or
 //     switch (continue on a switch acts as break). &&, ||, ??, and, or become
 //     branches when their right operand has effects and stay OpBinary
-//     otherwise; ?: and the short ternary are branches. finally bodies run
+//     otherwise; the logical ones end in a cast to bool, their PHP result; ?: and the short ternary are branches. finally bodies run
 //     after the normal and the catch exits. goto and labels are ignored;
 //     yield produces an opaque value.
 //   - Types: parameter, property and result types come from declarations

@@ -346,6 +346,18 @@ func (f *fnLowerer) binary(n *syntax.Node) ir.Value {
 		if hasEffects(right) {
 			return f.shortCircuit(op, left, right, pos)
 		}
+		if op != "??" {
+			// PHP's logical operators yield booleans, not an operand.
+			x := f.expr(left)
+			y := f.expr(right)
+			return f.b.Cast("bool", f.b.Binary(op, x, y, pos), pos)
+		}
+	case "^":
+		if strings.EqualFold(n.Child("operator").Type, "xor") {
+			x := f.expr(left)
+			y := f.expr(right)
+			return f.b.Cast("bool", f.b.Binary("!=", x, y, pos), pos)
+		}
 	case "instanceof":
 		x := f.expr(left)
 		if right.Type == "name" || right.Type == "qualified_name" {
@@ -358,7 +370,7 @@ func (f *fnLowerer) binary(n *syntax.Node) ir.Value {
 	return f.b.Binary(op, x, y, pos)
 }
 
-// shortCircuit lowers && and || (the result is the last operand evaluated)
+// shortCircuit lowers && and || (a boolean of the last operand evaluated)
 // and ?? (the right operand only when the left is null) as branches.
 func (f *fnLowerer) shortCircuit(op string, left, right *syntax.Node, pos ir.Pos) ir.Value {
 	res := f.b.Temp("")
@@ -382,6 +394,9 @@ func (f *fnLowerer) shortCircuit(op string, left, right *syntax.Node, pos ir.Pos
 		f.b.Jump(end, pos)
 	}
 	f.b.SetBlock(end)
+	if op != "??" {
+		return f.b.Cast("bool", ir.V(res), pos)
+	}
 	return ir.V(res)
 }
 
