@@ -128,7 +128,7 @@ func (fc *fnCtx) ident(n *syntax.Node) ir.Value {
 	if v, ok := fc.fieldRef(name, pos(n)); ok {
 		return v
 	}
-	if cls, ok := fc.l.statics[name]; ok {
+	if cls, ok := fc.l.staticOwner(name, false); ok {
 		return fc.b.LoadGlobal("java:"+cls+"."+name, "", pos(n))
 	}
 	// An inherited field the file does not declare.
@@ -365,7 +365,7 @@ func (fc *fnCtx) call(n *syntax.Node) ir.Value {
 	case n.FirstOfType("super") != nil || (obj != nil && obj.Type == "super"):
 		c.Kind = ir.CallSuper
 	case obj == nil:
-		if cls, ok := l.statics[name]; ok {
+		if cls, ok := l.staticOwner(name, true); ok {
 			c.Kind, c.Qual = ir.CallStatic, cls
 		} else {
 			c.Kind = ir.CallFunc

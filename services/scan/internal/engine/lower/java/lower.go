@@ -24,9 +24,16 @@
 //     char and enum labels alike) with classic fallthrough; pattern labels
 //     become instanceof tests.
 //   - Names resolve as javac would where the file tells: nested and local
-//     classes, classes of the file, single-type imports, java.lang, static
-//     imports, then wildcard imports of well-known packages; other names
-//     stay simple. Generics are erased and arrays are written "T[]".
+//     classes, classes of the file, single-type imports, java.lang,
+//     on-demand imports of well-known packages, then the file's own package
+//     (a simple name stays simple only when an on-demand import of an
+//     unknown package could supply it). A qualified name in an expression
+//     is a type up to its first capitalised segment plus the member classes
+//     the file declares or that follow the naming convention; what follows
+//     is a static field. Unqualified names a static import supplies (a
+//     single member, or the only on-demand static import when the file
+//     declares no such method) are static calls and globals of that class.
+//     Generics are erased and arrays are written "T[]".
 package java
 
 import (
@@ -48,6 +55,7 @@ func Lower(path string, src []byte, root *syntax.Node) (f *ir.File, err error) {
 		statics:   map[string]string{},
 		fileTypes: map[string]string{},
 		declared:  map[string]bool{},
+		methods:   map[string]bool{},
 		classes:   map[string]*classCtx{},
 	}
 	l.header(root)
@@ -72,6 +80,7 @@ type lowerer struct {
 	staticAll       []string          // classes whose static members are all imported
 	fileTypes       map[string]string // simple name -> FQN of every class declared in the file
 	declared        map[string]bool   // FQNs of the classes declared in the file
+	methods         map[string]bool   // names of the methods declared in the file
 	classes         map[string]*classCtx
 	anon            int // anonymous classes numbered per file
 	lambdas         int // lambdas and method references numbered per file
@@ -178,6 +187,8 @@ func (l *lowerer) collectTypes(n *syntax.Node, outer string) {
 			l.collectTypes(c.Child("body"), q)
 		} else if c.Type == "enum_body_declarations" {
 			l.collectTypes(c, outer)
+		} else if c.Type == "method_declaration" {
+			l.methods[l.text(c.Child("name"))] = true
 		}
 	}
 }
@@ -211,4 +222,17 @@ func trimSpace(s string) string {
 		j--
 	}
 	return s[i:j]
+}
+
+// staticOwner returns the class that supplies an unqualified member name
+// through a static import: a single-member import, or the only on-demand
+// static import when the file declares no method (for calls) of that name.
+func (l *lowerer) staticOwner(name string, call bool) (string, bool) {
+	if cls, ok := l.statics[name]; ok {
+		return cls, true
+	}
+	if len(l.staticAll) == 1 && (!call || !l.methods[name]) {
+		return l.staticAll[0], true
+	}
+	return "", false
 }
