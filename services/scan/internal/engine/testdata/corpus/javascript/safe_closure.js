@@ -1,0 +1,27 @@
+// safe: js.cmdi.exec
+const express = require("express");
+const { exec, execFile } = require("child_process");
+
+const app = express();
+
+function withRetry(task, attempts) {
+  for (let i = 0; i < attempts; i++) {
+    if (task()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+app.get("/ping", (req, res) => {
+  const host = req.query.host;
+  withRetry(() => execFile("ping", ["-c", "1", host]), 3);
+  res.end("sent");
+});
+
+app.get("/lookup", (req, res) => {
+  const hosts = [req.query.host];
+  hosts.forEach((h) => {
+    exec("nslookup localhost", () => res.end("done"));
+  });
+});

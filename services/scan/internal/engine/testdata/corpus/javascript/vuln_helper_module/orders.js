@@ -1,0 +1,10 @@
+const mysql = require("mysql2/promise");
+
+const pool = mysql.createPool({ host: "db", database: "shop" });
+
+async function byCustomer(customerId) {
+  const [rows] = await pool.query("SELECT * FROM orders WHERE customer_id = " + customerId); // vuln: js.sqli.string-query
+  return rows;
+}
+
+module.exports = { byCustomer };
