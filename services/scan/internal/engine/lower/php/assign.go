@@ -113,7 +113,9 @@ func (f *fnLowerer) destructure(pattern *syntax.Node, v ir.Value, pos ir.Pos) {
 	prev := pattern.Start
 	for i := 0; i < len(elems); i++ {
 		c := elems[i]
-		index += int64(strings.Count(string(src[prev:c.Start]), ","))
+		if prev <= c.Start {
+			index += int64(strings.Count(string(src[prev:c.Start]), ","))
+		}
 		key := ir.None
 		target := c
 		switch {
