@@ -538,6 +538,9 @@ func (l *lowerer) comprehension(s *scope, n *syntax.Node) ir.Value {
 			old, ok := s.vars[name]
 			restore = append(restore, saved{name, old, ok})
 			s.vars[name] = b.Declare(name, "")
+			if s.comp == nil {
+				s.comp = map[string]int{}
+			}
 			s.comp[name]++
 		}
 		elem := b.LoadIndex(it, ir.None, elemType(b.Fn, it), pos(left))

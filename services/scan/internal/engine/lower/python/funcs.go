@@ -369,6 +369,9 @@ func (l *lowerer) classDef(s *scope, n *syntax.Node, decorators []*syntax.Node, 
 		qname = l.qual(name)
 	default:
 		qname = l.unique(s.b.Fn.QName + "." + name)
+		if s.classes == nil {
+			s.classes = map[string]string{}
+		}
 		s.classes[name] = qname
 	}
 	c := &ir.Class{Name: name, QName: qname, Outer: outer, File: l.file, Pos: pos(n)}

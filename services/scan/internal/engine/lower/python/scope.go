@@ -27,8 +27,10 @@ type scope struct {
 }
 
 func newScope(l *lowerer, b *ir.Builder, parent *scope, module bool) *scope {
-	return &scope{l: l, b: b, parent: parent, module: module, vars: map[string]ir.VarID{}, locals: map[string]bool{},
-		global: map[string]bool{}, nonlocal: map[string]bool{}, classes: map[string]string{}, comp: map[string]int{}, gen: ir.NoVar}
+	// the rarely written maps (global, nonlocal, classes, comp) are made on
+	// first write
+	return &scope{l: l, b: b, parent: parent, module: module, vars: make(map[string]ir.VarID, 8), locals: make(map[string]bool, 8),
+		gen: ir.NoVar}
 }
 
 // nameKind classifies what a name refers to.
@@ -154,12 +156,12 @@ func (s *scope) collectLocals(body *syntax.Node) (yields bool) {
 			return
 		case "global_statement":
 			for _, c := range n.NamedChildren() {
-				s.global[s.l.text(c)] = true
+				s.global = setFlag(s.global, s.l.text(c))
 			}
 			return
 		case "nonlocal_statement":
 			for _, c := range n.NamedChildren() {
-				s.nonlocal[s.l.text(c)] = true
+				s.nonlocal = setFlag(s.nonlocal, s.l.text(c))
 			}
 			return
 		case "assignment", "augmented_assignment", "for_statement":
@@ -203,4 +205,13 @@ func (s *scope) collectLocals(body *syntax.Node) (yields bool) {
 		delete(s.locals, name)
 	}
 	return yields
+}
+
+// setFlag sets m[k], making the map on first use.
+func setFlag(m map[string]bool, k string) map[string]bool {
+	if m == nil {
+		m = map[string]bool{}
+	}
+	m[k] = true
+	return m
 }
