@@ -21,8 +21,9 @@
 //     $_ENV, $_SESSION) are OpLoadGlobal of their name; `$GLOBALS['x']` is
 //     the global "$x". Script variables are globals too: in top-level code
 //     every write of a variable is followed by OpStoreGlobal "$x", and a
-//     variable read before any write in that code is first loaded with
-//     OpLoadGlobal "$x" (it may come from an including script). In a
+//     variable read before any write in that code is loaded with
+//     OpLoadGlobal "$x" at the entry (it may come from an including
+//     script). In a
 //     function, `global $x` loads "$x" into the local x and every later write
 //     of x stores it back. `static $n = v` is a local initialised with v.
 //   - Calls: plain calls are CallFunc with Qual "" (built-ins and functions
