@@ -1,0 +1,7 @@
+import { db } from "../../lib/db";
+
+export default async function handler(req, res) {
+  const { author } = req.query;
+  const notes = await db.query("SELECT * FROM notes WHERE author = '" + author + "'"); // vuln: js.sqli.string-query
+  res.status(200).json(notes);
+}

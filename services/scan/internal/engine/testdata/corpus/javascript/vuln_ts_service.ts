@@ -1,0 +1,28 @@
+import express, { Request, Response } from "express";
+import { exec } from "child_process";
+
+interface BackupOptions {
+  target: string;
+  compress: boolean;
+}
+
+class BackupService {
+  constructor(private readonly root: string) {}
+
+  run(options: BackupOptions): void {
+    let flags = "-a";
+    if (options.compress) {
+      flags = flags + "z";
+    }
+    exec(`rsync ${flags} ${this.root} ${options.target}`); // vuln: js.cmdi.exec
+  }
+}
+
+const service = new BackupService("/srv/data");
+const app = express();
+
+app.post("/backup", (req: Request, res: Response) => {
+  const options: BackupOptions = { target: req.body.target as string, compress: true };
+  service.run(options);
+  res.status(202).end();
+});
