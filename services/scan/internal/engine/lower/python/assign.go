@@ -38,12 +38,42 @@ func (s *scope) assignName(name string, v ir.Value, p ir.Pos) {
 	}
 }
 
-// setType gives a variable the type of the first typed value assigned to it.
+// setType keeps the evident type of a variable only while every value
+// assigned to it has that type: a Python name may be rebound to a value of
+// another type, and a wrong receiver type would hide library models.
+// Annotated variables keep their declared type.
 func (s *scope) setType(id ir.VarID, typ string) {
-	if typ != "" && s.b.Fn.Vars[id].Type == "" {
+	if s.declared[id] {
+		return
+	}
+	if s.assigned == nil {
+		s.assigned = map[ir.VarID]string{}
+	}
+	prev, seen := s.assigned[id]
+	switch {
+	case !seen:
+		s.assigned[id] = typ
 		s.b.Fn.Vars[id].Type = typ
+	case prev != typ:
+		s.assigned[id] = conflictType
+		s.b.Fn.Vars[id].Type = ""
 	}
 }
+
+// declare gives a variable its annotated type for good.
+func (s *scope) declare(id ir.VarID, typ string) {
+	if typ == "" {
+		return
+	}
+	if s.declared == nil {
+		s.declared = map[ir.VarID]bool{}
+	}
+	s.declared[id] = true
+	s.b.Fn.Vars[id].Type = typ
+}
+
+// conflictType marks a variable assigned values of different types.
+const conflictType = "\x00"
 
 // assign lowers `left = right` (chained and annotated forms included) and
 // returns the assigned value.
@@ -55,7 +85,7 @@ func (l *lowerer) assign(s *scope, e *syntax.Node) ir.Value {
 	}
 	if right == nil { // x: int
 		if left != nil && left.Type == "identifier" && annType != "" && !s.module {
-			s.setType(s.local(l.text(left)), annType)
+			s.declare(s.local(l.text(left)), annType)
 		}
 		return ir.None
 	}
@@ -113,12 +143,10 @@ func (l *lowerer) assignTarget(s *scope, t *syntax.Node, v ir.Value, p ir.Pos, a
 	switch t.Type {
 	case "identifier":
 		name := l.text(t)
-		s.assignName(name, v, p)
-		if annType != "" {
-			if id, ok := s.vars[name]; ok {
-				b.Fn.Vars[id].Type = annType
-			}
+		if annType != "" && !s.global[name] {
+			s.declare(s.local(name), annType)
 		}
+		s.assignName(name, v, p)
 	case "attribute":
 		obj, attr := t.Child("object"), l.text(t.Child("attribute"))
 		if path := l.staticPath(s, obj); path != "" {

@@ -116,8 +116,10 @@ func (l *lowerer) params(s *scope, ps *syntax.Node, selfParam bool) {
 			if s.cls != nil {
 				cls = s.cls.QName
 			}
-			s.vars[name] = b.This(name, cls)
+			id := b.This(name, cls)
+			s.vars[name] = id
 			s.locals[name] = true
+			s.declare(id, cls)
 			continue
 		}
 		if typeNode != nil {
@@ -135,6 +137,11 @@ func (l *lowerer) params(s *scope, ps *syntax.Node, selfParam bool) {
 		id := b.Param(name, typ, anns)
 		s.vars[name] = id
 		s.locals[name] = true
+		if typ != "" {
+			s.declare(id, typ)
+		} else {
+			s.setType(id, "") // the caller's value: its type is unknown here
+		}
 		last := &b.Fn.Params[len(b.Fn.Params)-1]
 		last.Default, last.Rest = valueNode != nil, rest
 	}

@@ -20,6 +20,8 @@ type scope struct {
 	nonlocal map[string]bool     // declared nonlocal
 	classes  map[string]string   // classes defined in the function: name → QName
 	comp     map[string]int      // names bound by an enclosing comprehension
+	assigned map[ir.VarID]string // type of the values assigned so far (conflictType when they differ)
+	declared map[ir.VarID]bool   // variables with an annotated type
 	cls      *ir.Class           // class of a method
 	gen      ir.VarID            // list of yielded values of a generator, or NoVar
 	excs     []ir.VarID          // exceptions of the enclosing handlers, innermost last
