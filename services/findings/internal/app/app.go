@@ -1,6 +1,6 @@
 // Package app wires the findings service process: configuration, store,
-// migrations, the auth client, the three gRPC APIs and the integration
-// delivery worker.
+// migrations, the auth client, the three gRPC APIs, the integration
+// delivery worker and the counter fold worker.
 package app
 
 import (
@@ -18,6 +18,7 @@ import (
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	"github.com/vulnscan/vulnscan/services/findings/internal/delivery"
+	"github.com/vulnscan/vulnscan/services/findings/internal/fold"
 	"github.com/vulnscan/vulnscan/services/findings/internal/service"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
@@ -31,6 +32,7 @@ type Config struct {
 	DeliveryBackoff     time.Duration
 	DeliveryMaxBackoff  time.Duration
 	DeliveryMaxAttempts int
+	CountFoldEvery      time.Duration
 }
 
 // ReadConfig reads the configuration from env.
@@ -43,9 +45,13 @@ func ReadConfig(env *config.Env) (Config, error) {
 		DeliveryBackoff:     env.Duration("FINDINGS_DELIVERY_BACKOFF", 5*time.Second),
 		DeliveryMaxBackoff:  env.Duration("FINDINGS_DELIVERY_MAX_BACKOFF", time.Hour),
 		DeliveryMaxAttempts: env.Int("FINDINGS_DELIVERY_MAX_ATTEMPTS", 12),
+		CountFoldEvery:      env.Duration("FINDINGS_COUNT_FOLD_EVERY", 5*time.Second),
 	}
 	if c.DeliveryPoll <= 0 || c.DeliveryBackoff <= 0 || c.DeliveryMaxBackoff < c.DeliveryBackoff {
 		env.Fail(fmt.Errorf("FINDINGS_DELIVERY_POLL and FINDINGS_DELIVERY_BACKOFF must be positive, FINDINGS_DELIVERY_MAX_BACKOFF at least the backoff"))
+	}
+	if c.CountFoldEvery <= 0 {
+		env.Fail(fmt.Errorf("FINDINGS_COUNT_FOLD_EVERY must be positive"))
 	}
 	if c.DeliveryMaxAttempts < 1 {
 		env.Fail(fmt.Errorf("FINDINGS_DELIVERY_MAX_ATTEMPTS must be at least 1"))
@@ -90,6 +96,7 @@ func Run(ctx context.Context, version string) error {
 		Poll: cfg.DeliveryPoll, BaseBackoff: cfg.DeliveryBackoff, MaxBackoff: cfg.DeliveryMaxBackoff,
 		MaxAttempts: cfg.DeliveryMaxAttempts, Batch: 20}
 	p.Worker(w.Run)
+	p.Worker((&fold.Worker{Store: st, Log: log, Every: cfg.CountFoldEvery, Keys: 1000}).Run)
 	log.Info("starting", "version", version, "delivery_poll", cfg.DeliveryPoll.String())
 	return p.Run(ctx, cfg.ShutdownGrace)
 }

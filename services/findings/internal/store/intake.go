@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -73,86 +76,250 @@ type ReportResult struct {
 // new to the repository is created (approved at once when verified and
 // autoApprove); one seen before gets an occurrence, and is reopened when it
 // was resolved (unless closed as a duplicate). Reporting the same
-// (scan, fingerprint) again changes nothing.
+// (scan, fingerprint) again changes nothing; a fingerprint repeated within
+// the batch counts once, as its first entry says. Results are in batch
+// order.
+//
+// The writes are set-based (one statement per table, whatever the batch
+// size) and cannot deadlock with each other or with triage: every lock a
+// report takes on findings is taken in one order, by fingerprint (byte
+// order), first by inserting the new findings and then by locking the
+// existing ones, and the counters take no row locks at all (see migration
+// 0003). Two reports of one repository therefore queue on their first
+// common fingerprint instead of crossing.
 func (s *Store) Report(ctx context.Context, sc Scan, batch []Reported, autoApprove bool) ([]ReportResult, error) {
+	uniq, firstOf := dedupe(batch)
 	repoKey := RepoKey(sc.RepoURL)
-	out := make([]ReportResult, 0, len(batch))
+	var byFP map[string]*ReportResult
 	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
-		out = out[:0]
-		for _, r := range batch {
-			res := ReportResult{Fingerprint: r.Fingerprint}
-			status := Pending
-			if r.Verified && autoApprove {
-				status = Approved
-			}
-			tags := r.Tags
-			if tags == nil {
-				tags = []string{}
-			}
-			id := uuid.NewString()
-			err := tx.QueryRow(ctx, `INSERT INTO findings.findings (id, org_id, repo_key, fingerprint, scan_id, title, category, severity,
-				severity_rank, description, affected_file, affected_code, proof_of_concept, tags, mermaid_trace, start_line, end_line, verification_status)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-				ON CONFLICT (org_id, repo_key, fingerprint) DO NOTHING RETURNING id::text`,
-				id, sc.OrgID, repoKey, r.Fingerprint, sc.ID, r.Title, r.Category, r.Severity, SeverityRank(r.Severity),
-				r.Description, r.AffectedFile, r.AffectedCode, r.ProofOfConcept, tags, r.MermaidTrace, r.StartLine, r.EndLine, status).Scan(&res.FindingID)
-			switch {
-			case err == nil:
-				res.Created = true
-				res.VerificationStatus = status
-				if _, err := tx.Exec(ctx, `INSERT INTO findings.occurrences (scan_id, finding_id) VALUES ($1, $2)`, sc.ID, res.FindingID); err != nil {
-					return fmt.Errorf("insert occurrence: %w", err)
-				}
-			case errors.Is(err, pgx.ErrNoRows):
-				if err := s.seenAgain(ctx, tx, sc, repoKey, r, autoApprove, &res); err != nil {
-					return err
-				}
-			default:
-				return fmt.Errorf("insert finding: %w", err)
-			}
-			out = append(out, res)
-		}
-		return nil
+		var err error
+		byFP, err = s.report(ctx, tx, sc, repoKey, uniq, autoApprove)
+		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ReportResult, len(batch))
+	for i, r := range batch {
+		res := *byFP[r.Fingerprint]
+		if firstOf[r.Fingerprint] != i { // a repeat: the first entry did the work
+			res.Created, res.Reopened = false, false
+		}
+		out[i] = res
+	}
+	return out, nil
 }
 
-func (s *Store) seenAgain(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, r Reported, autoApprove bool, res *ReportResult) error {
-	var state, status string
-	var dup *string
-	err := tx.QueryRow(ctx, `SELECT id::text, state, verification_status, duplicate_of::text FROM findings.findings
-		WHERE org_id = $1 AND repo_key = $2 AND fingerprint = $3 FOR UPDATE`, sc.OrgID, repoKey, r.Fingerprint).Scan(&res.FindingID, &state, &status, &dup)
+// dedupe returns the batch's distinct fingerprints' first entries sorted by
+// fingerprint in byte order, and the index of each fingerprint's first entry.
+func dedupe(batch []Reported) ([]Reported, map[string]int) {
+	firstOf := make(map[string]int, len(batch))
+	uniq := make([]Reported, 0, len(batch))
+	for i, r := range batch {
+		if _, ok := firstOf[r.Fingerprint]; ok {
+			continue
+		}
+		firstOf[r.Fingerprint] = i
+		uniq = append(uniq, r)
+	}
+	slices.SortFunc(uniq, func(a, b Reported) int { return strings.Compare(a.Fingerprint, b.Fingerprint) })
+	return uniq, firstOf
+}
+
+// newFinding is one row of the insert, as JSON for jsonb_to_recordset.
+type newFinding struct {
+	ID             string   `json:"id"`
+	Fingerprint    string   `json:"fingerprint"`
+	Title          string   `json:"title"`
+	Category       string   `json:"category"`
+	Severity       string   `json:"severity"`
+	SeverityRank   int      `json:"severity_rank"`
+	Description    string   `json:"description"`
+	AffectedFile   string   `json:"affected_file"`
+	AffectedCode   string   `json:"affected_code"`
+	ProofOfConcept *string  `json:"proof_of_concept"`
+	Tags           []string `json:"tags"`
+	MermaidTrace   *string  `json:"mermaid_trace"`
+	StartLine      int32    `json:"start_line"`
+	EndLine        int32    `json:"end_line"`
+	Status         string   `json:"verification_status"`
+	Ord            int      `json:"ord"`
+}
+
+// report does Report's work for the sorted distinct findings uniq and
+// returns the result of each fingerprint.
+func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, uniq []Reported, autoApprove bool) (map[string]*ReportResult, error) {
+	byFP := make(map[string]*ReportResult, len(uniq))
+	if len(uniq) == 0 {
+		return byFP, nil
+	}
+	rows := make([]newFinding, len(uniq))
+	fps := make([]string, len(uniq))
+	for i, r := range uniq {
+		status := Pending
+		if r.Verified && autoApprove {
+			status = Approved
+		}
+		tags := r.Tags
+		if tags == nil {
+			tags = []string{}
+		}
+		rows[i] = newFinding{ID: uuid.NewString(), Fingerprint: r.Fingerprint, Title: r.Title, Category: r.Category, Severity: r.Severity,
+			SeverityRank: SeverityRank(r.Severity), Description: r.Description, AffectedFile: r.AffectedFile, AffectedCode: r.AffectedCode,
+			ProofOfConcept: r.ProofOfConcept, Tags: tags, MermaidTrace: r.MermaidTrace, StartLine: r.StartLine, EndLine: r.EndLine,
+			Status: status, Ord: i}
+		fps[i] = r.Fingerprint
+		byFP[r.Fingerprint] = &ReportResult{Fingerprint: r.Fingerprint}
+	}
+	payload, err := json.Marshal(rows)
 	if err != nil {
-		return fmt.Errorf("lock finding: %w", err)
+		return nil, fmt.Errorf("encode findings: %w", err)
 	}
-	res.VerificationStatus = status
-	tag, err := tx.Exec(ctx, `INSERT INTO findings.occurrences (scan_id, finding_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, sc.ID, res.FindingID)
+
+	// 1. The new findings, inserted in fingerprint order. A fingerprint
+	// another transaction is inserting waits for it here, in that order.
+	ins, err := tx.Query(ctx, `INSERT INTO findings.findings (id, org_id, repo_key, fingerprint, scan_id, title, category, severity,
+			severity_rank, description, affected_file, affected_code, proof_of_concept, tags, mermaid_trace, start_line, end_line, verification_status)
+		SELECT r.id, $1, $2, r.fingerprint, $3, r.title, r.category, r.severity, r.severity_rank, r.description, r.affected_file,
+			r.affected_code, r.proof_of_concept, r.tags, r.mermaid_trace, r.start_line, r.end_line, r.verification_status
+		FROM jsonb_to_recordset($4::jsonb) AS r(id uuid, fingerprint text, title text, category text, severity text, severity_rank smallint,
+			description text, affected_file text, affected_code text, proof_of_concept text, tags text[], mermaid_trace text,
+			start_line integer, end_line integer, verification_status text, ord integer)
+		ORDER BY r.ord
+		ON CONFLICT (org_id, repo_key, fingerprint) DO NOTHING RETURNING fingerprint`, sc.OrgID, repoKey, sc.ID, payload)
 	if err != nil {
-		return fmt.Errorf("insert occurrence: %w", err)
+		return nil, fmt.Errorf("insert findings: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
-		return nil // this scan already reported it
+	created, err := pgx.CollectRows(ins, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("insert findings: %w", err)
 	}
-	if status == Pending && r.Verified && autoApprove {
-		res.VerificationStatus = Approved
+	isNew := make(map[string]bool, len(created))
+	for _, fp := range created {
+		isNew[fp] = true
 	}
-	reopen := state == "resolved" && dup == nil
-	res.Reopened = reopen
-	newState := state
-	if reopen {
-		newState = "open"
+	for _, row := range rows {
+		if isNew[row.Fingerprint] {
+			res := byFP[row.Fingerprint]
+			res.FindingID, res.VerificationStatus, res.Created = row.ID, row.Status, true
+		}
 	}
-	if _, err := tx.Exec(ctx, `UPDATE findings.findings SET occurrence_count = occurrence_count + 1, verification_status = $2, state = $3,
-		updated_at = CASE WHEN $3 <> state THEN now() ELSE updated_at END WHERE id = $1`, res.FindingID, res.VerificationStatus, newState); err != nil {
-		return fmt.Errorf("update finding: %w", err)
+
+	// 2. The findings seen before, locked in fingerprint order.
+	type seen struct {
+		id, fp, state, status string
+		dup                   *string
+		verified              bool
 	}
-	if !reopen {
-		return nil
+	var old []seen
+	if len(created) < len(uniq) {
+		var oldFPs []string
+		verified := map[string]bool{}
+		for _, r := range uniq {
+			if !isNew[r.Fingerprint] {
+				oldFPs = append(oldFPs, r.Fingerprint)
+				verified[r.Fingerprint] = r.Verified
+			}
+		}
+		lk, err := tx.Query(ctx, `SELECT id::text, fingerprint, state, verification_status, duplicate_of::text FROM findings.findings
+			WHERE org_id = $1 AND repo_key = $2 AND fingerprint = ANY($3)
+			ORDER BY fingerprint COLLATE "C" FOR NO KEY UPDATE`, sc.OrgID, repoKey, oldFPs)
+		if err != nil {
+			return nil, fmt.Errorf("lock findings: %w", err)
+		}
+		old, err = pgx.CollectRows(lk, func(r pgx.CollectableRow) (seen, error) {
+			var x seen
+			err := r.Scan(&x.id, &x.fp, &x.state, &x.status, &x.dup)
+			x.verified = verified[x.fp]
+			return x, err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("lock findings: %w", err)
+		}
+		if len(old) != len(oldFPs) {
+			return nil, fmt.Errorf("lock findings: %d of %d findings seen before are missing", len(oldFPs)-len(old), len(oldFPs))
+		}
+		for _, x := range old {
+			res := byFP[x.fp]
+			res.FindingID, res.VerificationStatus = x.id, x.status
+		}
 	}
+
+	// 3. One occurrence per finding for this scan; for a finding seen
+	// before, a new occurrence is what makes this report count.
+	ids := make([]string, len(uniq))
+	for i, r := range uniq {
+		ids[i] = byFP[r.Fingerprint].FindingID
+	}
+	occ, err := tx.Query(ctx, `INSERT INTO findings.occurrences (scan_id, finding_id)
+		SELECT $1, u.id FROM unnest($2::uuid[]) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord
+		ON CONFLICT DO NOTHING RETURNING finding_id::text`, sc.ID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("insert occurrences: %w", err)
+	}
+	inserted, err := pgx.CollectRows(occ, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("insert occurrences: %w", err)
+	}
+	newOcc := make(map[string]bool, len(inserted))
+	for _, id := range inserted {
+		newOcc[id] = true
+	}
+
+	// 4. Findings seen again by this scan: one more occurrence, approved
+	// when verified, reopened when resolved (but not as a duplicate).
+	var upIDs, upStatus, upState []string
+	var reopened []string
+	for _, x := range old {
+		if !newOcc[x.id] {
+			continue // this scan already reported it
+		}
+		res := byFP[x.fp]
+		if x.status == Pending && x.verified && autoApprove {
+			res.VerificationStatus = Approved
+		}
+		state := x.state
+		if x.state == "resolved" && x.dup == nil {
+			res.Reopened, state = true, "open"
+			reopened = append(reopened, x.id)
+		}
+		upIDs, upStatus, upState = append(upIDs, x.id), append(upStatus, res.VerificationStatus), append(upState, state)
+	}
+	if len(upIDs) == 0 {
+		return byFP, nil
+	}
+	if _, err := tx.Exec(ctx, `UPDATE findings.findings f SET occurrence_count = f.occurrence_count + 1, verification_status = u.status,
+			state = u.state, updated_at = CASE WHEN u.state <> f.state THEN now() ELSE f.updated_at END
+		FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(id, status, state) WHERE f.id = u.id`, upIDs, upStatus, upState); err != nil {
+		return nil, fmt.Errorf("update findings: %w", err)
+	}
+	if len(reopened) > 0 {
+		if err := recordReopened(ctx, tx, sc, reopened); err != nil {
+			return nil, err
+		}
+	}
+	return byFP, nil
+}
+
+// recordReopened writes, for findings that scan reopened, what a triage
+// change writes: an audit record of the state change, a thread entry, and
+// the integrations' events, each as one statement for all of them.
+func recordReopened(ctx context.Context, tx pgx.Tx, sc Scan, ids []string) error {
 	reason := "Seen again in scan " + sc.ID
+	from, to := "resolved", "open"
 	actor := Actor{UserID: AgentUserID, Username: AgentUsername, Source: "agent"}
-	ch := []Change{{Field: "state", From: &state, To: &newState, Reason: reason}}
-	return s.recordChange(ctx, tx, sc.OrgID, res.FindingID, actor, ch, &newState, &reason, "finding.reopened")
+	if _, err := tx.Exec(ctx, `INSERT INTO findings.audit_log (finding_id, org_id, field, from_value, to_value, reason, actor_user_id, source)
+		SELECT u.id, $2, 'state', $3, $4, $5, $6, $7 FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord`,
+		ids, sc.OrgID, from, to, reason, actor.UserID, actor.Source); err != nil {
+		return fmt.Errorf("insert audit records: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO findings.triage_entries (id, finding_id, reaction, comment, user_id, username, source)
+		SELECT gen_random_uuid(), u.id, $2, $3, $4, $5, $6 FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord`,
+		ids, to, reason, actor.UserID, actor.Username, actor.Source); err != nil {
+		return fmt.Errorf("insert triage entries: %w", err)
+	}
+	changes := []Change{{Field: "state", From: &from, To: &to, Reason: reason}}
+	return enqueueMany(ctx, tx, sc.OrgID, ids, "finding.reopened", actor, changes, reason)
 }
 
 // SetVerification sets a finding's verification status.

@@ -254,32 +254,57 @@ type EventActor struct {
 
 // enqueue writes one outbox event per active integration of the organization.
 func enqueue(ctx context.Context, tx pgx.Tx, orgID, id, event string, actor Actor, changes []Change, comment string) error {
+	return enqueueMany(ctx, tx, orgID, []string{id}, event, actor, changes, comment)
+}
+
+// enqueueMany writes, for each finding of ids, one outbox event per active
+// integration of the organization, all in one statement.
+func enqueueMany(ctx context.Context, tx pgx.Tx, orgID string, ids []string, event string, actor Actor, changes []Change, comment string) error {
 	var n int
 	if err := tx.QueryRow(ctx, `SELECT count(*) FROM findings.integrations WHERE org_id = $1 AND removed_at IS NULL`, orgID).Scan(&n); err != nil {
 		return fmt.Errorf("count integrations: %w", err)
 	}
-	if n == 0 {
+	if n == 0 || len(ids) == 0 {
 		return nil
 	}
-	ev := Event{Event: event, OccurredAt: time.Now().UTC(), Changes: changes, Comment: comment,
-		Actor: EventActor{UserID: actor.UserID, Username: actor.Username, Source: actor.Source}}
-	if ev.Changes == nil {
-		ev.Changes = []Change{}
+	if changes == nil {
+		changes = []Change{}
 	}
-	err := tx.QueryRow(ctx, `SELECT f.id::text, f.title, f.category, f.severity, f.state, f.affected_file, f.start_line, f.duplicate_of::text,
+	rows, err := tx.Query(ctx, `SELECT f.id::text, f.title, f.category, f.severity, f.state, f.affected_file, f.start_line, f.duplicate_of::text,
 		s.id::text, s.repo_url, s.scan_type, s.commit_sha, s.pull_request
-		FROM findings.findings f JOIN findings.scans s ON s.id = f.scan_id WHERE f.id = $1`, id).Scan(
-		&ev.Finding.ID, &ev.Finding.Title, &ev.Finding.Category, &ev.Finding.Severity, &ev.Finding.State, &ev.Finding.AffectedFile,
-		&ev.Finding.StartLine, &ev.Finding.DuplicateOf, &ev.Scan.ID, &ev.Scan.RepoURL, &ev.Scan.ScanType, &ev.Scan.CommitSHA, &ev.Scan.PullRequest)
+		FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, ord) JOIN findings.findings f ON f.id = u.id JOIN findings.scans s ON s.id = f.scan_id
+		ORDER BY u.ord`, ids)
 	if err != nil {
-		return fmt.Errorf("event finding: %w", err)
+		return fmt.Errorf("event findings: %w", err)
 	}
-	payload, err := json.Marshal(ev)
+	occurred := time.Now().UTC()
+	evs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Event, error) {
+		ev := Event{Event: event, OccurredAt: occurred, Changes: changes, Comment: comment,
+			Actor: EventActor{UserID: actor.UserID, Username: actor.Username, Source: actor.Source}}
+		err := r.Scan(&ev.Finding.ID, &ev.Finding.Title, &ev.Finding.Category, &ev.Finding.Severity, &ev.Finding.State, &ev.Finding.AffectedFile,
+			&ev.Finding.StartLine, &ev.Finding.DuplicateOf, &ev.Scan.ID, &ev.Scan.RepoURL, &ev.Scan.ScanType, &ev.Scan.CommitSHA, &ev.Scan.PullRequest)
+		return ev, err
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("event findings: %w", err)
+	}
+	if len(evs) != len(ids) {
+		return fmt.Errorf("event findings: %d of %d findings not found", len(ids)-len(evs), len(ids))
+	}
+	evIDs := make([]string, len(evs))
+	payloads := make([]string, len(evs))
+	for i, ev := range evs {
+		payload, err := json.Marshal(ev)
+		if err != nil {
+			return fmt.Errorf("encode event: %w", err)
+		}
+		evIDs[i], payloads[i] = ev.Finding.ID, string(payload)
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO findings.outbox (org_id, integration_id, finding_id, event, payload)
-		SELECT $1, id, $2, $3, $4 FROM findings.integrations WHERE org_id = $1 AND removed_at IS NULL`, orgID, id, event, payload); err != nil {
+		SELECT $1, i.id, e.id, $2, e.payload::jsonb
+		FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS e(id, payload, ord)
+		CROSS JOIN findings.integrations i WHERE i.org_id = $1 AND i.removed_at IS NULL
+		ORDER BY e.ord, i.id`, orgID, event, evIDs, payloads); err != nil {
 		return fmt.Errorf("enqueue events: %w", err)
 	}
 	return nil

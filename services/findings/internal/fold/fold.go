@@ -1,0 +1,47 @@
+// Package fold keeps the findings counters small: list totals are sums of
+// delta rows that every change appends (so that concurrent writers never
+// lock a counter row), and the fold worker periodically replaces the rows
+// of each changed counter key by their sum.
+package fold
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/vulnscan/vulnscan/services/findings/internal/store"
+)
+
+// Worker folds pending counter deltas until its context ends.
+type Worker struct {
+	Store *store.Store
+	Log   *slog.Logger
+	Every time.Duration // pause between rounds once nothing is pending
+	Keys  int           // counter keys folded per statement
+}
+
+// Run folds every Every; a round that found a full batch of keys goes on
+// at once, so a burst of reports is folded in a few rounds.
+func (w *Worker) Run(ctx context.Context) error {
+	t := time.NewTicker(w.Every)
+	defer t.Stop()
+	for {
+		for {
+			n, err := w.Store.FoldCounts(ctx, w.Keys)
+			if err != nil {
+				if ctx.Err() == nil {
+					w.Log.Error("folding counters failed", "error", err)
+				}
+				break
+			}
+			if n < int64(w.Keys) || ctx.Err() != nil {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
