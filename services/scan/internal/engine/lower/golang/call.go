@@ -82,9 +82,9 @@ func (x *fnCtx) call(n *syntax.Node) ir.Value {
 	v := x.b.Call(c, typ, pos(n))
 	if typ != "" {
 		if k, ok := builtinTypes[typ]; ok {
-			x.kinds[v.Var] = k
+			x.kinds.set(v.Var, k)
 		} else if ti := x.localTypeByName(typ); ti != nil {
-			x.kinds[v.Var] = ti.kind
+			x.kinds.set(v.Var, ti.kind)
 		}
 	}
 	return v
@@ -191,7 +191,7 @@ func (x *fnCtx) builtin(name string, n *syntax.Node) (ir.Value, bool) {
 		if !s.IsVar() {
 			s = b.MakeList("", nil, p)
 		}
-		x.kinds[s.Var] = kSlice
+		x.kinds.set(s.Var, kSlice)
 		for i, a := range args[1:] {
 			v := x.expr(a)
 			if spread && i == len(args)-2 {
@@ -217,7 +217,7 @@ func (x *fnCtx) builtin(name string, n *syntax.Node) (ir.Value, bool) {
 			return x.zero(t, p), true
 		}
 		v := b.MakeMap(x.fc.typeName(t), nil, p)
-		x.kinds[v.Var] = kStruct
+		x.kinds.set(v.Var, kStruct)
 		return v, true
 	case "make":
 		if len(args) == 0 {

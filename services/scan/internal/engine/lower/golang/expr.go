@@ -44,7 +44,7 @@ func (x *fnCtx) expr(n *syntax.Node) ir.Value {
 	case "type_assertion_expression":
 		t := n.Child("type")
 		v := b.Cast(x.fc.typeName(t), x.expr(n.Child("operand")), p)
-		x.kinds[v.Var] = x.fc.typeKind(t)
+		x.kinds.set(v.Var, x.fc.typeKind(t))
 		return v
 	case "type_conversion_expression":
 		t := n.Child("type")
@@ -153,7 +153,7 @@ func (x *fnCtx) selector(n *syntax.Node) ir.Value {
 	typ, k := x.fieldType(obj, field)
 	v := x.b.LoadField(obj, field, typ, pos(n))
 	if k != kUnknown {
-		x.kinds[v.Var] = k
+		x.kinds.set(v.Var, k)
 	}
 	return v
 }
@@ -198,7 +198,7 @@ func (x *fnCtx) typeOf(v ir.Value) string {
 
 func (x *fnCtx) kindOf(v ir.Value) kind {
 	if v.IsVar() {
-		if k := x.kinds[v.Var]; k != kUnknown {
+		if k := x.kinds.get(v.Var); k != kUnknown {
 			return k
 		}
 		if k, ok := builtinTypes[x.b.Fn.Vars[v.Var].Type]; ok {
@@ -256,7 +256,7 @@ func (x *fnCtx) binary(n *syntax.Node) ir.Value {
 	v := b.Binary(op, lv, rv, pos(n))
 	if op == "+" && (x.kindOf(lv) == kString || x.kindOf(rv) == kString) {
 		b.SetType(v.Var, "string")
-		x.kinds[v.Var] = kString
+		x.kinds.set(v.Var, kString)
 	}
 	return v
 }
@@ -358,7 +358,7 @@ func (x *fnCtx) cast(t *syntax.Node, v ir.Value, p ir.Pos) ir.Value {
 		return v
 	}
 	c := x.b.Cast(typ, v, p)
-	x.kinds[c.Var] = x.fc.typeKind(t)
+	x.kinds.set(c.Var, x.fc.typeKind(t))
 	return c
 }
 
@@ -392,10 +392,10 @@ func (x *fnCtx) zero(t *syntax.Node, p ir.Pos) ir.Value {
 		} else {
 			return ir.C(ir.Null())
 		}
-		x.kinds[v.Var] = k
+		x.kinds.set(v.Var, k)
 		return v
 	}
-	x.kinds[v.Var] = x.fc.typeKind(t)
+	x.kinds.set(v.Var, x.fc.typeKind(t))
 	return v
 }
 
@@ -448,7 +448,7 @@ func (x *fnCtx) composite(t, body *syntax.Node) ir.Value {
 			vals = append(vals, elemValue(e, et))
 		}
 		v := b.MakeList(typ, vals, p)
-		x.kinds[v.Var] = kSlice
+		x.kinds.set(v.Var, kSlice)
 		return v
 	case kMap:
 		kt, vt := t.Child("key"), t.Child("value")
@@ -461,7 +461,7 @@ func (x *fnCtx) composite(t, body *syntax.Node) ir.Value {
 			kv = append(kv, elemValue(parts[0], kt), elemValue(parts[1], vt))
 		}
 		v := b.MakeMap("map", kv, p)
-		x.kinds[v.Var] = kMap
+		x.kinds.set(v.Var, kMap)
 		return v
 	}
 	// Structs (and literals of types this file does not declare).
@@ -498,7 +498,7 @@ func (x *fnCtx) composite(t, body *syntax.Node) ir.Value {
 		kv = append(kv, key, elemValue(e, nil))
 	}
 	v := b.MakeMap(typ, kv, p)
-	x.kinds[v.Var] = kStruct
+	x.kinds.set(v.Var, kStruct)
 	return v
 }
 

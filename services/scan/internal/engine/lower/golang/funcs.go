@@ -14,7 +14,7 @@ type fnCtx struct {
 	b        *ir.Builder
 	parent   *fnCtx
 	scopes   []map[string]ir.VarID
-	kinds    map[ir.VarID]kind
+	kinds    kindTable
 	defers   []deferred
 	labels   map[string]int
 	named    []ir.VarID // named results
@@ -35,7 +35,7 @@ func (fc *fileCtx) newFn(name, qname string, parent *fnCtx, n *syntax.Node) *fnC
 	if name != "<module>" {
 		fc.f.Funcs = append(fc.f.Funcs, b.Fn)
 	}
-	x := &fnCtx{fc: fc, b: b, parent: parent, scopes: []map[string]ir.VarID{{}}, kinds: map[ir.VarID]kind{}}
+	x := &fnCtx{fc: fc, b: b, parent: parent, scopes: []map[string]ir.VarID{{}}}
 	if parent != nil {
 		b.Fn.Parent = parent.b.Fn
 	}
@@ -109,7 +109,7 @@ func (fc *fileCtx) lowerMethod(n *syntax.Node) {
 	if rname != "_" {
 		x.scopes[0][rname] = id
 	}
-	x.kinds[id] = kStruct
+	x.kinds.set(id, kStruct)
 	x.body(n)
 }
 
@@ -130,7 +130,7 @@ func (x *fnCtx) body(n *syntax.Node) {
 			t := p.Child("type")
 			for _, nm := range p.ChildrenByField("name") {
 				id := x.declare(fc.text(nm), fc.typeName(t))
-				x.kinds[id] = fc.typeKind(t)
+				x.kinds.set(id, fc.typeKind(t))
 				x.b.Assign(id, x.zero(t, pos(nm)), pos(nm))
 				x.named = append(x.named, id)
 			}
@@ -186,7 +186,7 @@ func (fc *fileCtx) params(b *ir.Builder, pl *syntax.Node, x *fnCtx) {
 			id := b.Param("_", typ, nil)
 			b.Fn.Params[len(b.Fn.Params)-1].Rest = rest
 			if x != nil {
-				x.kinds[id] = k
+				x.kinds.set(id, k)
 			}
 			continue
 		}
@@ -195,7 +195,7 @@ func (fc *fileCtx) params(b *ir.Builder, pl *syntax.Node, x *fnCtx) {
 			id := b.Param(name, typ, nil)
 			b.Fn.Params[len(b.Fn.Params)-1].Rest = rest
 			if x != nil {
-				x.kinds[id] = k
+				x.kinds.set(id, k)
 				if name != "_" {
 					x.scopes[len(x.scopes)-1][name] = id
 				}
@@ -278,7 +278,7 @@ func (x *fnCtx) lookup(name string) (ir.VarID, bool) {
 				cid := x.b.Declare(name, typ)
 				x.b.Fn.Vars[cid].Captured = true
 				x.scopes[0][name] = cid
-				x.kinds[cid] = p.kinds[id]
+				x.kinds.set(cid, p.kinds.get(id))
 				return cid, true
 			}
 		}

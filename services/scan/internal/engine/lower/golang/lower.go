@@ -1,6 +1,7 @@
 package golang
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path"
@@ -106,7 +107,7 @@ type fixup struct {
 }
 
 func newFileCtx(file string, src []byte) *fileCtx {
-	f := &ir.File{Path: file, Lang: "go", Src: src, Lines: strings.Count(string(src), "\n") + 1}
+	f := &ir.File{Path: file, Lang: "go", Src: src, Lines: bytes.Count(src, []byte("\n")) + 1}
 	return &fileCtx{f: f, src: src, alias: map[string]string{}, types: map[string]*typeInfo{},
 		funcs: map[string]*funcInfo{}, methods: map[string]*funcInfo{}, consts: map[string]*ir.Const{},
 		globals: map[string]string{}, classes: map[string]*ir.Class{}}
@@ -174,8 +175,12 @@ func importName(p string) string {
 	last = strings.TrimPrefix(strings.TrimPrefix(last, "go-"), "go.")
 	last = strings.TrimSuffix(last, "-go")
 	last = strings.TrimSuffix(last, ".go")
-	last = strings.NewReplacer("-", "", ".", "").Replace(last)
-	return last
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '.' {
+			return -1
+		}
+		return r
+	}, last)
 }
 
 func isMajor(s string) bool {

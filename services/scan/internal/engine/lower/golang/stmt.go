@@ -169,7 +169,7 @@ func (x *fnCtx) assign(lefts, rights []*syntax.Node, define bool) {
 			if v.IsVar() && assigned[x.b.Fn.Vars[v.Var].Name] {
 				t := x.b.Temp(x.b.Fn.Vars[v.Var].Type)
 				x.b.Assign(t, v, pos(rights[min(i, len(rights)-1)]))
-				x.kinds[t] = x.kinds[v.Var]
+				x.kinds.set(t, x.kinds.get(v.Var))
 				vals[i] = ir.V(t)
 			}
 		}
@@ -238,7 +238,7 @@ func (x *fnCtx) assignTo(l *syntax.Node, v ir.Value, define bool) {
 		}
 		b.Assign(id, v, pos(l))
 		if k := x.kindOf(v); k != kUnknown {
-			x.kinds[id] = k
+			x.kinds.set(id, k)
 		}
 	case "selector_expression":
 		op, field := l.Child("operand"), x.fc.text(l.Child("field"))
@@ -301,9 +301,9 @@ func (x *fnCtx) localDecl(n *syntax.Node) {
 			id := x.declare(name, typ)
 			x.b.Assign(id, values[i], pos(nm))
 			if k := x.fc.typeKind(t); k != kUnknown {
-				x.kinds[id] = k
+				x.kinds.set(id, k)
 			} else if k := x.kindOf(values[i]); k != kUnknown {
-				x.kinds[id] = k
+				x.kinds.set(id, k)
 			}
 		}
 	}
@@ -679,11 +679,11 @@ func (x *fnCtx) typeSwitch(n *syntax.Node, label string) {
 		v := subject
 		if ts := caseTypes[i]; len(ts) == 1 && x.fc.text(ts[0]) != "nil" {
 			v = b.Cast(x.fc.typeName(ts[0]), subject, pos(ts[0]))
-			x.kinds[v.Var] = x.fc.typeKind(ts[0])
+			x.kinds.set(v.Var, x.fc.typeKind(ts[0]))
 		}
 		id := x.declare(alias, x.typeOf(v))
 		b.Assign(id, v, pos(clauses[i]))
-		x.kinds[id] = x.kindOf(v)
+		x.kinds.set(id, x.kindOf(v))
 	})
 	b.SetBlock(exit)
 }

@@ -21,6 +21,26 @@ const (
 	kFunc
 )
 
+// kindTable holds the known kind of each variable of a function, by VarID.
+type kindTable []kind
+
+func (t *kindTable) set(v ir.VarID, k kind) {
+	if v < 0 {
+		return
+	}
+	for int(v) >= len(*t) {
+		*t = append(*t, kUnknown)
+	}
+	(*t)[v] = k
+}
+
+func (t kindTable) get(v ir.VarID) kind {
+	if v < 0 || int(v) >= len(t) {
+		return kUnknown
+	}
+	return t[v]
+}
+
 var builtinTypes = map[string]kind{
 	"bool": kBool, "string": kString, "error": kUnknown, "any": kUnknown, "comparable": kUnknown,
 	"byte": kNumber, "rune": kNumber, "int": kNumber, "int8": kNumber, "int16": kNumber, "int32": kNumber,
