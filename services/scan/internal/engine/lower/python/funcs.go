@@ -296,7 +296,9 @@ func (l *lowerer) typeName(t *syntax.Node) string {
 		}
 		return strings.Join(strings.Fields(l.text(t)), "")
 	case "string": // forward reference "User"
-		return l.typeName(&syntax.Node{Type: "identifier", Start: t.Start + 1, End: t.End - 1})
+		if c := t.FirstOfType("string_content"); c != nil && len(c.Children) == 0 {
+			return l.typeName(&syntax.Node{Type: "identifier", Start: c.Start, End: c.End})
+		}
 	case "generic_type":
 		base := ""
 		if id := t.FirstOfType("identifier"); id != nil {

@@ -48,7 +48,7 @@ func TestZZCorpus(t *testing.T) {
 		}
 		for _, r := range rf.Rules {
 			if p := r.Pattern; p != nil {
-				for _, x := range append(append([]string{p.Callee, p.NotRegex, p.Line}, p.Regex...)) {
+				for _, x := range append([]string{p.Callee, p.NotRegex, p.Line}, p.Regex...) {
 					if _, err := regexp.Compile(x); err != nil {
 						t.Fatal(r.ID, err)
 					}
