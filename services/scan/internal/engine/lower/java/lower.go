@@ -6,7 +6,8 @@
 //     of another one, is OpLoadGlobal "java:<class FQN>.<field>" and a write
 //     OpStoreGlobal; enum constants are static fields of their enum. Instance
 //     fields are OpLoadField/OpStoreField on the object (this for unqualified
-//     names; an inner class reaches its enclosing instance via field "this$0").
+//     names; an inner, local or anonymous class reaches its enclosing
+//     instance via field "this$0", which the creating `new` stores).
 //   - Instance field initializers and instance initializer blocks run at the
 //     start of every constructor that does not delegate to this(...), or in a
 //     synthetic "<init>" when the class declares no constructor; static
@@ -56,6 +57,7 @@ func Lower(path string, src []byte, root *syntax.Node) (f *ir.File, err error) {
 		fileTypes: map[string]string{},
 		declared:  map[string]bool{},
 		methods:   map[string]bool{},
+		inner:     map[string]bool{},
 		classes:   map[string]*classCtx{},
 	}
 	l.header(root)
@@ -81,6 +83,7 @@ type lowerer struct {
 	fileTypes       map[string]string // simple name -> FQN of every class declared in the file
 	declared        map[string]bool   // FQNs of the classes declared in the file
 	methods         map[string]bool   // names of the methods declared in the file
+	inner           map[string]bool   // member classes with an enclosing instance, by FQN
 	classes         map[string]*classCtx
 	anon            int // anonymous classes numbered per file
 	lambdas         int // lambdas and method references numbered per file
@@ -181,6 +184,9 @@ func (l *lowerer) collectTypes(n *syntax.Node, outer string) {
 			name := l.text(c.Child("name"))
 			q := l.qualify(outer, name)
 			l.declared[q] = true
+			if outer != "" && c.Type == "class_declaration" && !hasModifier(l.text(c.FirstOfType("modifiers")), "static") {
+				l.inner[q] = true
+			}
 			if _, ok := l.fileTypes[name]; !ok {
 				l.fileTypes[name] = q
 			}
