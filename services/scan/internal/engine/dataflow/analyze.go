@@ -146,6 +146,11 @@ type analyzer struct {
 	// argTypes is, per function and parameter, the type every call site
 	// passes ("" none seen yet, conflictType when they disagree).
 	argTypes map[*ir.Func][]string
+	// constructed holds the repository classes some code instantiates: their
+	// objects' fields are followed through the objects themselves (the
+	// receiver's contents at each call), not through one value per field
+	// shared by every instance.
+	constructed map[string]bool
 }
 
 const conflictType = "\x00"
@@ -204,7 +209,7 @@ type entryInfo struct {
 func newAnalyzer(files []*ir.File, cfg *Config) *analyzer {
 	a := &analyzer{p: newProgram(files, cfg), cfg: cfg, sums: map[*ir.Func]*summary{}, globals: map[string]Val{}, fields: map[string]Val{},
 		closures: map[*ir.Func]map[string]Val{}, entries: map[*ir.Func]*entryInfo{}, findings: map[findingKey]*Finding{},
-		lookups: map[lookupKey][]*entry{}, argTypes: map[*ir.Func][]string{}}
+		lookups: map[lookupKey][]*entry{}, argTypes: map[*ir.Func][]string{}, constructed: map[string]bool{}}
 	a.inferTypes()
 	a.findEntries()
 	return a
@@ -232,6 +237,9 @@ func (a *analyzer) inferTypes() {
 			for _, blk := range fn.Blocks {
 				for i := range blk.Instrs {
 					in := &blk.Instrs[i]
+					if in.Op == ir.OpCall && pass == 0 {
+						a.noteConstructed(fn, lm, in.Call)
+					}
 					if in.Dst < 0 || fn.Vars[in.Dst].Type != "" {
 						continue
 					}
@@ -255,6 +263,24 @@ func (a *analyzer) inferTypes() {
 					}
 				}
 			}
+		}
+	}
+}
+
+// noteConstructed records the repository class a call instantiates.
+func (a *analyzer) noteConstructed(fn *ir.Func, lm *langModels, c *ir.Call) {
+	switch {
+	case c.Kind == ir.CallNew:
+		if q := lm.alias(c.Qual); a.p.classes[q] != nil {
+			a.constructed[q] = true
+		}
+	case c.Kind == ir.CallFunc && c.Qual != "":
+		if a.p.classes[c.Qual+"."+c.Name] != nil {
+			a.constructed[c.Qual+"."+c.Name] = true
+		}
+	case c.Kind == ir.CallFunc:
+		if q := qualify(fn.File.Package, c.Name); a.p.classes[q] != nil {
+			a.constructed[q] = true
 		}
 	}
 }
@@ -551,8 +577,18 @@ func (a *analyzer) reachable() map[*ir.Func]string {
 	return out
 }
 
-// analyzeSCC analyses a component until its summaries are stable.
+// analyzeSCC analyses a component until its summaries are stable. Members
+// of a recursive component start from an empty summary (they return
+// nothing and reach no sink) and grow to the fixpoint, so a recursive call
+// never assumes more than the function does.
 func (a *analyzer) analyzeSCC(scc []*ir.Func) {
+	if len(scc) > 1 || a.selfRecursive(scc[0]) {
+		for _, fn := range scc {
+			if a.sums[fn] == nil {
+				a.sums[fn] = &summary{}
+			}
+		}
+	}
 	for iter := 0; iter < 4; iter++ {
 		stable := true
 		for _, fn := range scc {

@@ -218,7 +218,7 @@ func (c *fnCtx) library(st *state, in *ir.Instr, recv Val, args []Val, recvType 
 	for _, e := range entries {
 		switch {
 		case e.source != nil:
-			lab := Taint{{Src: labelReal, Classes: e.srcMask, Trace: (*Trace)(nil).add(c.file, in.Pos, e.source.Kind+" input from "+call.Name)}}
+			lab := Taint{{Src: realSrc(e.srcMask), Classes: e.srcMask, Trace: (*Trace)(nil).add(c.file, in.Pos, e.source.Kind+" input from "+call.Name)}}
 			if len(e.source.Taints) == 0 {
 				out.Taint = out.Taint.union(lab)
 			}

@@ -34,7 +34,7 @@ func testConfig(t *testing.T) Config {
 			{Targets: []string{"java.util.Map#get"}, Op: "get_key"},
 		},
 		Setters:     []model.Setter{{Targets: []string{"lib.Cookie#setSecure"}, Field: "secure", Arg: 0}},
-		Evaluators:  []model.Evaluator{{Targets: []string{"java.util.Properties#getProperty"}, Fn: "property"}, {Targets: []string{"java.lang.String#charAt"}, Fn: "char_at"}},
+		Evaluators:  []model.Evaluator{{Targets: []string{"java.util.Properties#getProperty"}, Fn: "property"}, {Targets: []string{"java.lang.String#charAt"}, Fn: "char_at"}, {Targets: []string{"java.lang.String#equals"}, Fn: "equals"}},
 		EntryPoints: []model.EntryPoint{{Name: "Web", Annotations: []string{"GetMapping"}, Params: []string{"all"}}},
 	}
 	rules := []*model.FlowRule{
@@ -147,7 +147,7 @@ func TestBranchJoinAndDeadBranch(t *testing.T) {
 	p := param(b, req)
 	x := b.Var("x", "java.lang.String")
 	b.Assign(x, ir.C(ir.Str("safe")), b.pos())
-	cond := b.Binary("==", p, ir.C(ir.Null()), b.pos())
+	cond := b.Binary("!=", p, ir.C(ir.Null()), b.pos())
 	then, join := b.NewBlock(), b.NewBlock()
 	b.If(cond, then, join, b.pos())
 	b.SetBlock(then)
@@ -400,4 +400,88 @@ func TestOverridingModelsAndCallerTypes(t *testing.T) {
 	b.newObj("lib.Cookie", ir.C(ir.Str("k")), b.method(r, "nextInt"))
 	add(f2, cl2, b)
 	require.Len(t, run(t, f2)["rand"], 1)
+}
+
+func TestFieldsOfOneObjectStayApart(t *testing.T) {
+	f := &ir.File{Path: "J.java", Lang: "java", Package: "app"}
+	doc := &ir.Class{Name: "Doc", QName: "app.Doc", File: f, Fields: []ir.Field{{Name: "label"}, {Name: "path"}}}
+	cl := &ir.Class{Name: "J", QName: "app.J", File: f}
+	f.Classes = []*ir.Class{doc, cl}
+	// Doc(String label) { this.label = label; this.path = "/srv/x.pdf"; }
+	cb := &fb{Builder: ir.NewBuilder(f, "<init>", "app.Doc.<init>")}
+	cb.Fn.Class = doc
+	th := cb.This("this", "app.Doc")
+	lv := cb.Param("label", "java.lang.String", nil)
+	cb.StoreField(ir.V(th), "label", ir.V(lv), cb.pos())
+	cb.StoreField(ir.V(th), "path", ir.C(ir.Str("/srv/x.pdf")), cb.pos())
+	add(f, doc, cb)
+	// void send(Statement st) { st.execute(this.path); }  void show(Statement st) { st.execute(this.label); }
+	for _, fld := range []string{"path", "label"} {
+		sb := &fb{Builder: ir.NewBuilder(f, "send_"+fld, "app.Doc.send_"+fld), line: int32(100 * len(fld))}
+		sb.Fn.Class = doc
+		th := sb.This("this", "app.Doc")
+		st := sb.Param("st", "lib.Statement", nil)
+		sb.method(ir.V(st), "execute", sb.LoadField(ir.V(th), fld, "", sb.pos()))
+		add(f, doc, sb)
+	}
+	b, req, st, _ := handler(f, cl, "m")
+	p := param(b, req)
+	d := b.local("d", "app.Doc", b.newObj("app.Doc", p))
+	b.method(d, "send_path", st)
+	b.method(d, "send_label", st)
+	add(f, cl, b)
+	res, err := Analyze(context.Background(), []*ir.File{f}, testConfig(t))
+	require.NoError(t, err)
+	require.Len(t, res.Findings, 1)
+	require.Equal(t, "send_label", res.Findings[0].Func.Name)
+}
+
+func TestRecursionKeepsSanitizers(t *testing.T) {
+	f, cl := file("K")
+	// String join(String s, int n) { if (n > 0) return Encoder.html(s) + join(s, n-1); return ""; }
+	rb := &fb{Builder: ir.NewBuilder(f, "join", "app.K.join")}
+	rb.Fn.Class, rb.Fn.Static = cl, true
+	s := rb.Param("s", "java.lang.String", nil)
+	n := rb.Param("n", "int", nil)
+	c := rb.Binary(">", ir.V(n), ir.C(ir.Int(0)), rb.pos())
+	t1, e1 := rb.NewBlock(), rb.NewBlock()
+	rb.If(c, t1, e1, rb.pos())
+	rb.SetBlock(t1)
+	enc := rb.static("lib.Encoder", "html", ir.V(s))
+	rec := rb.Call(&ir.Call{Kind: ir.CallFunc, Name: "join", Args: []ir.Value{ir.V(s), rb.Binary("-", ir.V(n), ir.C(ir.Int(1)), rb.pos())}}, "", rb.pos())
+	rb.Return(rb.Binary("+", enc, rec, rb.pos()), rb.pos())
+	rb.SetBlock(e1)
+	rb.Return(ir.C(ir.Str("")), rb.pos())
+	add(f, cl, rb)
+	b, req, _, w := handler(f, cl, "m")
+	p := param(b, req)
+	b.method(w, "print", b.Call(&ir.Call{Kind: ir.CallFunc, Name: "join", Args: []ir.Value{p, ir.C(ir.Int(3))}}, "", b.pos()))
+	add(f, cl, b)
+	require.Empty(t, run(t, f)["xss"])
+}
+
+func TestGuardsAndEqualityRefine(t *testing.T) {
+	f, cl := file("L")
+	b, req, st, _ := handler(f, cl, "m")
+	p := param(b, req)
+	// if (p.equals("asc")) st.execute(p);   — p is the constant there
+	eq := b.method(p, "equals", ir.C(ir.Str("asc")))
+	t1, j1 := b.NewBlock(), b.NewBlock()
+	b.If(eq, t1, j1, b.pos())
+	b.SetBlock(t1)
+	b.method(st, "execute", p)
+	b.Jump(j1, b.pos())
+	b.SetBlock(j1)
+	// if (!allowed.contains(p)) return; st.execute(p);
+	allowed := b.local("allowed", "java.util.ArrayList", b.MakeList("java.util.List", []ir.Value{ir.C(ir.Str("a")), ir.C(ir.Str("b"))}, b.pos()))
+	in := b.method(allowed, "contains", p)
+	not := b.Unary("!", in, b.pos())
+	ret, ok := b.NewBlock(), b.NewBlock()
+	b.If(not, ret, ok, b.pos())
+	b.SetBlock(ret)
+	b.Return(ir.None, b.pos())
+	b.SetBlock(ok)
+	b.method(st, "execute", p)
+	add(f, cl, b)
+	require.Empty(t, run(t, f)["sqli"])
 }

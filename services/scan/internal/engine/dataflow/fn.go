@@ -1,6 +1,7 @@
 package dataflow
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/ir"
@@ -39,6 +40,150 @@ type fnCtx struct {
 	// joined between blocks.
 	slot   []int32
 	locals []Val
+	// thrown joins the values thrown inside the function: a catch handler
+	// binds them.
+	thrown Val
+	// guards maps a condition variable of the current block to what its
+	// truth says of another variable.
+	guards map[ir.VarID]guard
+}
+
+// guard is what a true condition establishes: v is clean of mask (a check
+// such as is_numeric or an allow-list lookup), or v equals eq.
+type guard struct {
+	v    ir.VarID
+	mask uint32
+	eq   *ir.Const
+	neg  bool // the guard holds when the condition is false
+}
+
+// noteGuard records the guard an instruction's result expresses.
+func (c *fnCtx) noteGuard(st *state, in *ir.Instr) {
+	if in.Dst < 0 {
+		return
+	}
+	delete(c.guards, in.Dst)
+	switch in.Op {
+	case ir.OpUnary:
+		if (in.Name == "!" || in.Name == "not") && in.Args[0].IsVar() {
+			if g, ok := c.guards[in.Args[0].Var]; ok {
+				g.neg = !g.neg
+				c.guards[in.Dst] = g
+			}
+		}
+	case ir.OpAssign:
+		if in.Args[0].IsVar() {
+			if g, ok := c.guards[in.Args[0].Var]; ok {
+				c.guards[in.Dst] = g
+			}
+		}
+	case ir.OpBinary:
+		x, y := in.Args[0], in.Args[1]
+		if x.IsConst() {
+			x, y = y, x
+		}
+		if !x.IsVar() {
+			return
+		}
+		k := c.val(st, y).Const
+		switch in.Name {
+		case "==", "===", "is":
+			if k != nil {
+				c.guards[in.Dst] = guard{v: x.Var, eq: k}
+			}
+		case "!=", "!==", "is not":
+			if k != nil {
+				c.guards[in.Dst] = guard{v: x.Var, eq: k, neg: true}
+			}
+		case "in":
+			if in.Args[0].IsVar() && c.allConstant(st, c.val(st, in.Args[1])) {
+				c.guards[in.Dst] = guard{v: in.Args[0].Var, mask: allClasses}
+			}
+		}
+	case ir.OpCall:
+		call := in.Call
+		recvType := ""
+		recv := Val{}
+		if !call.Recv.IsNone() {
+			recv = c.val(st, call.Recv)
+			recvType = recv.Type
+		}
+		for _, e := range c.a.lookup(c.lm, c.a.callSite(c.lm, call, recvType)) {
+			switch {
+			case e.sanitizer != nil && e.sanitizer.Guard:
+				op := call.Recv
+				if i := e.sanitizer.Arg; i >= 0 {
+					if i >= len(call.Args) {
+						continue
+					}
+					op = call.Args[i]
+				}
+				if op.IsVar() {
+					c.guards[in.Dst] = guard{v: op.Var, mask: e.sanMask}
+				}
+			case e.eval != nil && (e.eval.Fn == "equals" || e.eval.Fn == "equals_ignore_case") && len(call.Args) == 1:
+				a, b := call.Recv, call.Args[0]
+				if a.IsConst() || c.val(st, a).Const != nil {
+					a, b = b, a
+				}
+				if k := c.val(st, b).Const; k != nil && a.IsVar() && e.eval.Fn == "equals" {
+					c.guards[in.Dst] = guard{v: a.Var, eq: k}
+				} else if k != nil && a.IsVar() {
+					c.guards[in.Dst] = guard{v: a.Var, mask: allClasses}
+				}
+			case e.container != nil && (e.container.Op == "get_key") && false:
+			}
+		}
+		if call.Name == "contains" || call.Name == "includes" || call.Name == "has" || call.Name == "containsKey" || call.Name == "in_array" {
+			// membership in a collection of constants is an allow-list check
+			coll, item := recv, ir.None
+			if len(call.Args) == 1 {
+				item = call.Args[0]
+			} else if len(call.Args) == 2 && call.Recv.IsNone() {
+				item, coll = call.Args[0], c.val(st, call.Args[1])
+			}
+			if item.IsVar() && c.allConstant(st, coll) {
+				c.guards[in.Dst] = guard{v: item.Var, mask: allClasses}
+			}
+		}
+	}
+}
+
+// allConstant reports a locally built collection holding only constants.
+func (c *fnCtx) allConstant(st *state, v Val) bool {
+	if len(v.Objs) == 0 || len(v.Taint) > 0 {
+		return false
+	}
+	for _, id := range v.Objs {
+		o := st.objs[id]
+		if o == nil || !o.Exact || o.Any.Def {
+			return false
+		}
+		for _, e := range o.List {
+			if e.Const == nil {
+				return false
+			}
+		}
+		for k, f := range o.Fields {
+			if f.Const == nil && !strings.HasPrefix(k, "@") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// refine applies a guard to the state of the branch where it holds.
+func (c *fnCtx) refine(st *state, g guard) *state {
+	out := st.copy()
+	v := c.get(out, g.v)
+	if g.eq != nil {
+		v = Val{Def: true, Const: g.eq, Type: v.Type}
+	} else {
+		v.Taint = v.Taint.mask(^g.mask)
+	}
+	c.put(out, g.v, v)
+	return out
 }
 
 // assignSlots decides which variables are carried between blocks.
@@ -203,8 +348,8 @@ func (c *fnCtx) entryState(nslots int) *state {
 	mk := func(v ir.VarID, src int32, what string) {
 		lab := Label{Src: src, Classes: ^uint32(0), Trace: (*Trace)(nil).add(c.file, fn.Pos, what)}
 		t := fn.Vars[v].Type
-		if src > labelReal && src < labelThis {
-			t = c.a.paramType(fn, int(src-1), t)
+		if isParam(src) {
+			t = c.a.paramType(fn, paramIndex(src), t)
 		}
 		o := &Obj{Sym: Taint{lab}, Class: t, Type: t}
 		id := c.newObj(st, objKey{sym: src}, o)
@@ -244,7 +389,7 @@ func (c *fnCtx) entryState(nslots int) *state {
 func (c *fnCtx) paramSource(i int, p ir.Param, ep *entryInfo) *Label {
 	v := c.fn.Vars[p.Var]
 	label := func(kind, what string, m uint32) *Label {
-		return &Label{Src: labelReal, Classes: m, Trace: (*Trace)(nil).add(c.file, c.fn.Pos, what)}
+		return &Label{Src: realSrc(m), Classes: m, Trace: (*Trace)(nil).add(c.file, c.fn.Pos, what)}
 	}
 	for _, a := range p.Annotations {
 		for _, e := range c.lm.paramAnn {
@@ -316,13 +461,21 @@ func (c *fnCtx) block(b int) []int {
 	if c.visits[b] > 6 {
 		st.widen(entry)
 	}
+	if c.guards == nil {
+		c.guards = map[ir.VarID]guard{}
+	}
+	clear(c.guards)
 	for i := range blk.Instrs {
 		c.steps++
 		if c.steps > c.a.cfg.Budget.StepsPerFunc {
 			c.over = true
 			return nil
 		}
-		c.exec(st, &blk.Instrs[i])
+		in := &blk.Instrs[i]
+		c.exec(st, in)
+		if in.Dst >= 0 {
+			c.noteGuard(st, in)
+		}
 	}
 	var out []int
 	flow := func(to int, s *state) {
@@ -358,6 +511,17 @@ func (c *fnCtx) block(b int) []int {
 				break
 			}
 		}
+		if blk.Cond.IsVar() {
+			if g, ok := c.guards[blk.Cond.Var]; ok && c.slot[g.v] >= 0 {
+				holds, other := blk.Succs[0], blk.Succs[1]
+				if g.neg {
+					holds, other = other, holds
+				}
+				flow(holds, c.refine(st, g))
+				flow(other, st)
+				break
+			}
+		}
 		flow(blk.Succs[0], st)
 		flow(blk.Succs[1], st)
 	case ir.TermReturn:
@@ -368,6 +532,13 @@ func (c *fnCtx) block(b int) []int {
 		}
 		c.exitJoin(st)
 	case ir.TermThrow:
+		if !blk.Val.IsNone() {
+			v := c.val(st, blk.Val)
+			v.Taint = c.eff(st, v, 2)
+			if j := joinVal(c.thrown, v); !valEqual(j, c.thrown) {
+				c.thrown = j
+			}
+		}
 		for _, to := range blk.Succs {
 			flow(to, st)
 		}
@@ -541,7 +712,11 @@ func (c *fnCtx) exec(st *state, in *ir.Instr) {
 		}
 		c.set(st, in.Dst, x)
 	case ir.OpCatch:
-		c.set(st, in.Dst, Val{Def: true, Type: in.Name})
+		v := Val{Def: true, Type: in.Name}
+		if c.thrown.Def {
+			v.Taint, v.Objs = c.thrown.Taint, c.thrown.Objs
+		}
+		c.set(st, in.Dst, v)
 	case ir.OpOpaque:
 		out := Val{Def: true}
 		for _, a := range in.Args {
@@ -605,8 +780,9 @@ func (c *fnCtx) binary(st *state, in *ir.Instr) Val {
 }
 
 func (c *fnCtx) loadField(st *state, base Val, name string) Val {
-	out := Val{Def: true, Taint: base.Taint}
+	out := Val{Def: true, Taint: base.Taint.narrow(name)}
 	found := false
+	wholeType := "" // the type every store into the field agrees on
 	for _, id := range base.Objs {
 		if int(id) >= len(st.objs) || st.objs[id] == nil {
 			continue
@@ -620,17 +796,25 @@ func (c *fnCtx) loadField(st *state, base Val, name string) Val {
 		if o.Any.Def {
 			out.Taint = out.Taint.union(o.Any.Taint)
 		}
-		if !o.Exact {
-			out.Taint = out.Taint.union(o.Sym)
-			if v, ok := c.fieldVal(o.Class, name); ok {
-				out.Taint = out.Taint.union(v.Taint)
-				if !found {
-					out.Const = v.Const
-					out.Type = v.Type
-				}
-				found = true
-			}
+		if o.Exact {
+			continue
 		}
+		out.Taint = out.Taint.union(o.Sym.narrow(name))
+		v, ok := c.fieldVal(o.Class, name)
+		if !ok {
+			continue
+		}
+		wholeType = v.Type
+		if c.a.constructed[o.Class] {
+			// followed through the receiver's own contents instead
+			continue
+		}
+		out.Taint = out.Taint.union(v.Taint)
+		if !found {
+			out.Const = v.Const
+			out.Type = v.Type
+		}
+		found = true
 	}
 	if len(base.Objs) == 0 && base.Type != "" {
 		if v, ok := c.fieldVal(base.Type, name); ok {
@@ -642,6 +826,9 @@ func (c *fnCtx) loadField(st *state, base Val, name string) Val {
 	if !found {
 		out.Const = nil
 		out.Type = c.fieldType(base.Type, name)
+		if wholeType != "" {
+			out.Type = wholeType
+		}
 		out.Objs = nil
 	}
 	return out
@@ -676,12 +863,10 @@ func (c *fnCtx) loadIndex(st *state, base Val, idxV ir.Value) Val {
 	out := Val{Def: true, Taint: base.Taint}
 	var idx *ir.Const
 	if !idxV.IsNone() {
-		iv := c.val(st, idxV)
-		idx = iv.Const
-		if idx == nil && c.file.Lang != "java" {
-			// a computed key may itself select attacker data (obj[key] where key is tainted does not taint the value)
-			_ = iv
-		}
+		idx = c.val(st, idxV).Const
+	}
+	if idx != nil && idx.Kind == ir.ConstStr {
+		out.Taint = base.Taint.narrow(constKey(idx))
 	}
 	for _, id := range base.Objs {
 		if int(id) >= len(st.objs) || st.objs[id] == nil {
@@ -719,7 +904,11 @@ func (c *fnCtx) loadIndex(st *state, base Val, idxV ir.Value) Val {
 			out.Objs = unionObjs(out.Objs, o.Any.Objs)
 		}
 		if !o.Exact {
-			out.Taint = out.Taint.union(o.Sym)
+			if idx != nil && idx.Kind == ir.ConstStr {
+				out.Taint = out.Taint.union(o.Sym.narrow(constKey(idx)))
+			} else {
+				out.Taint = out.Taint.union(o.Sym)
+			}
 		}
 	}
 	out.Objs = filterObjs(out.Objs, base.Objs)
@@ -850,7 +1039,7 @@ func (c *fnCtx) loadGlobal(in *ir.Instr) Val {
 	}
 	for _, e := range c.lm.globals[in.Name] {
 		if e.source != nil {
-			out.Taint = out.Taint.union(Taint{{Src: labelReal, Classes: e.srcMask, Trace: (*Trace)(nil).add(c.file, in.Pos, e.source.Kind+" input "+in.Name)}})
+			out.Taint = out.Taint.union(Taint{{Src: realSrc(e.srcMask), Classes: e.srcMask, Trace: (*Trace)(nil).add(c.file, in.Pos, e.source.Kind+" input "+in.Name)}})
 		}
 	}
 	if fs := c.a.p.funcs[in.Name]; len(fs) > 0 {
@@ -918,34 +1107,38 @@ func (c *fnCtx) finishSummary() {
 	if c.exit == nil {
 		return
 	}
+	// what the object held on entry is not a change
+	fresh := func(t Taint, sym int32) Taint {
+		var keep Taint
+		for _, l := range t {
+			if l.Src != sym {
+				keep = append(keep, l)
+			}
+		}
+		return keep
+	}
 	for key, id := range c.objIDs {
 		if key.sym == 0 || int(id) >= len(c.exit.objs) || c.exit.objs[id] == nil {
 			continue
 		}
 		o := c.exit.objs[id]
-		var t Taint
-		t = t.union(c.eff(c.exit, o.Any, 2))
-		for _, f := range o.Fields {
-			t = t.union(c.eff(c.exit, f, 2))
-		}
+		var whole Taint
+		whole = whole.union(c.eff(c.exit, o.Any, 2))
 		for _, e := range o.List {
-			t = t.union(c.eff(c.exit, e, 2))
+			whole = whole.union(c.eff(c.exit, e, 2))
 		}
-		// what the object held on entry is not a change
-		var keep Taint
-		for _, l := range t {
-			if l.Src != key.sym {
-				keep = append(keep, l)
+		if t := fresh(whole, key.sym); len(t) > 0 {
+			c.sum.muts = append(c.sum.muts, sumMut{target: key.sym, taint: t})
+		}
+		for f, v := range o.Fields {
+			if t := fresh(c.eff(c.exit, v, 2), key.sym); len(t) > 0 {
+				c.sum.muts = append(c.sum.muts, sumMut{target: key.sym, field: f, taint: t})
 			}
-		}
-		if len(keep) > 0 {
-			c.sum.muts = append(c.sum.muts, sumMut{target: key.sym, taint: keep})
 		}
 	}
 	// deterministic order for comparisons
-	for i := 1; i < len(c.sum.muts); i++ {
-		for j := i; j > 0 && c.sum.muts[j].target < c.sum.muts[j-1].target; j-- {
-			c.sum.muts[j], c.sum.muts[j-1] = c.sum.muts[j-1], c.sum.muts[j]
-		}
-	}
+	sort.Slice(c.sum.muts, func(i, j int) bool {
+		a, b := c.sum.muts[i], c.sum.muts[j]
+		return a.target < b.target || a.target == b.target && a.field < b.field
+	})
 }

@@ -214,6 +214,10 @@ func (p *program) resolve(fn *ir.Func, c *ir.Call, recv Val) []*ir.Func {
 					return []*ir.Func{g}
 				}
 			}
+			if f.Lang == "php" && f.Package != "" {
+				// PHP falls back from the current namespace to the global one
+				return p.funcs[c.Name]
+			}
 		}
 		return nil
 	case ir.CallSuper:

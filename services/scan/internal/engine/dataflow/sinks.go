@@ -68,11 +68,11 @@ func (c *fnCtx) checkSinks(st *state, in *ir.Instr, entries []*entry, recv Val, 
 					if l.Classes&e.rule.ClassBit == 0 {
 						continue
 					}
-					if l.Src == labelReal {
+					if isReal(l.Src) {
 						c.a.report(&Finding{Rule: e.rule, File: c.file, Func: c.fn, Pos: in.Pos, Kind: "flow", TypedSink: e.typed(),
 							Steps: append(l.Trace.Steps(), &Trace{File: c.file, Pos: in.Pos, What: "reaches " + in.Call.Name}), Source: sourceKind(l.Trace)})
 					} else {
-						c.sum.addSink(sumSink{src: l.Src, classes: l.Classes, rule: e.rule, file: c.file, fn: c.fn, pos: in.Pos, trace: l.Trace, typed: e.typed()})
+						c.sum.addSink(sumSink{src: l.Src, field: l.Field, classes: l.Classes, rule: e.rule, file: c.file, fn: c.fn, pos: in.Pos, trace: l.Trace, typed: e.typed()})
 					}
 				}
 			}
@@ -89,8 +89,8 @@ func (c *fnCtx) checkSinks(st *state, in *ir.Instr, entries []*entry, recv Val, 
 				continue
 			}
 			for _, l := range v.Taint {
-				if l.Src > labelReal && l.Src < labelThis {
-					c.sum.addConst(sumConst{param: int(l.Src - 1), rule: e.rule, file: c.file, fn: c.fn, pos: in.Pos})
+				if isParam(l.Src) {
+					c.sum.addConst(sumConst{param: paramIndex(l.Src), rule: e.rule, file: c.file, fn: c.fn, pos: in.Pos})
 				}
 			}
 		}
@@ -109,21 +109,31 @@ func sourceKind(t *Trace) string {
 	return ""
 }
 
+// actual is the caller's taint for a symbolic label: the whole value, or
+// one field of it.
+func (c *fnCtx) actual(st *state, v Val, field string) Taint {
+	if field == "" {
+		return c.eff(st, v, 2)
+	}
+	f := c.loadField(st, v, field)
+	return c.eff(st, f, 2)
+}
+
 // subst replaces a summary's symbolic labels with the caller's values.
 func (c *fnCtx) subst(st *state, t Taint, callee *ir.Func, recv Val, args []Val, at ir.Pos) Taint {
 	var out Taint
 	for _, l := range t {
 		switch {
-		case l.Src == labelReal:
+		case isReal(l.Src):
 			l.Trace = l.Trace.add(c.file, at, "returned by "+callee.Name)
 			out = out.union(Taint{l})
 		case l.Src == labelThis:
-			out = out.union(c.eff(st, recv, 2).mask(l.Classes))
-		case l.Src > labelReal && l.Src < labelThis:
-			i := int(l.Src - 1)
+			out = out.union(c.actual(st, recv, l.Field).mask(l.Classes))
+		case isParam(l.Src):
+			i := paramIndex(l.Src)
 			var a Taint
 			if i < len(args) {
-				a = c.eff(st, args[i], 2)
+				a = c.actual(st, args[i], l.Field)
 				if i == len(callee.Params)-1 && callee.Params[i].Rest {
 					for _, more := range args[i+1:] {
 						a = a.union(c.eff(st, more, 2))
@@ -141,12 +151,12 @@ func (c *fnCtx) applySummary(st *state, in *ir.Instr, callee *ir.Func, s *summar
 	out := Val{Def: true, Const: s.ret.Const, Type: s.ret.Type, Fns: s.ret.Fns}
 	out.Taint = c.subst(st, s.ret.Taint, callee, recv, args, in.Pos)
 	for _, k := range s.sinks {
-		actual := c.subst(st, Taint{{Src: k.src, Classes: k.classes}}, callee, recv, args, in.Pos)
+		actual := c.subst(st, Taint{{Src: k.src, Field: k.field, Classes: k.classes}}, callee, recv, args, in.Pos)
 		for _, l := range actual {
 			if l.Classes&k.rule.ClassBit == 0 {
 				continue
 			}
-			if l.Src == labelReal {
+			if isReal(l.Src) {
 				steps := l.Trace.Steps()
 				steps = append(steps, &Trace{File: c.file, Pos: in.Pos, What: "passed to " + callee.Name})
 				for _, t := range k.trace.Steps() {
@@ -164,7 +174,7 @@ func (c *fnCtx) applySummary(st *state, in *ir.Instr, callee *ir.Func, s *summar
 						tr = tr.add(t.File, t.Pos, t.What)
 					}
 				}
-				c.sum.addSink(sumSink{src: l.Src, classes: l.Classes & k.classes, rule: k.rule, file: k.file, fn: k.fn, pos: k.pos, trace: tr, typed: k.typed})
+				c.sum.addSink(sumSink{src: l.Src, field: l.Field, classes: l.Classes & k.classes, rule: k.rule, file: k.file, fn: k.fn, pos: k.pos, trace: tr, typed: k.typed})
 			}
 		}
 	}
@@ -184,13 +194,23 @@ func (c *fnCtx) applySummary(st *state, in *ir.Instr, callee *ir.Func, s *summar
 		if len(t) == 0 {
 			continue
 		}
-		switch {
-		case m.target == labelThis:
-			c.taintValue(st, in.Call.Recv, recv, t)
-		case m.target > labelReal && m.target < labelThis:
-			i := int(m.target - 1)
-			if i < len(args) {
-				c.taintValue(st, in.Call.Args[i], args[i], t)
+		op, v := in.Call.Recv, recv
+		if isParam(m.target) {
+			i := paramIndex(m.target)
+			if i >= len(args) {
+				continue
+			}
+			op, v = in.Call.Args[i], args[i]
+		} else if m.target != labelThis {
+			continue
+		}
+		if m.field == "" || len(v.Objs) == 0 {
+			c.taintValue(st, op, v, t)
+			continue
+		}
+		for _, id := range v.Objs {
+			if o := c.mutObj(st, id); o != nil {
+				o.setField(m.field, Val{Def: true, Taint: t}, false)
 			}
 		}
 	}

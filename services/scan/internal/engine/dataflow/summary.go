@@ -19,6 +19,7 @@ type summary struct {
 
 type sumSink struct {
 	src     int32
+	field   string
 	classes uint32
 	rule    *model.FlowRule
 	file    *ir.File
@@ -37,7 +38,8 @@ type sumConst struct {
 }
 
 type sumMut struct {
-	target int32 // labelParam(i) or labelThis
+	target int32  // labelParam(i) or labelThis
+	field  string // the field written, "" for contents at unknown keys
 	taint  Taint
 }
 
@@ -51,7 +53,7 @@ func (s *summary) equal(t *summary) bool {
 		return false
 	}
 	for i := range s.muts {
-		if s.muts[i].target != t.muts[i].target || !s.muts[i].taint.equal(t.muts[i].taint) {
+		if s.muts[i].target != t.muts[i].target || s.muts[i].field != t.muts[i].field || !s.muts[i].taint.equal(t.muts[i].taint) {
 			return false
 		}
 	}
@@ -61,7 +63,7 @@ func (s *summary) equal(t *summary) bool {
 		}
 	}
 	for i := range s.sinks {
-		if s.sinks[i].src != t.sinks[i].src || s.sinks[i].classes != t.sinks[i].classes {
+		if s.sinks[i].src != t.sinks[i].src || s.sinks[i].field != t.sinks[i].field || s.sinks[i].classes != t.sinks[i].classes {
 			return false
 		}
 	}
@@ -71,7 +73,7 @@ func (s *summary) equal(t *summary) bool {
 func (s *summary) addSink(k sumSink) {
 	for i := range s.sinks {
 		o := &s.sinks[i]
-		if o.src == k.src && o.rule == k.rule && o.pos == k.pos && o.file == k.file {
+		if o.src == k.src && o.field == k.field && o.rule == k.rule && o.pos == k.pos && o.file == k.file {
 			o.classes |= k.classes
 			return
 		}
@@ -109,19 +111,24 @@ func (s *summary) addField(key string, t Taint) {
 
 // symbolic keeps the labels that stand for parameters or the receiver.
 func (t Taint) symbolic() Taint {
-	if len(t) == 0 || (len(t) == 1 && t[0].Src == labelReal) {
+	i := 0
+	for i < len(t) && isReal(t[i].Src) {
+		i++
+	}
+	if i == len(t) {
 		return nil
 	}
-	if t[0].Src == labelReal {
-		return t[1:]
-	}
-	return t
+	return t[i:]
 }
 
-// onlyReal keeps the real label.
+// onlyReal keeps the real labels.
 func (t Taint) onlyReal() Taint {
-	if len(t) > 0 && t[0].Src == labelReal {
-		return t[:1]
+	i := 0
+	for i < len(t) && isReal(t[i].Src) {
+		i++
 	}
-	return nil
+	if i == 0 {
+		return nil
+	}
+	return t[:i]
 }

@@ -6,18 +6,31 @@ import (
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/ir"
 )
 
-// Label sources: 0 is real taint (from a source), 1+i the i-th parameter of
-// the function being summarised, labelThis its receiver, labelCapture+k its
-// k-th captured variable. Symbolic labels let one analysis of a function
-// serve as its summary: at a call site they are replaced by the actual
-// arguments' taint.
+// Label sources: 0 is real taint from sources of attacker-controlled data,
+// 1 real taint of opt-in classes only (weak randomness), kept apart so that
+// each finding names the source that matters; 2+i stands for the i-th
+// parameter of the function being summarised and labelThis for its
+// receiver. Symbolic labels let one analysis of a function serve as its
+// summary: at a call site they are replaced by the actual arguments' taint.
 const (
-	labelReal    = 0
-	labelThis    = 1 << 12
-	labelCapture = 1 << 13
+	labelReal      = 0
+	labelRealOptIn = 1
+	labelThis      = 1 << 12
 )
 
-func labelParam(i int) int32 { return int32(1 + i) }
+func labelParam(i int) int32 { return int32(2 + i) }
+
+func isReal(src int32) bool    { return src <= labelRealOptIn }
+func isParam(src int32) bool   { return src > labelRealOptIn && src < labelThis }
+func paramIndex(src int32) int { return int(src - 2) }
+
+// realSrc is the real label a source of the given classes produces.
+func realSrc(mask uint32) int32 {
+	if mask&^optIn == 0 {
+		return labelRealOptIn
+	}
+	return labelReal
+}
 
 // Trace is one step of a taint path, linked to the step before it.
 type Trace struct {
@@ -61,24 +74,21 @@ type Label struct {
 	Src     int32
 	Classes uint32
 	Trace   *Trace
+	// Field narrows a symbolic label to one field (or constant key) of the
+	// parameter's or receiver's object: an access path of depth one.
+	Field string
 }
 
-// Taint is a small set of labels sorted by Src, at most one per Src.
+// before orders labels by source, then field.
+func (l *Label) before(m *Label) bool {
+	return l.Src < m.Src || l.Src == m.Src && l.Field < m.Field
+}
+
+func (l *Label) same(m *Label) bool { return l.Src == m.Src && l.Field == m.Field }
+
+// Taint is a small set of labels sorted by source and field, at most one per
+// pair.
 type Taint []Label
-
-func (t Taint) real() uint32 {
-	if len(t) > 0 && t[0].Src == labelReal {
-		return t[0].Classes
-	}
-	return 0
-}
-
-func (t Taint) realLabel() *Label {
-	if len(t) > 0 && t[0].Src == labelReal {
-		return &t[0]
-	}
-	return nil
-}
 
 // union returns t ∪ u; it returns t itself when nothing changes.
 func (t Taint) union(u Taint) Taint {
@@ -92,7 +102,7 @@ func (t Taint) union(u Taint) Taint {
 	for _, l := range u {
 		found := false
 		for _, m := range t {
-			if m.Src == l.Src {
+			if m.same(&l) {
 				found = true
 				if l.Classes&^m.Classes != 0 {
 					changed = true
@@ -114,10 +124,10 @@ func (t Taint) union(u Taint) Taint {
 	i, j := 0, 0
 	for i < len(t) || j < len(u) {
 		switch {
-		case j >= len(u) || (i < len(t) && t[i].Src < u[j].Src):
+		case j >= len(u) || (i < len(t) && t[i].before(&u[j])):
 			out = append(out, t[i])
 			i++
-		case i >= len(t) || u[j].Src < t[i].Src:
+		case i >= len(t) || u[j].before(&t[i]):
 			out = append(out, u[j])
 			j++
 		default:
@@ -130,6 +140,21 @@ func (t Taint) union(u Taint) Taint {
 			i++
 			j++
 		}
+	}
+	return out
+}
+
+// narrow restricts whole-object symbolic labels to one field.
+func (t Taint) narrow(field string) Taint {
+	if len(t) == 0 {
+		return t
+	}
+	out := make(Taint, 0, len(t))
+	for _, l := range t {
+		if !isReal(l.Src) && l.Field == "" {
+			l.Field = field
+		}
+		out = out.union(Taint{l})
 	}
 	return out
 }
@@ -159,22 +184,12 @@ func (t Taint) mask(m uint32) Taint {
 	return out
 }
 
-// step appends a trace step to every real label.
-func (t Taint) step(f *ir.File, pos ir.Pos, what string) Taint {
-	if len(t) == 0 || t[0].Src != labelReal {
-		return t
-	}
-	out := append(Taint(nil), t...)
-	out[0].Trace = out[0].Trace.add(f, pos, what)
-	return out
-}
-
 func (t Taint) equal(u Taint) bool {
 	if len(t) != len(u) {
 		return false
 	}
 	for i := range t {
-		if t[i].Src != u[i].Src || t[i].Classes != u[i].Classes {
+		if !t[i].same(&u[i]) || t[i].Classes != u[i].Classes {
 			return false
 		}
 	}
