@@ -120,6 +120,11 @@ func (x *fnCtx) buildCall(n *syntax.Node) (*ir.Call, string, bool) {
 			c.Kind, c.Recv = ir.CallDynamic, ir.V(id)
 			break
 		}
+		if _, global := fc.globals[name]; global && fc.funcs[name] == nil {
+			// A package variable of the file holding a function value.
+			c.Kind, c.Recv = ir.CallDynamic, x.b.LoadGlobal(fc.pkg+"."+name, fc.globals[name], pos(fnNode))
+			break
+		}
 		c.Kind, c.Name = ir.CallFunc, name
 		switch {
 		case fc.funcs[name] != nil:

@@ -27,7 +27,8 @@
 //
 // Calls of a plain name are CallFunc with Qual set to the package qualifier
 // for package functions and Qual "" for Go's built-in functions; calls of a
-// local function value (closure variable, parameter) are CallDynamic.
+// local function value (closure variable, parameter) or of a package
+// variable of the file are CallDynamic.
 // Conversions to built-in types and to types declared in the file are OpCast,
 // except conversions to slice types (`[]byte(s)`) and to interfaces, which
 // yield the operand itself;

@@ -271,11 +271,12 @@ var (
 	a, b = split()
 	c    []string
 )
+var normalize = func(s string) string { return s + "!" }
 func f() string {
 	if debug {
 		return home
 	}
-	return "SELECT * FROM " + table
+	return normalize("SELECT * FROM " + table)
 }
 `},
 }
