@@ -391,10 +391,9 @@ func (fc *fnCtx) call(n *syntax.Node) ir.Value {
 func (fc *fnCtx) newExpr(n *syntax.Node) ir.Value {
 	l := fc.l
 	p := pos(n)
-	outer := ir.None
 	for _, c := range n.Children {
 		if c.Named && c.Field == "" && c.Type != "class_body" && c.Type != "type_arguments" {
-			outer = fc.expr(c) // outer instance of `outer.new Inner()`
+			fc.expr(c) // outer instance of `outer.new Inner()`
 		}
 	}
 	typ := l.typeOf(n.Child("type"), fc.cls)
@@ -403,23 +402,7 @@ func (fc *fnCtx) newExpr(n *syntax.Node) ir.Value {
 	if body := n.FirstOfType("class_body"); body != nil {
 		qual = l.anonClass(fc, body, typ, n).cls.QName
 	}
-	obj := fc.b.Call(&ir.Call{Kind: ir.CallNew, Name: "<init>", Qual: qual, Recv: ir.None, Args: args}, qual, p)
-	// An inner, local or anonymous class of this file created from an
-	// instance of its enclosing class keeps that instance in "this$0".
-	cc := l.classes[qual]
-	if (cc != nil && cc.inner) || l.inner[qual] {
-		enclosing, _ := splitLast(qual)
-		if cc != nil && cc.outer != nil {
-			enclosing = cc.outer.cls.QName
-		}
-		if outer.IsNone() && enclosing == fc.cls.cls.QName {
-			outer = fc.thisVal()
-		}
-		if !outer.IsNone() {
-			fc.b.StoreField(obj, "this$0", outer, p)
-		}
-	}
-	return obj
+	return fc.b.Call(&ir.Call{Kind: ir.CallNew, Name: "<init>", Qual: qual, Recv: ir.None, Args: args}, qual, p)
 }
 
 // arrayCreation lowers `new T[n][]` and `new T[]{…}`.

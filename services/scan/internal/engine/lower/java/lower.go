@@ -7,7 +7,8 @@
 //     OpStoreGlobal; enum constants are static fields of their enum. Instance
 //     fields are OpLoadField/OpStoreField on the object (this for unqualified
 //     names; an inner, local or anonymous class reaches its enclosing
-//     instance via field "this$0", which the creating `new` stores).
+//     instance via field "this$0"; the creating `new` does not store it,
+//     so the analysis reads outer fields by class).
 //   - Instance field initializers and instance initializer blocks run at the
 //     start of every constructor that does not delegate to this(...), or in a
 //     synthetic "<init>" when the class declares no constructor; static
@@ -57,7 +58,6 @@ func Lower(path string, src []byte, root *syntax.Node) (f *ir.File, err error) {
 		fileTypes: map[string]string{},
 		declared:  map[string]bool{},
 		methods:   map[string]bool{},
-		inner:     map[string]bool{},
 		classes:   map[string]*classCtx{},
 	}
 	l.header(root)
@@ -184,9 +184,6 @@ func (l *lowerer) collectTypes(n *syntax.Node, outer string) {
 			name := l.text(c.Child("name"))
 			q := l.qualify(outer, name)
 			l.declared[q] = true
-			if outer != "" && c.Type == "class_declaration" && !hasModifier(l.text(c.FirstOfType("modifiers")), "static") {
-				l.inner[q] = true
-			}
 			if _, ok := l.fileTypes[name]; !ok {
 				l.fileTypes[name] = q
 			}
