@@ -94,6 +94,9 @@ func (fs *fnState) methodCall(n, recvN *syntax.Node, name string, argsN, blockN 
 	}
 	recv := fs.typedRecv(fs.expr(recvN, true), recvN)
 	vals, names := fs.args(argsN)
+	if blockN != nil && iterators[name] != "" {
+		return fs.iterate(n, recv, name, vals, names, blockN)
+	}
 	vals, names = fs.withBlock(vals, names, blockN)
 	// f.(x), and f.call(x) on a local holding a closure or block.
 	if name == "" || (name == "call" && recvN.Type == "identifier" && fs.isProc(fs.l.text(recvN))) {
@@ -220,8 +223,15 @@ func (fs *fnState) bareCall(n *syntax.Node, name string, argsN, blockN, methN *s
 			return b.Call(&ir.Call{Recv: ir.None, Kind: ir.CallStatic, Name: name, Qual: cls, Args: vals, Names: names}, "", p)
 		}
 	}
-	return b.Call(&ir.Call{Recv: ir.None, Kind: ir.CallFunc, Name: name, Args: vals, Names: names}, "", p)
+	qual := ""
+	if blockN == nil && (strings.HasSuffix(name, "_path") || strings.HasSuffix(name, "_url")) && !fs.l.defs[name] {
+		qual = routeHelpers
+	}
+	return b.Call(&ir.Call{Recv: ir.None, Kind: ir.CallFunc, Name: name, Qual: qual, Args: vals, Names: names}, "", p)
 }
+
+// routeHelpers qualifies Rails route helpers (see the package comment).
+const routeHelpers = "ActionDispatch::Routing::UrlFor"
 
 // raise lowers raise/fail as a throw: `raise Cls, msg` and `raise Cls.new`
 // throw an instance of Cls, `raise "msg"` a RuntimeError, bare `raise`
@@ -415,4 +425,50 @@ func (fs *fnState) elementRef(n *syntax.Node) ir.Value {
 	argsN := &syntax.Node{Type: "argument_list", Children: idx, Start: n.Start, End: n.End, Row: n.Row, EndRow: n.EndRow}
 	vals, names := fs.args(argsN)
 	return fs.b.Call(&ir.Call{Kind: ir.CallMethod, Name: "[]", Recv: recv, Args: vals, Names: names}, "", pos(n))
+}
+
+// iterators are the Enumerable methods that call their block with the
+// receiver's elements: "map" when the result collects the block's results,
+// "each" when the result derives from the receiver.
+var iterators = map[string]string{
+	"each": "each", "each_with_index": "each", "each_with_object": "each", "each_value": "each", "each_pair": "each",
+	"each_key": "each", "each_entry": "each", "each_slice": "each", "each_cons": "each", "reverse_each": "each",
+	"select": "each", "filter": "each", "reject": "each", "find": "each", "detect": "each", "find_all": "each",
+	"partition": "each", "group_by": "each", "sort_by": "each", "min_by": "each", "max_by": "each", "any?": "each",
+	"all?": "each", "none?": "each", "count": "each", "find_index": "each", "take_while": "each", "drop_while": "each",
+	"uniq": "each", "tally_by": "each", "chunk_while": "each", "each_line": "each", "sum": "map", "inject": "each",
+	"reduce": "each",
+	"map": "map", "collect": "map", "flat_map": "map", "collect_concat": "map", "filter_map": "map",
+	"transform_values": "map", "to_h": "map",
+}
+
+// iterate lowers a call of an Enumerable iterator with a literal block:
+// besides the call itself (with the block as its "&block" argument), the
+// block is called on some element of the receiver, as the iterator does,
+// and for map-like iterators the result is a list of the block's results.
+func (fs *fnState) iterate(n *syntax.Node, recv ir.Value, name string, vals []ir.Value, names []string, blockN *syntax.Node) ir.Value {
+	b := fs.b
+	p := pos(n)
+	blk := fs.blockClosure(blockN, "<block>")
+	elem := b.LoadIndex(recv, ir.None, "", p)
+	nparams := 1
+	if ps := blockN.Child("parameters"); ps != nil && len(ps.NamedChildren()) > 1 {
+		nparams = 2
+	}
+	args := []ir.Value{elem}
+	if nparams == 2 {
+		args = append(args, elem)
+	}
+	r := b.Call(&ir.Call{Kind: ir.CallDynamic, Recv: blk, Args: args}, "", p)
+	if names == nil && len(vals) > 0 {
+		names = make([]string, len(vals))
+	}
+	if names != nil || len(vals) == 0 {
+		names = append(names, "&block")
+	}
+	res := b.Call(&ir.Call{Kind: ir.CallMethod, Name: name, Recv: recv, Args: append(vals, blk), Names: names}, "", p)
+	if iterators[name] == "map" {
+		return b.MakeList("Array", []ir.Value{r}, p)
+	}
+	return res
 }

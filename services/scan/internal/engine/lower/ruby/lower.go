@@ -61,6 +61,15 @@
 //     a throw of a CallNew of the named class.
 //   - Implicit results: the last value of a method, block or lambda body is
 //     returned. In closures, next and break return from the closure.
+//   - Rails route helpers: a call without receiver or block whose name ends
+//     in _path or _url, of a method the file does not define, is a function
+//     of the module Rails mixes the helpers in from, CallFunc Qual
+//     "ActionDispatch::Routing::UrlFor" (route helpers are generated from
+//     config/routes.rb, so their names cannot be listed in models).
+//   - Calls of Enumerable iterators (each, map, select, ...) with a literal
+//     block also call the block on some element of the receiver
+//     (CallDynamic), as the iterator does; map-like iterators evaluate to a
+//     list of the block's results.
 //   - require/require_relative are recorded as Imports with an empty Alias
 //     (relative ones resolved to the repository path without extension).
 package ruby
@@ -87,6 +96,7 @@ type lowerer struct {
 	declared map[string]bool               // qualified classes, modules and constants of the file
 	values   map[string]bool               // qualified constants assigned a value
 	classes  map[string]*ir.Class
+	defs     map[string]bool // names of the methods the file defines
 	closures int
 }
 
@@ -100,7 +110,7 @@ func Lower(filePath string, src []byte, root *syntax.Node) (*ir.File, error) {
 		path: filePath, src: src, file: f,
 		heredocs: map[*syntax.Node]*syntax.Node{},
 		declared: map[string]bool{}, values: map[string]bool{},
-		classes: map[string]*ir.Class{},
+		classes: map[string]*ir.Class{}, defs: map[string]bool{},
 	}
 	l.prepass(root)
 	b := ir.NewBuilder(f, "<module>", filePath+"#<module>")
@@ -160,6 +170,10 @@ func (l *lowerer) prepass(root *syntax.Node) {
 			begins = append(begins, n)
 		case "heredoc_body":
 			bodies = append(bodies, n)
+		case "method", "singleton_method":
+			if name := n.Child("name"); name != nil {
+				l.defs[l.text(name)] = true
+			}
 		case "class", "module":
 			if name := n.Child("name"); name != nil {
 				q := l.declName(name, nesting)
