@@ -438,7 +438,7 @@ var iterators = map[string]string{
 	"all?": "each", "none?": "each", "count": "each", "find_index": "each", "take_while": "each", "drop_while": "each",
 	"uniq": "each", "tally_by": "each", "chunk_while": "each", "each_line": "each", "sum": "map", "inject": "each",
 	"reduce": "each",
-	"map": "map", "collect": "map", "flat_map": "map", "collect_concat": "map", "filter_map": "map",
+	"map":    "map", "collect": "map", "flat_map": "map", "collect_concat": "map", "filter_map": "map",
 	"transform_values": "map", "to_h": "map",
 }
 
