@@ -45,3 +45,17 @@ def batch():
     total = sum(counts.values())
     os.system("archive --count " + str(int(total)))
     return "ok"
+
+
+class Query:
+    def __init__(self, table, owner):
+        self.table = table
+        self.owner = owner
+
+
+@app.route("/query")
+def query():
+    q = Query("orders", request.args.get("owner"))
+    cur = sqlite3.connect("app.db").cursor()
+    cur.execute("SELECT * FROM " + q.table + " WHERE owner = ?", (q.owner,))
+    return "ok"

@@ -68,3 +68,12 @@ def resize():
         width = "100"
     os.system("convert in.png -resize " + width + " out.png")
     return "ok"
+
+
+@app.route("/error")
+def error():
+    try:
+        raise ValueError(request.args.get("v"))
+    except ValueError as exc:
+        os.system("logger rejected value of " + str(len(exc.args)) + " parts")
+    return "ok"

@@ -46,3 +46,17 @@ def batch():
     upper = [x.upper() for x in names]
     os.system("notify " + upper[0])  # vuln: python.cmdi.shell
     return "ok"
+
+
+class Query:
+    def __init__(self, table, where):
+        self.table = table
+        self.where = where
+
+
+@app.route("/query")
+def query():
+    q = Query("orders", request.args.get("where"))
+    cur = sqlite3.connect("app.db").cursor()
+    cur.execute("SELECT * FROM " + q.table + " WHERE " + q.where)  # vuln: python.sqli.string-query
+    return "ok"

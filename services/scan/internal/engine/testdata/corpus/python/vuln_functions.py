@@ -66,3 +66,12 @@ def resize():
         width = raw
     os.system("convert in.png -resize " + width + " out.png")  # vuln: python.cmdi.shell
     return "ok"
+
+
+@app.route("/error")
+def error():
+    try:
+        raise ValueError(request.args.get("v"))
+    except ValueError as exc:
+        os.system("logger " + str(exc))  # vuln: python.cmdi.shell
+    return "ok"
