@@ -28,16 +28,20 @@
 // Calls of a plain name are CallFunc with Qual set to the package qualifier
 // for package functions and Qual "" for Go's built-in functions; calls of a
 // local function value (closure variable, parameter) or of a package
-// variable of the file are CallDynamic.
-// Conversions to built-in types and to types declared in the file are OpCast,
-// except conversions to slice types (`[]byte(s)`) and to interfaces, which
-// yield the operand itself;
-// conversions to imported types (`template.HTML(s)`) cannot be told apart
+// variable of the file are CallDynamic. Conversions to built-in types and to
+// types declared in the file are OpCast, except conversions to slice types
+// (`[]byte(s)`) and to interfaces, which yield the operand itself.
+// Conversions to imported types (`template.HTML(s)`) cannot be told apart
 // from function calls by syntax and are CallStatic, which lets models treat
 // them as sinks or sanitizers. A reference to a function declared in the file
 // used as a value (a handler passed to http.HandleFunc) is OpFunc; one
 // declared in another file of the package is OpLoadGlobal of its qualified
 // name; a method value `s.handle` is OpLoadField.
+//
+// Package-level var (and non-literal const) declarations are stores of the
+// globals in the file's Init function, named "<module>" with QName
+// "<qualifier>.<module:file.go>" so that the files of one package do not
+// share it; closures created there have it as Parent.
 //
 // Struct and other named types are Classes with their fields; an embedded
 // field is also a supertype (its methods are promoted). Methods declared on
