@@ -60,7 +60,8 @@ type Stats struct {
 	LinesAnalyzed  int
 	SkippedReasons map[string]int
 	Candidates     int // before verification
-	Confirmed      int
+	Confirmed      int // confidence high: approved by automated verification
+	Held           int // confidence medium or low: held for an operator
 	Merged         int
 	DroppedInTests int
 	TargetsProbed  int
@@ -329,7 +330,7 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	st.Confirmed, st.Merged, st.DroppedInTests = vs.Confirmed, vs.Merged, vs.DroppedTests
+	st.Confirmed, st.Held, st.Merged, st.DroppedInTests = vs.Confirmed, vs.Unconfirmed, vs.Merged, vs.DroppedTests
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if finding.SeverityRank(a.Severity) != finding.SeverityRank(b.Severity) {
