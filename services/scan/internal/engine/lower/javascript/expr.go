@@ -217,7 +217,7 @@ func (fc *fnCtx) thisVal(n *syntax.Node) ir.Value {
 			return ir.V(r.v)
 		}
 	}
-	v := fc.b.Declare("this", "")
+	v := fc.b.Declare(fc.fresh("this"), "")
 	fc.scopes[0]["this"] = &sym{v: v}
 	return ir.V(v)
 }

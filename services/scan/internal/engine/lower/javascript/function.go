@@ -154,6 +154,9 @@ func (fc *fnCtx) param(p *syntax.Node) func() {
 	if simple {
 		name = l.text(pat)
 	}
+	if fc.used != nil {
+		fc.used[name] = true
+	}
 	v := fc.b.Param(name, typ, nil)
 	fc.scopes[0][name] = &sym{v: v}
 	idx := len(fc.b.Fn.Params) - 1

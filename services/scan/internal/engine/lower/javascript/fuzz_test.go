@@ -51,5 +51,9 @@ func FuzzLowerJavaScript(f *testing.F) {
 }
 
 func FuzzLowerTypeScript(f *testing.F) {
-	fuzzLower(f, syntax.TSX, "src/fuzz.tsx", ".ts", ".tsx")
+	fuzzLower(f, syntax.TypeScript, "src/fuzz.ts", ".ts")
+}
+
+func FuzzLowerTSX(f *testing.F) {
+	fuzzLower(f, syntax.TSX, "src/fuzz.tsx", ".tsx", ".jsx")
 }

@@ -65,6 +65,10 @@ module.exports = Service;`},
   function inner(d) { return add(d); }
   return inner(2);
 }`},
+	{"shadowing", "src/app.js", `function f(a) {
+  if (a) { const c = a; run(() => c); } else { const c = 'ls'; run(() => c); }
+  for (const a of [1]) { use(a); }
+}`},
 	{"callbacks", "src/app.js", `const app = require('express')();
 app.get('/x', (req, res) => { res.send(req.query.q); });
 [1, 2].forEach(function (n) { console.log(n); });`},

@@ -17,7 +17,8 @@ type fnCtx struct {
 	static bool
 	this   ir.VarID // the receiver variable once created
 
-	hoisted []*syntax.Node // function declarations already lowered by hoist
+	hoisted []*syntax.Node  // function declarations already lowered by hoist
+	used    map[string]bool // variable names of the function (see fresh)
 }
 
 // sym is a name bound in a function scope: a variable or an import made
@@ -67,9 +68,27 @@ func (fc *fnCtx) declare(name, typ string, fnScope bool) ir.VarID {
 		fc.b.SetType(s.v, typ)
 		return s.v
 	}
-	v := fc.b.Declare(name, typ)
+	v := fc.b.Declare(fc.fresh(name), typ)
 	scope[name] = &sym{v: v}
 	return v
+}
+
+// fresh returns a variable name not yet used in the function: the source
+// name, or for a redeclaration in another block the name with "#<n>", so
+// that closures, which capture variables by name, find the right one.
+func (fc *fnCtx) fresh(name string) string {
+	if fc.used == nil {
+		fc.used = map[string]bool{}
+		for _, v := range fc.b.Fn.Vars {
+			fc.used[v.Name] = true
+		}
+	}
+	cand := name
+	for n := 2; fc.used[cand]; n++ {
+		cand = name + "#" + itoa(n)
+	}
+	fc.used[cand] = true
+	return cand
 }
 
 // bindImport binds an import made inside a function body.
@@ -106,8 +125,12 @@ func (fc *fnCtx) resolve(name string) ref {
 	if fc.parent != nil {
 		r := fc.parent.resolveFrom(name)
 		if r.kind == refLocal {
-			v := fc.b.Declare(name, fc.parent.b.Fn.Vars[r.v].Type)
+			pv := fc.parent.b.Fn.Vars[r.v]
+			v := fc.b.Declare(pv.Name, pv.Type)
 			fc.b.Fn.Vars[v].Captured = true
+			if fc.used != nil {
+				fc.used[pv.Name] = true
+			}
 			fc.scopes[0][name] = &sym{v: v}
 			return ref{kind: refLocal, v: v, name: name}
 		}
