@@ -202,13 +202,13 @@ func (x *fnCtx) rhsValues(rights []*syntax.Node, n int, typ *syntax.Node) []ir.V
 			out = append(out, x.b.Opaque(nil, pos(rights[0])))
 		}
 	}
-	if typ != nil {
-		// A declared type converts untyped constants and fixes the kind.
-		for i, v := range out {
-			if v.IsVar() && x.b.Fn.Vars[v.Var].Type == "" {
-				x.b.SetType(v.Var, x.fc.typeName(typ))
+	if t := x.fc.typeName(typ); t != "" {
+		// The declared type is the type of a computed value (a call's
+		// result the file knows nothing of): `var db *sql.DB = open()`.
+		for _, v := range out {
+			if v.IsVar() && x.b.Fn.Vars[v.Var].Type == "" && strings.HasPrefix(x.b.Fn.Vars[v.Var].Name, "$t") {
+				x.b.SetType(v.Var, t)
 			}
-			_ = i
 		}
 	}
 	return out
