@@ -209,7 +209,7 @@ func (fc *fnCtx) isValueName(name string) bool {
 func (fc *fnCtx) typeQualifier(n *syntax.Node) (string, bool) {
 	l := fc.l
 	var segs []string
-	if !l.segments(n, &segs) || len(segs) == 0 {
+	if n == nil || !l.segments(n, &segs) || len(segs) == 0 {
 		return "", false
 	}
 	if fc.isValueName(segs[0]) {
@@ -499,8 +499,11 @@ const (
 // place evaluates the parts of an assignment target.
 func (fc *fnCtx) place(n *syntax.Node) lvalue {
 	l := fc.l
-	for n.Type == "parenthesized_expression" {
+	for n != nil && n.Type == "parenthesized_expression" {
 		n = firstNamed(n)
+	}
+	if n == nil {
+		return lvalue{kind: lvLocal, v: fc.b.Temp("")}
 	}
 	switch n.Type {
 	case "identifier":
@@ -533,6 +536,9 @@ func (fc *fnCtx) place(n *syntax.Node) lvalue {
 	case "field_access":
 		obj, field := n.Child("object"), n.Child("field")
 		name := l.text(field)
+		if obj == nil {
+			return lvalue{kind: lvLocal, v: fc.b.Temp("")}
+		}
 		if obj.Type == "this" || obj.Type == "super" {
 			if fi, ok := fc.cls.fields[name]; ok && fi.static {
 				return lvalue{kind: lvGlobal, global: "java:" + fc.cls.cls.QName + "." + name, typ: fi.typ}

@@ -344,3 +344,20 @@ func generated(n int) []byte {
 	sb.WriteString("}\n")
 	return []byte(sb.String())
 }
+
+// TestLowerBrokenInput lowers sources with syntax errors: the tree has
+// ERROR nodes and missing children, and lowering must still produce valid IR.
+func TestLowerBrokenInput(t *testing.T) {
+	for _, src := range []string{
+		`class A { void m() { x. = 1; a[ ] += ; (). y++; } }`,
+		`class A { void m() { try { } catch ( { } finally } }`,
+		`class A { void m() { for (String s : ) { switch (x) { case -> ; } } } }`,
+		`class { int = ; void () { new () {}; } }`,
+		`class A { void m() { Runnable r = () -> ; Object o = X::; int[] a = {,}; } }`,
+		`enum E { A(, B { void f( } }`,
+		`record R( { }`,
+		`class A { A() { this(; super.; } }`,
+	} {
+		lowerSource(t, "Broken.java", []byte(src))
+	}
+}

@@ -353,7 +353,8 @@ func (fc *fnCtx) ctorCall(n *syntax.Node) {
 // tryStmt lowers try/catch/finally and try-with-resources. The body's
 // blocks list the catch entries (and, with a finally clause, a catch-all
 // entry that runs the finally code and rethrows); the finally code also
-// follows the normal and catch exits.
+// follows the normal and catch exits. A return, break or continue inside
+// the try leaves without running the finally code.
 func (fc *fnCtx) tryStmt(n *syntax.Node) {
 	b := fc.b
 	l := fc.l
