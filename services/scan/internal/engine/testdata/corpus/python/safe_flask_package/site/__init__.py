@@ -1,0 +1,6 @@
+# safe: python.cmdi.shell
+from flask import Flask
+
+app = Flask(__name__)
+
+from . import views  # noqa: E402
