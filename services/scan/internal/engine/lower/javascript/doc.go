@@ -57,6 +57,9 @@
 //     of their block, as JavaScript hoists them). A call of a local or
 //     captured function value is CallDynamic. Anonymous functions are
 //     "<enclosing>$lambda<N>", named nested ones "<enclosing>$<name>".
+//     Variable names are unique within a function: a let/const that
+//     redeclares a name in another block is "<name>#<n>", so that a closure
+//     captures the variable its source names.
 //   - Classes are "<module>.<Name>" (nested ones "<enclosing>$<Name>");
 //     the constructor is "<init>" with the instance field initializers at
 //     its start (a synthetic "<init>" holds them when there is none);
