@@ -1,0 +1,7 @@
+// safe: js.path.file-access
+const express = require("express");
+const registerFiles = require("./routes/files");
+
+const app = express();
+registerFiles(app);
+app.listen(8080);
