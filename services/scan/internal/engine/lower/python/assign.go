@@ -93,10 +93,10 @@ func (l *lowerer) assign(s *scope, e *syntax.Node) ir.Value {
 	switch {
 	case right.Type == "assignment":
 		v = l.assign(s, right)
-	case isSeqTarget(left) && isSeqValue(right) && len(left.NamedChildren()) == len(right.NamedChildren()) &&
+	case isSeqTarget(left) && isSeqValue(right) && len(named(left)) == len(named(right)) &&
 		!hasSplat(left) && !hasSplat(right):
 		// a, b = x, y: element-wise
-		ts, rs := left.NamedChildren(), right.NamedChildren()
+		ts, rs := named(left), named(right)
 		vals := make([]ir.Value, len(rs))
 		for i, r := range rs {
 			vals[i] = l.expr(s, r)
@@ -173,12 +173,12 @@ func (l *lowerer) assignTarget(s *scope, t *syntax.Node, v ir.Value, p ir.Pos, a
 	case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list":
 		l.unpack(s, t, v, p)
 	case "parenthesized_expression", "as_pattern_target":
-		for _, c := range t.NamedChildren() {
+		for _, c := range named(t) {
 			l.assignTarget(s, c, v, p, annType)
 			break
 		}
 	case "list_splat_pattern", "list_splat":
-		for _, c := range t.NamedChildren() {
+		for _, c := range named(t) {
 			e := b.LoadIndex(v, ir.None, "", p)
 			l.assignTarget(s, c, b.MakeList("list", []ir.Value{e}, p), p, "")
 			break
@@ -192,7 +192,7 @@ func (l *lowerer) assignTarget(s *scope, t *syntax.Node, v ir.Value, p ir.Pos, a
 func (l *lowerer) unpack(s *scope, t *syntax.Node, v ir.Value, p ir.Pos) {
 	b := s.b
 	star := false
-	for i, c := range t.NamedChildren() {
+	for i, c := range named(t) {
 		if c.Type == "list_splat_pattern" || c.Type == "list_splat" {
 			star = true
 			l.assignTarget(s, c, v, p, "")

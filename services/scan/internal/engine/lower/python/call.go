@@ -104,7 +104,7 @@ func (l *lowerer) args(s *scope, n *syntax.Node) ([]ir.Value, []string) {
 	var names []string
 	named := false
 	for _, c := range n.Children {
-		if !c.Named || c.Type == "comment" {
+		if !c.Named || isNoise(c.Type) {
 			continue
 		}
 		name := ""

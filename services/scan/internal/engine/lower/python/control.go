@@ -93,12 +93,12 @@ func firstType(types string) string {
 // and the node of the name it binds, if any.
 func (l *lowerer) exceptTypes(s *scope, ex *syntax.Node) (string, *syntax.Node) {
 	var typeNode, alias *syntax.Node
-	for _, c := range ex.NamedChildren() {
+	for _, c := range named(ex) {
 		if c.Type == "block" {
 			break
 		}
 		if c.Type == "as_pattern" {
-			if cs := c.NamedChildren(); len(cs) > 0 {
+			if cs := named(c); len(cs) > 0 {
 				typeNode = cs[0]
 			}
 			if a := c.Child("alias"); a != nil {
@@ -122,7 +122,7 @@ func (l *lowerer) exceptTypes(s *scope, ex *syntax.Node) (string, *syntax.Node) 
 		}
 	}
 	if typeNode.Type == "tuple" || typeNode.Type == "parenthesized_expression" {
-		for _, c := range typeNode.NamedChildren() {
+		for _, c := range named(typeNode) {
 			add(c)
 		}
 	} else {
@@ -141,7 +141,7 @@ func (l *lowerer) withStmt(s *scope, n *syntax.Node) {
 		var items []*syntax.Node
 		var collect func(*syntax.Node)
 		collect = func(x *syntax.Node) {
-			for _, c := range x.NamedChildren() {
+			for _, c := range named(x) {
 				if c.Type == "with_item" {
 					items = append(items, c)
 				} else if c.Type == "parenthesized_expression" || c.Type == "tuple" {
@@ -160,7 +160,7 @@ func (l *lowerer) withStmt(s *scope, n *syntax.Node) {
 				if a := v.Child("alias"); a != nil {
 					target = a
 				}
-				for _, c := range v.NamedChildren() {
+				for _, c := range named(v) {
 					if c.Field == "" {
 						v = c
 						break
@@ -222,7 +222,7 @@ func (l *lowerer) matchStmt(s *scope, n *syntax.Node) {
 		if guard != nil {
 			b.SetBlock(succ)
 			var g ir.Value = ir.C(ir.Bool(true))
-			if gs := guard.NamedChildren(); len(gs) > 0 {
+			if gs := named(guard); len(gs) > 0 {
 				g = l.expr(s, gs[0])
 			}
 			b.If(g, bodyB, next, pos(guard))
@@ -245,7 +245,7 @@ func (l *lowerer) matchStmt(s *scope, n *syntax.Node) {
 func (l *lowerer) pattern(s *scope, subj ir.Value, p *syntax.Node, succ, fail int) {
 	b := s.b
 	if p.Type == "case_pattern" {
-		inner := p.NamedChildren()
+		inner := named(p)
 		if len(inner) == 0 { // `_`
 			b.Jump(succ, pos(p))
 			return
@@ -270,7 +270,7 @@ func (l *lowerer) pattern(s *scope, subj ir.Value, p *syntax.Node, succ, fail in
 	case "string", "concatenated_string", "integer", "float", "true", "false", "none":
 		l.eqBranch(s, subj, l.expr(s, p), succ, fail, pos(p))
 	case "dotted_name":
-		ids := p.NamedChildren()
+		ids := named(p)
 		if len(ids) == 1 { // capture
 			s.assignName(l.text(ids[0]), subj, pos(p))
 			b.Jump(succ, pos(p))
@@ -282,7 +282,7 @@ func (l *lowerer) pattern(s *scope, subj ir.Value, p *syntax.Node, succ, fail in
 		}
 		l.eqBranch(s, subj, v, succ, fail, pos(p))
 	case "union_pattern":
-		alts := p.NamedChildren()
+		alts := named(p)
 		for i, a := range alts {
 			if i == len(alts)-1 {
 				l.pattern(s, subj, a, succ, fail)
@@ -293,7 +293,7 @@ func (l *lowerer) pattern(s *scope, subj ir.Value, p *syntax.Node, succ, fail in
 			b.SetBlock(next)
 		}
 	case "as_pattern":
-		cs := p.NamedChildren()
+		cs := named(p)
 		if len(cs) >= 2 {
 			l.bindCaptures(s, subj, cs[len(cs)-1])
 			l.pattern(s, subj, cs[0], succ, fail)
@@ -342,16 +342,16 @@ func (l *lowerer) bindCaptures(s *scope, v ir.Value, p *syntax.Node) {
 	case "identifier":
 		s.assignName(l.text(p), v, pos(p))
 	case "case_pattern":
-		cs := p.NamedChildren()
+		cs := named(p)
 		if len(cs) == 1 {
 			l.bindCaptures(s, v, cs[0])
 		}
 	case "dotted_name":
-		if ids := p.NamedChildren(); len(ids) == 1 {
+		if ids := named(p); len(ids) == 1 {
 			s.assignName(l.text(ids[0]), v, pos(p))
 		}
 	case "as_pattern":
-		cs := p.NamedChildren()
+		cs := named(p)
 		if len(cs) >= 2 {
 			l.bindCaptures(s, v, cs[0])
 			s.assignName(l.text(cs[len(cs)-1]), v, pos(p))
@@ -363,7 +363,7 @@ func (l *lowerer) bindCaptures(s *scope, v ir.Value, p *syntax.Node) {
 		}
 	case "list_pattern", "tuple_pattern":
 		i, star := 0, false
-		for _, c := range p.NamedChildren() {
+		for _, c := range named(p) {
 			idx := ir.C(ir.Int(int64(i)))
 			if star {
 				idx = ir.None
@@ -395,12 +395,12 @@ func (l *lowerer) bindCaptures(s *scope, v ir.Value, p *syntax.Node) {
 		}
 	case "class_pattern":
 		i := 0
-		for _, c := range p.NamedChildren() {
+		for _, c := range named(p) {
 			if c.Type != "case_pattern" {
 				continue
 			}
 			if kw := c.FirstOfType("keyword_pattern"); kw != nil {
-				ks := kw.NamedChildren()
+				ks := named(kw)
 				if len(ks) == 2 && capturesAny(ks[1]) {
 					l.bindCaptures(s, b.LoadField(v, l.text(ks[0]), "", pos(kw)), ks[1])
 				}
@@ -420,10 +420,10 @@ func capturesAny(p *syntax.Node) bool {
 	case "identifier", "splat_pattern", "as_pattern":
 		return true
 	case "dotted_name":
-		return len(p.NamedChildren()) == 1
+		return len(named(p)) == 1
 	}
-	for _, c := range p.NamedChildren() {
-		if c.Type == "dotted_name" && len(c.NamedChildren()) > 1 {
+	for _, c := range named(p) {
+		if c.Type == "dotted_name" && len(named(c)) > 1 {
 			continue
 		}
 		if capturesAny(c) {

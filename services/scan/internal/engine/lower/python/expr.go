@@ -33,7 +33,7 @@ func (l *lowerer) expr(s *scope, n *syntax.Node) ir.Value {
 	case "none", "ellipsis":
 		return ir.C(ir.Null())
 	case "parenthesized_expression", "type", "await":
-		for _, c := range n.NamedChildren() {
+		for _, c := range named(n) {
 			return l.expr(s, c)
 		}
 		return ir.None
@@ -84,7 +84,7 @@ func (l *lowerer) expr(s *scope, n *syntax.Node) ir.Value {
 		l.augAssign(s, n)
 		return ir.None
 	case "list_splat", "dictionary_splat", "keyword_argument":
-		for _, c := range n.NamedChildren() {
+		for _, c := range named(n) {
 			if c.Field != "name" {
 				return l.expr(s, c)
 			}
@@ -92,13 +92,13 @@ func (l *lowerer) expr(s *scope, n *syntax.Node) ir.Value {
 		return ir.None
 	case "slice":
 		return l.slice(s, n)
-	case "comment":
+	case "comment", "line_continuation":
 		return ir.None
 	}
 	// anything else (error fragments, newer syntax): its operands flow
 	var args []ir.Value
-	for _, c := range n.NamedChildren() {
-		if c.Type != "comment" {
+	for _, c := range named(n) {
+		if !isNoise(c.Type) {
 			args = append(args, l.expr(s, c))
 		}
 	}
@@ -236,7 +236,7 @@ func (l *lowerer) index(s *scope, n *syntax.Node) ir.Value {
 func (l *lowerer) slice(s *scope, n *syntax.Node) ir.Value {
 	parts := [3]ir.Value{ir.C(ir.Null()), ir.C(ir.Null()), ir.C(ir.Null())}
 	at, colons := n.Start, 0
-	for _, c := range n.NamedChildren() {
+	for _, c := range named(n) {
 		colons += strings.Count(string(l.src[at:c.Start]), ":")
 		if colons < 3 {
 			parts[colons] = l.expr(s, c)
@@ -258,7 +258,7 @@ func (l *lowerer) binary(s *scope, n *syntax.Node) ir.Value {
 			if t.Type == "parenthesized_expression" {
 				t = t.FirstOfType("tuple")
 			}
-			for _, c := range t.NamedChildren() {
+			for _, c := range named(t) {
 				args = append(args, l.expr(s, c))
 			}
 		} else {
@@ -338,7 +338,7 @@ func (l *lowerer) compare(s *scope, n *syntax.Node) ir.Value {
 	for _, c := range n.Children {
 		if c.Field == "operators" {
 			ops = append(ops, strings.Join(strings.Fields(l.text(c)), " "))
-		} else if c.Named && c.Type != "comment" {
+		} else if c.Named && !isNoise(c.Type) {
 			operands = append(operands, c)
 		}
 	}
@@ -391,7 +391,7 @@ func (l *lowerer) compare(s *scope, n *syntax.Node) ir.Value {
 // conditional lowers `x if c else y` as a branch.
 func (l *lowerer) conditional(s *scope, n *syntax.Node) ir.Value {
 	b := s.b
-	cs := n.NamedChildren()
+	cs := named(n)
 	if len(cs) < 3 {
 		return b.Opaque(nil, pos(n))
 	}
@@ -427,9 +427,9 @@ func (l *lowerer) sequence(s *scope, n *syntax.Node) ir.Value {
 	}
 	var elems []ir.Value
 	var splats []ir.Value
-	for _, c := range n.NamedChildren() {
+	for _, c := range named(n) {
 		switch c.Type {
-		case "comment":
+		case "comment", "line_continuation":
 		case "list_splat", "list_splat_pattern":
 			splats = append(splats, l.expr(s, c))
 		default:
@@ -452,7 +452,7 @@ func (l *lowerer) dict(s *scope, n *syntax.Node) ir.Value {
 	b := s.b
 	var kv []ir.Value
 	var splats []ir.Value
-	for _, c := range n.NamedChildren() {
+	for _, c := range named(n) {
 		switch c.Type {
 		case "pair":
 			k := l.expr(s, c.Child("key"))
@@ -512,7 +512,7 @@ func (l *lowerer) comprehension(s *scope, n *syntax.Node) ir.Value {
 		c := clauses[i]
 		if c.Type == "if_clause" {
 			var cond ir.Value = ir.C(ir.Bool(true))
-			if cs := c.NamedChildren(); len(cs) > 0 {
+			if cs := named(c); len(cs) > 0 {
 				cond = l.expr(s, cs[0])
 			}
 			then, next := b.NewBlock(), b.NewBlock()
@@ -571,7 +571,7 @@ func (l *lowerer) comprehension(s *scope, n *syntax.Node) ir.Value {
 func (l *lowerer) yield(s *scope, n *syntax.Node) ir.Value {
 	b := s.b
 	var v ir.Value
-	if cs := n.NamedChildren(); len(cs) > 0 {
+	if cs := named(n); len(cs) > 0 {
 		v = l.expr(s, cs[0])
 		if rest := strings.TrimSpace(strings.TrimPrefix(l.text(n), "yield")); strings.HasPrefix(rest, "from") &&
 			len(rest) > 4 && (rest[4] == ' ' || rest[4] == '\t' || rest[4] == '(') {

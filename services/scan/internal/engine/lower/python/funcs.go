@@ -76,7 +76,7 @@ func (l *lowerer) params(s *scope, ps *syntax.Node, selfParam bool) {
 		return
 	}
 	b := s.b
-	for _, p := range ps.NamedChildren() {
+	for _, p := range named(ps) {
 		var nameNode, typeNode, valueNode *syntax.Node
 		rest := false
 		switch p.Type {
@@ -84,7 +84,7 @@ func (l *lowerer) params(s *scope, ps *syntax.Node, selfParam bool) {
 			nameNode = p
 		case "typed_parameter":
 			typeNode = p.Child("type")
-			for _, c := range p.NamedChildren() {
+			for _, c := range named(p) {
 				if c.Field == "" {
 					nameNode = c
 					break
@@ -158,7 +158,7 @@ func (l *lowerer) annotatedExtras(s *scope, t *syntax.Node) []ir.Annotation {
 	}
 	var out []ir.Annotation
 	if tp := g.FirstOfType("type_parameter"); tp != nil {
-		for _, c := range tp.NamedChildren() {
+		for _, c := range named(tp) {
 			if e := c.FirstOfType("call"); e != nil {
 				if a, ok := l.callAnnotation(s, e); ok {
 					out = append(out, a)
@@ -172,7 +172,7 @@ func (l *lowerer) annotatedExtras(s *scope, t *syntax.Node) []ir.Annotation {
 // annotation turns a decorator into an Annotation.
 func (l *lowerer) annotation(s *scope, d *syntax.Node) ir.Annotation {
 	var e *syntax.Node
-	for _, c := range d.NamedChildren() {
+	for _, c := range named(d) {
 		e = c
 		break
 	}
@@ -201,7 +201,7 @@ func (l *lowerer) callAnnotation(s *scope, call *syntax.Node) (ir.Annotation, bo
 		return a, true
 	}
 	i := 0
-	for _, c := range args.NamedChildren() {
+	for _, c := range named(args) {
 		key, val := "", c
 		if c.Type == "keyword_argument" {
 			key, val = l.text(c.Child("name")), c.Child("value")
@@ -274,7 +274,7 @@ func (l *lowerer) typeName(t *syntax.Node) string {
 		return ""
 	}
 	if t.Type == "type" {
-		cs := t.NamedChildren()
+		cs := named(t)
 		if len(cs) != 1 {
 			return ""
 		}
@@ -315,7 +315,7 @@ func (l *lowerer) typeName(t *syntax.Node) string {
 		}
 		return base
 	case "union_type", "binary_operator":
-		for _, c := range t.NamedChildren() {
+		for _, c := range named(t) {
 			if tn := l.typeName(c); tn != "" {
 				return tn
 			}
@@ -388,7 +388,7 @@ func (l *lowerer) classDef(s *scope, n *syntax.Node, decorators []*syntax.Node, 
 		c.Annotations = append(c.Annotations, l.annotation(s, d))
 	}
 	if sup := n.Child("superclasses"); sup != nil {
-		for _, e := range sup.NamedChildren() {
+		for _, e := range named(sup) {
 			if e.Type == "keyword_argument" || e.Type == "list_splat" || e.Type == "dictionary_splat" {
 				continue
 			}
@@ -437,7 +437,7 @@ func decorators0(n *syntax.Node) []*syntax.Node {
 // classAttrs lowers `name = value` in a class body: a static field, whose
 // value the enclosing code stores into the global "<Class>.<name>".
 func (l *lowerer) classAttrs(s *scope, c *ir.Class, st *syntax.Node) {
-	for _, e := range st.NamedChildren() {
+	for _, e := range named(st) {
 		if e.Type != "assignment" {
 			if e.Type != "string" {
 				l.expr(s, e)
@@ -574,7 +574,7 @@ func (l *lowerer) constText(n *syntax.Node) (string, bool) {
 		return "null", true
 	case "list", "tuple", "set":
 		var out []string
-		for _, c := range n.NamedChildren() {
+		for _, c := range named(n) {
 			v, ok := l.constText(c)
 			if !ok {
 				return "", false

@@ -119,7 +119,7 @@ func dotted(src []byte, n *syntax.Node) string {
 		return n.Text(src)
 	}
 	var b strings.Builder
-	for i, c := range n.NamedChildren() {
+	for i, c := range named(n) {
 		if i > 0 {
 			b.WriteByte('.')
 		}
@@ -168,7 +168,7 @@ func (l *lowerer) collectModule(root *syntax.Node) {
 			case "decorated_definition":
 				walk([]*syntax.Node{st.Child("definition")})
 			case "expression_statement":
-				for _, e := range st.NamedChildren() {
+				for _, e := range named(st) {
 					l.collectAssign(e)
 				}
 			case "import_statement", "import_from_statement", "future_import_statement":

@@ -228,3 +228,20 @@ func finish(b *ir.Builder, p ir.Pos) *ir.Func {
 	}
 	return fn
 }
+
+// isNoise reports nodes that carry no value: comments and backslash line
+// continuations, which the grammar keeps among an expression's children.
+func isNoise(typ string) bool { return typ == "comment" || typ == "line_continuation" }
+
+// named returns the named children of n without noise (comments, line
+// continuations).
+func named(n *syntax.Node) []*syntax.Node {
+	cs := n.NamedChildren()
+	out := cs[:0]
+	for _, c := range cs {
+		if !isNoise(c.Type) {
+			out = append(out, c)
+		}
+	}
+	return out
+}

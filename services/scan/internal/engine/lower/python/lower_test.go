@@ -287,6 +287,15 @@ async def c(item_id: int, q: Optional[str] = Query(None, max_length=5), body: di
             tags: List[str] = [], auth: Annotated[str, Depends(None)] = ""):
     return q
 `},
+	{"continuations", "app/views.py", `import os
+def f(a, b):
+    os.system(a, \
+              b)
+    x, \
+        y = a, b
+    return [a,  # first
+            b]
+`},
 	{"py2_and_errors", "app/legacy.py", `print "hello", x
 exec "code"
 def broken(:

@@ -157,12 +157,12 @@ func (s *scope) collectLocals(body *syntax.Node) (yields bool) {
 			}
 			return
 		case "global_statement":
-			for _, c := range n.NamedChildren() {
+			for _, c := range named(n) {
 				s.global = setFlag(s.global, s.l.text(c))
 			}
 			return
 		case "nonlocal_statement":
-			for _, c := range n.NamedChildren() {
+			for _, c := range named(n) {
 				s.nonlocal = setFlag(s.nonlocal, s.l.text(c))
 			}
 			return
@@ -173,21 +173,21 @@ func (s *scope) collectLocals(body *syntax.Node) (yields bool) {
 		case "as_pattern_target":
 			bind(n)
 		case "delete_statement":
-			for _, c := range n.NamedChildren() {
+			for _, c := range named(n) {
 				bind(c)
 			}
 		case "import_statement", "import_from_statement":
 			// imports are resolved file-wide (see collectImports)
 			return
 		case "case_pattern":
-			if ns := n.NamedChildren(); len(ns) == 1 && ns[0].Type == "dotted_name" && len(ns[0].NamedChildren()) == 1 {
+			if ns := named(n); len(ns) == 1 && ns[0].Type == "dotted_name" && len(named(ns[0])) == 1 {
 				s.locals[s.l.text(ns[0])] = true
 			}
 		case "as_pattern":
 			if n.Parent != nil && n.Parent.Type == "case_pattern" {
 				if id := n.Child("alias"); id != nil {
 					bind(id)
-				} else if ids := n.NamedChildren(); len(ids) > 1 {
+				} else if ids := named(n); len(ids) > 1 {
 					bind(ids[len(ids)-1])
 				}
 			}

@@ -19,7 +19,7 @@ func (l *lowerer) stmt(s *scope, n *syntax.Node) {
 	b := s.b
 	switch n.Type {
 	case "expression_statement":
-		for _, e := range n.NamedChildren() {
+		for _, e := range named(n) {
 			l.exprStmt(s, e)
 		}
 	case "function_definition":
@@ -49,7 +49,7 @@ func (l *lowerer) stmt(s *scope, n *syntax.Node) {
 		l.matchStmt(s, n)
 	case "return_statement":
 		v := ir.None
-		if cs := n.NamedChildren(); len(cs) > 0 {
+		if cs := named(n); len(cs) > 0 {
 			v = l.expr(s, cs[0])
 		}
 		if s.gen != ir.NoVar {
@@ -58,7 +58,7 @@ func (l *lowerer) stmt(s *scope, n *syntax.Node) {
 		b.Return(v, pos(n))
 	case "raise_statement":
 		v := ir.None
-		for _, c := range n.NamedChildren() {
+		for _, c := range named(n) {
 			if c.Field != "cause" {
 				v = l.expr(s, c)
 				break
@@ -75,28 +75,28 @@ func (l *lowerer) stmt(s *scope, n *syntax.Node) {
 	case "assert_statement":
 		l.assertStmt(s, n)
 	case "delete_statement":
-		for _, t := range n.NamedChildren() {
+		for _, t := range named(n) {
 			l.del(s, t)
 		}
 	case "print_statement":
 		var args []ir.Value
-		for _, c := range n.NamedChildren() {
+		for _, c := range named(n) {
 			args = append(args, l.expr(s, c))
 		}
 		b.Call(&ir.Call{Kind: ir.CallFunc, Recv: ir.None, Name: "print", Args: args}, "", pos(n))
 	case "exec_statement":
 		var args []ir.Value
-		for _, c := range n.NamedChildren() {
+		for _, c := range named(n) {
 			args = append(args, l.expr(s, c))
 		}
 		b.Call(&ir.Call{Kind: ir.CallFunc, Recv: ir.None, Name: "exec", Args: args}, "", pos(n))
 	case "pass_statement", "global_statement", "nonlocal_statement", "import_statement", "import_from_statement",
-		"future_import_statement", "comment", "type_alias_statement":
+		"future_import_statement", "comment", "line_continuation", "type_alias_statement":
 	case "block":
 		l.stmts(s, n.Children)
 	case "ERROR":
 		// keep what can be understood of a fragment that did not parse
-		for _, c := range n.NamedChildren() {
+		for _, c := range named(n) {
 			if isStatement(c.Type) {
 				l.stmt(s, c)
 			} else {
@@ -131,7 +131,7 @@ func (l *lowerer) exprStmt(s *scope, e *syntax.Node) {
 		if e.FirstOfType("interpolation") != nil {
 			l.expr(s, e)
 		}
-	case "comment", "identifier", "integer", "float", "true", "false", "none", "ellipsis":
+	case "comment", "line_continuation", "identifier", "integer", "float", "true", "false", "none", "ellipsis":
 	default:
 		l.expr(s, e)
 	}
@@ -221,7 +221,7 @@ func (l *lowerer) forStmt(s *scope, n *syntax.Node) {
 	left, right := n.Child("left"), n.Child("right")
 	var counter *syntax.Node
 	if inner, idx := l.enumerateArg(s, left, right); inner != nil {
-		right, counter, left = inner, idx, left.NamedChildren()[1]
+		right, counter, left = inner, idx, named(left)[1]
 	}
 	it := l.expr(s, right)
 	head := b.NewBlock()
@@ -265,7 +265,7 @@ func (l *lowerer) enumerateArg(s *scope, left, right *syntax.Node) (inner, count
 	if left.Type != "pattern_list" && left.Type != "tuple_pattern" {
 		return nil, nil
 	}
-	targets := left.NamedChildren()
+	targets := named(left)
 	fn, args := right.Child("function"), right.Child("arguments")
 	if len(targets) != 2 || fn == nil || fn.Type != "identifier" || l.text(fn) != "enumerate" || args == nil {
 		return nil, nil
@@ -273,7 +273,7 @@ func (l *lowerer) enumerateArg(s *scope, left, right *syntax.Node) (inner, count
 	if s.lookup("enumerate").kind != nkUnknown {
 		return nil, nil
 	}
-	as := args.NamedChildren()
+	as := named(args)
 	if len(as) != 1 || as[0].Type == "keyword_argument" || as[0].Type == "list_splat" {
 		return nil, nil
 	}
@@ -291,7 +291,7 @@ func elemType(fn *ir.Func, v ir.Value) string {
 // assertStmt: a failed assertion raises its message.
 func (l *lowerer) assertStmt(s *scope, n *syntax.Node) {
 	b := s.b
-	cs := n.NamedChildren()
+	cs := named(n)
 	if len(cs) == 0 {
 		return
 	}
@@ -322,7 +322,7 @@ func (l *lowerer) del(s *scope, t *syntax.Node) {
 		obj := l.expr(s, t.Child("object"))
 		b.StoreField(obj, l.text(t.Child("attribute")), ir.C(ir.Null()), pos(t))
 	case "expression_list", "tuple", "list", "parenthesized_expression", "pattern_list":
-		for _, c := range t.NamedChildren() {
+		for _, c := range named(t) {
 			l.del(s, c)
 		}
 	}

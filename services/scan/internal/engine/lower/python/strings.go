@@ -88,7 +88,7 @@ func (l *lowerer) interpolation(s *scope, n *syntax.Node) ir.Value {
 		var specV ir.Value = ir.C(ir.Str(strings.TrimPrefix(l.text(spec), ":")))
 		if spec.FirstOfType("format_expression") != nil {
 			var args []ir.Value
-			for _, fe := range spec.NamedChildren() {
+			for _, fe := range named(spec) {
 				if fe.Type == "format_expression" {
 					args = append(args, l.expr(s, fe.Child("expression")))
 				}
