@@ -36,7 +36,9 @@
 // them as sinks or sanitizers. A reference to a function declared in the file
 // used as a value (a handler passed to http.HandleFunc) is OpFunc; one
 // declared in another file of the package is OpLoadGlobal of its qualified
-// name; a method value `s.handle` is OpLoadField.
+// name. A method value `s.handle` of a method declared in the file is OpFunc
+// of the method (without its receiver); other method values are
+// OpLoadField.
 //
 // Package-level var (and non-literal const) declarations are stores of the
 // globals in the file's Init function, named "<module>" with QName

@@ -117,13 +117,19 @@ func (x *fnCtx) ident(n *syntax.Node) ir.Value {
 		return ir.C(&cc)
 	}
 	if _, ok := fc.funcs[name]; ok {
-		v := x.b.Closure(nil, pos(n))
-		blk := x.b.Current()
-		fc.fixups = append(fc.fixups, fixup{fn: x.b.Fn, blk: blk, idx: len(x.b.Fn.Blocks[blk].Instrs) - 1, name: name})
-		return v
+		return x.funcValue(name, pos(n))
 	}
 	typ := fc.globals[name]
 	return x.b.LoadGlobal(x.globalName(name), typ, pos(n))
+}
+
+// funcValue emits the closure value of a function ("name") or method
+// ("Type.name") of the file, filled in once every function is lowered.
+func (x *fnCtx) funcValue(key string, p ir.Pos) ir.Value {
+	v := x.b.Closure(nil, p)
+	blk := x.b.Current()
+	x.fc.fixups = append(x.fc.fixups, fixup{fn: x.b.Fn, blk: blk, idx: len(x.b.Fn.Blocks[blk].Instrs) - 1, name: key})
+	return v
 }
 
 // importOf returns the import path a selector operand names, when it is an
@@ -150,6 +156,12 @@ func (x *fnCtx) selector(n *syntax.Node) ir.Value {
 		return x.b.LoadGlobal(p+"."+field, "", pos(n))
 	}
 	obj := x.expr(op)
+	if tname, ti := x.localType(obj); tname != "" && (ti == nil || ti.ftypes[field] == "") {
+		if fi := x.fc.methods[tname+"."+field]; fi != nil {
+			// A method value (a handler passed to a router): the method.
+			return x.funcValue(tname+"."+field, pos(n))
+		}
+	}
 	typ, k := x.fieldType(obj, field)
 	v := x.b.LoadField(obj, field, typ, pos(n))
 	if k != kUnknown {

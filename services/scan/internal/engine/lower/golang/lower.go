@@ -99,7 +99,8 @@ type funcInfo struct {
 	fn      *ir.Func
 }
 
-// fixup is an OpFunc referring to a top-level function lowered later.
+// fixup is an OpFunc referring to a top-level function ("name") or a
+// method ("Type.name") lowered later.
 type fixup struct {
 	fn       *ir.Func
 	blk, idx int
@@ -225,7 +226,11 @@ func (fc *fileCtx) dotImport(name string) string {
 func (fc *fileCtx) patch() {
 	for _, x := range fc.fixups {
 		in := &x.fn.Blocks[x.blk].Instrs[x.idx]
-		if fi := fc.funcs[x.name]; fi != nil && fi.fn != nil {
+		fi := fc.funcs[x.name]
+		if fi == nil {
+			fi = fc.methods[x.name]
+		}
+		if fi != nil && fi.fn != nil {
 			in.Fn = fi.fn
 			continue
 		}

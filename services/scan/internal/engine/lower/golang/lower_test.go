@@ -240,7 +240,11 @@ func routes(prefix string) {
 	}
 	http.HandleFunc("/a", h)
 	func() { count = 2 }()
+	var s server
+	http.HandleFunc("/b", s.handle)
 }
+type server struct{ name string }
+func (s *server) handle(w http.ResponseWriter, r *http.Request) {}
 `},
 	{"literals_and_builtins", `package app
 import "net/http"
