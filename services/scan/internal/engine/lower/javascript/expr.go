@@ -417,6 +417,9 @@ func (fc *fnCtx) assign(n *syntax.Node) ir.Value {
 	if name, ok := l.exportTarget(left); ok {
 		return fc.exportNamed(name, right, n)
 	}
+	if fc.protoAssign(left, right) {
+		return ir.C(ir.Null())
+	}
 	lu := unwrap(left)
 	if lu.Type == "identifier" && isFunctionNode(unwrap(right)) {
 		v := fc.closure(unwrap(right), l.text(lu))

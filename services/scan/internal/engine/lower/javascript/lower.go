@@ -26,6 +26,8 @@ func Lower(filePath string, src []byte, root *syntax.Node) (*ir.File, error) {
 		top:     map[string]*topDecl{},
 		imports: map[string]*importRef{},
 		qnames:  map[string]int{},
+
+		protoClasses: map[string]*classInfo{},
 	}
 	l.mod = l.file.Package
 	l.collectTop(root)
@@ -46,6 +48,8 @@ type lowerer struct {
 	init     *fnCtx
 	exported []exportedFunc // functions the module exports, annotated at the end
 	topNodes []*syntax.Node // module-level function declarations
+
+	protoClasses map[string]*classInfo // module-level constructor functions with prototype methods
 }
 
 // topDecl is a name declared at module level.

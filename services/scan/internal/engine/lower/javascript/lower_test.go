@@ -59,6 +59,11 @@ export { internal as exposed };
 export default function handler(req, res) { res.end(); }`},
 	{"default_class_export", "src/svc.js", `class Service { run(x) { return x; } static create() { return new Service(); } }
 module.exports = Service;`},
+	{"prototype_class", "src/repo.js", `function Repo(db) { this.db = db; }
+Repo.prototype.find = function (id) { return this.db.query('q' + id); };
+Repo.prototype = { ...Repo.prototype, count() { return this.db.count(); } };
+module.exports = Repo;
+function use() { return new Repo(null).find(1); }`},
 	{"functions_closures", "src/app.js", `function outer(a) {
   let b = a + 1;
   const add = (c) => b + c;

@@ -92,6 +92,7 @@ func (l *lowerer) collectTop(root *syntax.Node) {
 			}
 		}
 	}
+	l.collectProtoClasses(root, defaultClass)
 	// evident types of module-level variables, now that every name is known
 	for _, n := range topStatements(root) {
 		if n.Type != "lexical_declaration" && n.Type != "variable_declaration" {
@@ -124,6 +125,8 @@ func (l *lowerer) evidentType(n *syntax.Node) string {
 		return l.staticName(n.Child("constructor"))
 	case "string", "template_string":
 		return "String"
+	case "regex":
+		return "RegExp"
 	case "array":
 		return "Array"
 	case "object":

@@ -203,6 +203,10 @@ func (l *lowerer) topFunction(n *syntax.Node, fc *fnCtx) {
 	if name == nil {
 		return
 	}
+	if ci := l.protoClasses[l.text(name)]; ci != nil {
+		l.protoConstructor(n, ci, fc)
+		return
+	}
 	d := l.top[l.text(name)]
 	q := l.mod + "." + l.text(name)
 	if d != nil && d.kind == topFunc {
