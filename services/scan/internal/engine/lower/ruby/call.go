@@ -223,6 +223,9 @@ func (fs *fnState) bareCall(n *syntax.Node, name string, argsN, blockN, methN *s
 			return b.Call(&ir.Call{Recv: ir.None, Kind: ir.CallStatic, Name: name, Qual: cls, Args: vals, Names: names}, "", p)
 		}
 	}
+	if self, _, ok := fs.selfValue(); ok && !fs.classBody && fs.l.hasMethod(fs.selfType(), name, 0) {
+		return b.Call(&ir.Call{Kind: ir.CallMethod, Name: name, Recv: self, Args: vals, Names: names}, "", p)
+	}
 	qual := ""
 	if blockN == nil && (strings.HasSuffix(name, "_path") || strings.HasSuffix(name, "_url")) && !fs.l.defs[name] {
 		qual = routeHelpers

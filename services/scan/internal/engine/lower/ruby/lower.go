@@ -26,7 +26,10 @@
 //     `obj.x = v`, lowered as CallMethod "x" / "x=", reach the field through
 //     ordinary calls.
 //   - A bare identifier that is not a local variable is a call without
-//     arguments (CallFunc), as in Ruby. `Foo.new(...)` is CallNew Qual "Foo";
+//     arguments (CallFunc), as in Ruby. A call without receiver of an
+//     instance method the file declares in the enclosing class (or its
+//     superclasses and mixins declared in the file), accessors included, is
+//     a CallMethod on self, so the method sees the receiver. `Foo.new(...)` is CallNew Qual "Foo";
 //     `Foo.bar` is CallStatic Qual "Foo", except on constants the file
 //     assigns a value to and on ENV, ARGV and the standard streams, which are
 //     values (CallMethod on the OpLoadGlobal).
@@ -96,7 +99,8 @@ type lowerer struct {
 	declared map[string]bool               // qualified classes, modules and constants of the file
 	values   map[string]bool               // qualified constants assigned a value
 	classes  map[string]*ir.Class
-	defs     map[string]bool // names of the methods the file defines
+	defs     map[string]bool            // names of the methods the file defines
+	methods  map[string]map[string]bool // instance method names (defs and accessors) by class
 	closures int
 }
 
@@ -110,7 +114,7 @@ func Lower(filePath string, src []byte, root *syntax.Node) (*ir.File, error) {
 		path: filePath, src: src, file: f,
 		heredocs: map[*syntax.Node]*syntax.Node{},
 		declared: map[string]bool{}, values: map[string]bool{},
-		classes: map[string]*ir.Class{}, defs: map[string]bool{},
+		classes: map[string]*ir.Class{}, defs: map[string]bool{}, methods: map[string]map[string]bool{},
 	}
 	l.prepass(root)
 	b := ir.NewBuilder(f, "<module>", filePath+"#<module>")
@@ -173,6 +177,20 @@ func (l *lowerer) prepass(root *syntax.Node) {
 		case "method", "singleton_method":
 			if name := n.Child("name"); name != nil {
 				l.defs[l.text(name)] = true
+				if n.Type == "method" {
+					l.addMethodName(nesting, l.text(name))
+				}
+			}
+		case "call":
+			if m := n.Child("method"); m != nil && n.Child("receiver") == nil {
+				switch l.text(m) {
+				case "attr_accessor", "attr_reader", "attr_writer", "attr":
+					for _, a := range n.Child("arguments").NamedChildren() {
+						if a.Type == "simple_symbol" {
+							l.addMethodName(nesting, strings.TrimPrefix(l.text(a), ":"))
+						}
+					}
+				}
 			}
 		case "class", "module":
 			if name := n.Child("name"); name != nil {
@@ -194,6 +212,29 @@ func (l *lowerer) prepass(root *syntax.Node) {
 	for i := 0; i < len(begins) && i < len(bodies); i++ {
 		l.heredocs[begins[i]] = bodies[i]
 	}
+}
+
+func (l *lowerer) addMethodName(class, name string) {
+	if l.methods[class] == nil {
+		l.methods[class] = map[string]bool{}
+	}
+	l.methods[class][name] = true
+}
+
+// hasMethod reports whether the file declares an instance method name in
+// class q or in one of its superclasses and mixins declared in the file.
+func (l *lowerer) hasMethod(q, name string, depth int) bool {
+	if l.methods[q][name] {
+		return true
+	}
+	if c := l.classes[q]; c != nil && depth < 8 {
+		for _, s := range c.Super {
+			if l.hasMethod(s, name, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // declName is the qualified name a class, module or constant declaration

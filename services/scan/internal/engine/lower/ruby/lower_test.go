@@ -62,6 +62,8 @@ func TestLowerGolden(t *testing.T) {
 		{"super_calls", "class A < B\n  def initialize(x)\n    super(x)\n  end\n  def run(y)\n    super\n  end\nend\n"},
 		{"class_self_singleton", "class A\n  class << self\n    def make; new; end\n  end\nend\nmodule U\n  module_function\n  def h(x) = x\nend\n"},
 		{"require", "require \"json\"\nrequire_relative \"../lib/helper\"\nHelper.run\n"},
+		{"route_helpers", "class C < ApplicationController\n  def go\n    redirect_to order_path(id: params[:id])\n    custom_path(1)\n  end\n  def custom_path(x) = x\nend\n"},
+		{"iterators", "def f(list)\n  list.each_with_index { |x, i| puts x }\n  list.select { |x| x }\n  list.map(&:to_s)\nend\n"},
 		{"define_method", "class A\n  define_method(:hello) do |x|\n    x\n  end\nend\n"},
 	}
 	for _, tc := range cases {
