@@ -66,7 +66,12 @@
 //     methods have This typed with the class; static fields are globals
 //     "<class>.<field>" stored where the class is defined; getters and
 //     setters are the methods "get:<name>" and "set:<name>".
+//   - Constructor functions whose prototype the module assigns
+//     (Repo.prototype.find = function…, Repo.prototype = {…}) are classes
+//     too: the function is the constructor and the prototype's functions
+//     its methods.
 //   - async/await: `await x` is x. yield gives an opaque value.
+//     `arguments` is an array of the parameters.
 //   - Parameters: defaults set Param.Default (a non-literal default is
 //     evaluated on the branch where the argument is undefined), rest
 //     parameters Param.Rest; destructured parameters are "$p<N>" and

@@ -169,6 +169,10 @@ func (fc *fnCtx) load(name string, at *syntax.Node) ir.Value {
 		return fc.b.LoadGlobal(r.imp.qual, "", p)
 	}
 	switch name {
+	case "arguments":
+		if args, ok := fc.arguments(); ok {
+			return fc.b.MakeList("Array", args, p)
+		}
 	case "undefined":
 		return ir.C(ir.Null())
 	case "NaN":
@@ -177,6 +181,28 @@ func (fc *fnCtx) load(name string, at *syntax.Node) ir.Value {
 		return ir.C(ir.Float(math.Inf(1)))
 	}
 	return fc.b.LoadGlobal(name, "", p)
+}
+
+// arguments returns the parameters that `arguments` stands for: those of
+// the nearest enclosing function that is not an arrow function (captured
+// by name from an arrow function).
+func (fc *fnCtx) arguments() ([]ir.Value, bool) {
+	owner := fc
+	for owner != nil && owner.arrow {
+		owner = owner.parent
+	}
+	if owner == nil || owner.module {
+		return nil, false
+	}
+	var out []ir.Value
+	for _, p := range owner.b.Fn.Params {
+		if owner == fc {
+			out = append(out, ir.V(p.Var))
+		} else if r := fc.resolve(owner.b.Fn.Vars[p.Var].Name); r.kind == refLocal {
+			out = append(out, ir.V(r.v))
+		}
+	}
+	return out, true
 }
 
 // storeName assigns a name.

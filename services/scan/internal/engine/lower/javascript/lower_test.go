@@ -64,6 +64,7 @@ Repo.prototype.find = function (id) { return this.db.query('q' + id); };
 Repo.prototype = { ...Repo.prototype, count() { return this.db.count(); } };
 module.exports = Repo;
 function use() { return new Repo(null).find(1); }`},
+	{"arguments", "src/app.js", `function log(a, b) { const all = arguments; return () => arguments[0] + all[1]; }`},
 	{"functions_closures", "src/app.js", `function outer(a) {
   let b = a + 1;
   const add = (c) => b + c;
@@ -248,6 +249,34 @@ func TestLowerFacts(t *testing.T) {
 	m := find(f, "src/a.C.m")
 	require.Equal(t, "src/a.C", m.Vars[m.This].Type)
 	require.Equal(t, "src/a", f.Package)
+}
+
+func TestModulePaths(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"src/app.js", "src/app"},
+		{"src/db/index.ts", "src/db"},
+		{"index.js", "index"},
+		{"lib/types.d.ts", "lib/types"},
+		{"pages/api/[id].tsx", "pages/api/[id]"},
+	} {
+		require.Equal(t, tc.want, modulePath(tc.file), tc.file)
+	}
+	for _, tc := range []struct {
+		from, spec, want string
+		rel              bool
+	}{
+		{"src/app.js", "./db", "src/db", true},
+		{"src/app.js", "../lib/util.js", "lib/util", true},
+		{"src/app.js", "./models/index", "src/models", true},
+		{"src/app.js", ".", "src", true},
+		{"src/app.js", "child_process", "child_process", false},
+		{"src/app.js", "node:fs", "fs", false},
+		{"src/app.js", "@koa/router", "@koa/router", false},
+	} {
+		got, rel := resolveSpecifier(tc.from, tc.spec)
+		require.Equal(t, tc.want, got, tc.spec)
+		require.Equal(t, tc.rel, rel, tc.spec)
+	}
 }
 
 // TestLowerCorpus lowers every JavaScript and TypeScript file of the
