@@ -667,13 +667,16 @@ func (fc *fnCtx) instanceOf(n *syntax.Node) ir.Value {
 	x := fc.expr(n.Child("left"))
 	right := n.Child("right")
 	name := n.Child("name")
-	if right != nil && (right.Type == "type_pattern" || right.Type == "pattern") {
-		for _, c := range right.Children {
-			if c.Type == "identifier" {
-				name = c
+	if right == nil {
+		for _, c := range n.Children {
+			if c.Type == "pattern" || c.Type == "record_pattern" || c.Type == "type_pattern" {
+				right = c
 			}
 		}
-		right = firstNamed(right)
+	}
+	if right != nil && (right.Type == "type_pattern" || right.Type == "pattern" || right.Type == "record_pattern") {
+		v, _ := fc.pattern(right, x, nil)
+		return v
 	}
 	typ := l.typeOf(right, fc.cls)
 	v := b.Binary("instanceof", x, ir.C(ir.Str(typ)), p)

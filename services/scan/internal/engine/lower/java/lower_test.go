@@ -135,6 +135,19 @@ record Pair(String a, String b) {}`},
     return out + v + d;
   }
 }`},
+	{"patterns", `package p;
+record Pt(int x, String label) {}
+class A {
+  String f(Object o) {
+    if (o instanceof Pt(int x, String label) && x > 0) { return label; }
+    return switch (o) {
+      case String s when s.length() > 3 -> s.trim();
+      case String s -> s;
+      case Pt(var x, var label) -> label + x;
+      case null, default -> "none";
+    };
+  }
+}`},
 	{"exceptions", `import java.io.*;
 class A {
   String m(String p) throws IOException {

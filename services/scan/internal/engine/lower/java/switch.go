@@ -35,10 +35,7 @@ func (fc *fnCtx) switchExpr(n *syntax.Node, label string, value bool) ir.Value {
 	for i := range groups {
 		bodies[i] = b.NewBlock()
 	}
-	type binding struct {
-		name, typ string
-	}
-	patterns := make([][]binding, len(groups))
+	bound := make([][]patternVar, len(groups))
 	deflt := -1
 	for i, g := range groups {
 		for _, lab := range g.Children {
@@ -50,33 +47,39 @@ func (fc *fnCtx) switchExpr(n *syntax.Node, label string, value bool) ir.Value {
 				deflt = i
 				continue
 			}
+			var guard *syntax.Node
+			for _, cv := range vals {
+				if cv.Type == "guard" {
+					guard = firstNamed(cv)
+				}
+			}
 			for _, cv := range vals {
 				var test ir.Value
 				switch cv.Type {
-				case "pattern", "type_pattern", "record_pattern":
-					tp := cv
-					if tp.Type == "pattern" {
-						tp = firstNamed(tp)
-					}
-					typ := ""
-					if tp != nil && tp.Type == "type_pattern" {
-						for _, c := range tp.Children {
-							if c.Named && c.Type != "identifier" && typ == "" {
-								typ = fc.l.typeOf(c, fc.cls)
-							}
-							if c.Type == "identifier" {
-								patterns[i] = append(patterns[i], binding{name: fc.l.text(c), typ: typ})
-							}
-						}
-					}
-					test = b.Binary("instanceof", subj, ir.C(ir.Str(typ)), pos(cv))
 				case "guard":
 					continue
+				case "pattern", "type_pattern", "record_pattern":
+					var vars []patternVar
+					test, vars = fc.pattern(cv, subj, vars)
+					bound[i] = append(bound[i], vars...)
+				case "identifier":
+					if fc.l.text(cv) == "default" { // case null, default
+						deflt = i
+						continue
+					}
+					test = b.Binary("==", subj, fc.caseValue(cv, subjType), pos(cv))
 				default:
 					test = b.Binary("==", subj, fc.caseValue(cv, subjType), pos(cv))
 				}
 				next := b.NewBlock()
-				b.If(test, bodies[i], next, pos(cv))
+				if guard != nil {
+					check := b.NewBlock()
+					b.If(test, check, next, pos(cv))
+					b.SetBlock(check)
+					fc.cond(guard, bodies[i], next)
+				} else {
+					b.If(test, bodies[i], next, pos(cv))
+				}
 				b.SetBlock(next)
 			}
 		}
@@ -90,9 +93,8 @@ func (fc *fnCtx) switchExpr(n *syntax.Node, label string, value bool) ir.Value {
 	m := fc.mark()
 	for i, g := range groups {
 		b.SetBlock(bodies[i])
-		for _, pb := range patterns[i] {
-			x := fc.declare(pb.name, pb.typ)
-			b.Assign(x, b.Cast(pb.typ, subj, pos(g)), pos(g))
+		for _, pv := range bound[i] {
+			fc.bind(pv.name, pv.v)
 		}
 		if g.Type == "switch_rule" {
 			fc.switchRule(g, result)
@@ -164,4 +166,86 @@ func isPrimitive(t string) bool {
 		return true
 	}
 	return false
+}
+
+// patternVar is a variable a pattern binds.
+type patternVar struct {
+	name string
+	v    ir.VarID
+}
+
+// pattern lowers a type or record pattern matched against x: it returns
+// the instanceof test and binds the pattern's variables (casts of x, and
+// record components read as fields of the record when the file declares
+// it), appending them to vars.
+func (fc *fnCtx) pattern(n *syntax.Node, x ir.Value, vars []patternVar) (ir.Value, []patternVar) {
+	b := fc.b
+	l := fc.l
+	p := pos(n)
+	if n.Type == "pattern" {
+		if inner := firstNamed(n); inner != nil {
+			return fc.pattern(inner, x, vars)
+		}
+		return b.Opaque([]ir.Value{x}, p), vars
+	}
+	var typ string
+	var name *syntax.Node
+	var body *syntax.Node
+	for _, c := range n.Children {
+		switch {
+		case !c.Named:
+		case c.Type == "record_pattern_body":
+			body = c
+		case c.Type == "identifier" && (n.Type != "record_pattern" || typ != ""):
+			name = c
+		case typ == "" && c.Type != "modifiers":
+			typ = l.typeOf(c, fc.cls)
+		}
+	}
+	test := b.Binary("instanceof", x, ir.C(ir.Str(typ)), p)
+	cast := b.Cast(typ, x, p)
+	if name != nil {
+		id := fc.declare(l.text(name), typ)
+		b.Assign(id, cast, pos(name))
+		vars = append(vars, patternVar{name: l.text(name), v: id})
+	}
+	if body == nil {
+		return test, vars
+	}
+	var fields []ir.Field
+	if cc := l.classes[typ]; cc != nil {
+		fields = cc.cls.Fields
+	}
+	i := 0
+	for _, comp := range body.Children {
+		if !comp.Named {
+			continue
+		}
+		var val ir.Value
+		if i < len(fields) && !fields[i].Static {
+			val = b.LoadField(cast, fields[i].Name, fields[i].Type, pos(comp))
+		} else {
+			val = b.Opaque([]ir.Value{cast}, pos(comp))
+		}
+		i++
+		if comp.Type == "record_pattern_component" {
+			var ctyp string
+			var cname *syntax.Node
+			for _, c := range comp.Children {
+				if c.Type == "identifier" {
+					cname = c
+				} else if c.Named && ctyp == "" {
+					ctyp = l.typeOf(c, fc.cls)
+				}
+			}
+			if cname != nil {
+				id := fc.declare(l.text(cname), ctyp)
+				b.Assign(id, val, pos(cname))
+				vars = append(vars, patternVar{name: l.text(cname), v: id})
+			}
+			continue
+		}
+		_, vars = fc.pattern(comp, val, vars)
+	}
+	return test, vars
 }
