@@ -432,12 +432,13 @@ func (fs *fnState) elementRef(n *syntax.Node) ir.Value {
 
 // iterators are the Enumerable methods that call their block with the
 // receiver's elements: "map" when the result collects the block's results,
-// "each" when the result derives from the receiver.
+// "elem" when it is one of the receiver's elements, "each" when it derives
+// from the receiver.
 var iterators = map[string]string{
 	"each": "each", "each_with_index": "each", "each_with_object": "each", "each_value": "each", "each_pair": "each",
 	"each_key": "each", "each_entry": "each", "each_slice": "each", "each_cons": "each", "reverse_each": "each",
-	"select": "each", "filter": "each", "reject": "each", "find": "each", "detect": "each", "find_all": "each",
-	"partition": "each", "group_by": "each", "sort_by": "each", "min_by": "each", "max_by": "each", "any?": "each",
+	"select": "each", "filter": "each", "reject": "each", "find": "elem", "detect": "elem", "find_all": "each",
+	"partition": "each", "group_by": "each", "sort_by": "each", "min_by": "elem", "max_by": "elem", "any?": "each",
 	"all?": "each", "none?": "each", "count": "each", "find_index": "each", "take_while": "each", "drop_while": "each",
 	"uniq": "each", "tally_by": "each", "chunk_while": "each", "each_line": "each", "sum": "map", "inject": "each",
 	"reduce": "each",
@@ -448,7 +449,8 @@ var iterators = map[string]string{
 // iterate lowers a call of an Enumerable iterator with a literal block:
 // besides the call itself (with the block as its "&block" argument), the
 // block is called on some element of the receiver, as the iterator does,
-// and for map-like iterators the result is a list of the block's results.
+// and for map-like iterators the result is a list of the block's results,
+// for find-like ones the element.
 func (fs *fnState) iterate(n *syntax.Node, recv ir.Value, name string, vals []ir.Value, names []string, blockN *syntax.Node) ir.Value {
 	b := fs.b
 	p := pos(n)
@@ -470,8 +472,11 @@ func (fs *fnState) iterate(n *syntax.Node, recv ir.Value, name string, vals []ir
 		names = append(names, "&block")
 	}
 	res := b.Call(&ir.Call{Kind: ir.CallMethod, Name: name, Recv: recv, Args: append(vals, blk), Names: names}, "", p)
-	if iterators[name] == "map" {
+	switch iterators[name] {
+	case "map":
 		return b.MakeList("Array", []ir.Value{r}, p)
+	case "elem":
+		return elem
 	}
 	return res
 }

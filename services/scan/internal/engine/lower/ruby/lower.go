@@ -106,7 +106,9 @@ type lowerer struct {
 
 // Lower turns the syntax tree of one Ruby file into IR.
 func Lower(filePath string, src []byte, root *syntax.Node) (*ir.File, error) {
-	if root == nil || root.Type != "program" {
+	// A file that does not parse at all has an ERROR root; its parts are
+	// lowered like a program's.
+	if root == nil || (root.Type != "program" && root.Type != "ERROR") {
 		return nil, fmt.Errorf("lower %s: %w", filePath, ErrNotRuby)
 	}
 	f := &ir.File{Path: filePath, Lang: "ruby", Src: src, Lines: countLines(src)}
