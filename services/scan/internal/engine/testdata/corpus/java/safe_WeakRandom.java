@@ -19,4 +19,13 @@ public class VisitorId {
         request.getSession().setAttribute("challenge", Integer.toHexString(rng.nextInt()));
         System.out.println("shard " + shard);
     }
+
+    public void rotate(HttpServletRequest request) {
+        Random strong = new SecureRandom();
+        request.getSession().setAttribute("nonce", Long.toString(draw(strong)));
+    }
+
+    private long draw(Random source) {
+        return source.nextLong();
+    }
 }

@@ -16,4 +16,12 @@ public class VisitorId {
         double r = Math.random();
         request.getSession().setAttribute("challenge", String.valueOf(r).substring(2)); // vuln: java.weakrand.security-use
     }
+
+    public void rotate(HttpServletRequest request) {
+        request.getSession().setAttribute("nonce", Long.toString(draw(new Random()))); // vuln: java.weakrand.security-use
+    }
+
+    private long draw(Random source) {
+        return source.nextLong();
+    }
 }
