@@ -130,7 +130,7 @@ func (fc *fnCtx) lowerClass(n *syntax.Node, name, qname string) string {
 			fi := funcInfo{class: ci, static: l.hasKeyword(m, k, "static")}
 			switch {
 			case m == ctor:
-				mname, fi.ctor, fi.prologue = "<init>", true, initFields
+				mname, fi.prologue = "<init>", initFields
 			case l.hasKeyword(m, k, "get"):
 				mname = getterPrefix + mname
 			case l.hasKeyword(m, k, "set"):

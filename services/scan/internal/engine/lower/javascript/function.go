@@ -10,7 +10,6 @@ type funcInfo struct {
 	name, qname string
 	class       *classInfo // methods
 	static      bool
-	ctor        bool
 	prologue    func(fc *fnCtx) // runs after the parameters are bound (constructor field initializers)
 }
 

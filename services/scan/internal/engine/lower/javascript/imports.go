@@ -16,11 +16,7 @@ var sourceExts = []string{".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", 
 // what importing the directory loads).
 func modulePath(file string) string {
 	p := strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(file, "\\", "/")), "/")
-	p = trimSourceExt(p)
-	if strings.HasSuffix(p, "/index") {
-		p = strings.TrimSuffix(p, "/index")
-	}
-	return p
+	return strings.TrimSuffix(trimSourceExt(p), "/index")
 }
 
 func trimSourceExt(p string) string {

@@ -58,7 +58,6 @@ type topDecl struct {
 	qname   string // functions and classes: their qualified name
 	typ     string // variables: evident type of their initializer or annotation
 	fnQName string // variables initialized with a function expression: the function's qualified name
-	isClass bool
 }
 
 type topKind uint8

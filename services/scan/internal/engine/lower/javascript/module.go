@@ -50,7 +50,7 @@ func (l *lowerer) collectTop(root *syntax.Node) {
 				if l.text(name) == defaultClass && n.Type != "interface_declaration" || l.isDefaultExport(n) {
 					q = l.mod
 				}
-				l.top[l.text(name)] = &topDecl{kind: topClass, qname: q, isClass: true}
+				l.top[l.text(name)] = &topDecl{kind: topClass, qname: q}
 			}
 		case "internal_module", "module":
 			if name := n.Child("name"); name != nil && name.Type == "identifier" {
@@ -77,7 +77,7 @@ func (l *lowerer) collectTop(root *syntax.Node) {
 						if l.text(name) == defaultClass {
 							q = l.mod
 						}
-						l.top[l.text(name)] = &topDecl{kind: topClass, qname: q, isClass: true}
+						l.top[l.text(name)] = &topDecl{kind: topClass, qname: q}
 						continue
 					}
 				}

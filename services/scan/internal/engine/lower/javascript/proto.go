@@ -62,14 +62,14 @@ func (l *lowerer) collectProtoClasses(root *syntax.Node, defaultName string) {
 		}
 		cls := &ir.Class{Name: name, QName: q, File: l.file, Pos: pos(n)}
 		l.protoClasses[name] = &classInfo{cls: cls}
-		l.top[name] = &topDecl{kind: topClass, qname: q, isClass: true}
+		l.top[name] = &topDecl{kind: topClass, qname: q}
 	}
 }
 
 // protoConstructor lowers the constructor function of an ES5 class.
 func (l *lowerer) protoConstructor(n *syntax.Node, ci *classInfo, fc *fnCtx) {
 	l.file.Classes = append(l.file.Classes, ci.cls)
-	fn := l.function(n, funcInfo{name: "<init>", qname: ci.cls.QName + ".<init>", class: ci, ctor: true}, fc, true)
+	fn := l.function(n, funcInfo{name: "<init>", qname: ci.cls.QName + ".<init>", class: ci}, fc, true)
 	ci.cls.Methods = append(ci.cls.Methods, fn)
 }
 
