@@ -82,13 +82,68 @@ func (fs *fnState) stringParts(n *syntax.Node) []*syntax.Node {
 	return n.Children
 }
 
+// heredocIndent returns the indentation a squiggly heredoc (<<~) removes
+// from its lines, or "" for other literals.
+func (fs *fnState) heredocIndent(n *syntax.Node) string {
+	if n.Type != "heredoc_beginning" || !strings.HasPrefix(fs.l.text(n), "<<~") {
+		return ""
+	}
+	body := fs.l.heredocs[n]
+	if body == nil {
+		return ""
+	}
+	indent := -1
+	lines := strings.Split(fs.l.text(body), "\n")
+	for _, line := range lines[:max(len(lines)-1, 0)] {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		k := len(line) - len(strings.TrimLeft(line, " \t"))
+		if indent < 0 || k < indent {
+			indent = k
+		}
+	}
+	if indent <= 0 {
+		return ""
+	}
+	return strings.Repeat(" ", indent)
+}
+
+// content returns the text of a literal's content part: for heredocs
+// without the newline that ends the opening line and the indentation of the
+// end marker, and for squiggly ones without the common indentation.
+func (fs *fnState) content(c *syntax.Node, first, last bool, indent string) string {
+	t := fs.l.text(c)
+	if c.Type != "heredoc_content" {
+		return t
+	}
+	if last {
+		// the indentation of an indented end marker (<<~, <<-)
+		if i := strings.LastIndexByte(t, '\n'); i >= 0 && strings.TrimLeft(t[i+1:], " \t") == "" {
+			t = t[:i+1]
+		}
+	}
+	if first {
+		t = strings.TrimPrefix(t, "\n")
+		if indent != "" {
+			t = strings.TrimPrefix(t, indent)
+		}
+	}
+	if indent != "" {
+		t = strings.ReplaceAll(t, "\n"+indent, "\n")
+	}
+	return t
+}
+
 // constString returns the value of a string literal without interpolation.
 func (fs *fnState) constString(n *syntax.Node) (string, bool) {
 	var sb strings.Builder
-	for _, c := range fs.stringParts(n) {
+	indent := fs.heredocIndent(n)
+	parts := fs.stringParts(n)
+	for i, c := range parts {
 		switch c.Type {
 		case "string_content", "heredoc_content":
-			sb.WriteString(fs.l.text(c))
+			sb.WriteString(fs.content(c, i == 0, i == len(parts)-1, indent))
 		case "escape_sequence":
 			sb.WriteString(unescape(fs.l.text(c)))
 		case "interpolation":
@@ -126,10 +181,12 @@ func (fs *fnState) stringValue(n *syntax.Node) ir.Value {
 			pendingSet = false
 		}
 	}
-	for _, c := range fs.stringParts(n) {
+	indent := fs.heredocIndent(n)
+	parts := fs.stringParts(n)
+	for i, c := range parts {
 		switch c.Type {
 		case "string_content", "heredoc_content":
-			pending.WriteString(fs.l.text(c))
+			pending.WriteString(fs.content(c, i == 0, i == len(parts)-1, indent))
 			pendingSet = true
 		case "escape_sequence":
 			pending.WriteString(unescape(fs.l.text(c)))
