@@ -16,6 +16,8 @@ type classCtx struct {
 	nested map[string]string // member classes: simple name -> FQN
 	fields map[string]fieldInfo
 	inner  bool // has an enclosing instance (inner, local or anonymous class in an instance context)
+	// tparams maps the class's type parameters to their erasure.
+	tparams map[string]string
 }
 
 type fieldInfo struct {
@@ -38,6 +40,7 @@ func (l *lowerer) classDecl(n *syntax.Node, outer *classCtx, encl *fnCtx) *class
 	}
 	mods := n.FirstOfType("modifiers")
 	cc := l.newClass(name, q, outer, encl, n)
+	cc.tparams = l.typeParams(n.Child("type_parameters"), cc, nil)
 	cc.inner = outer != nil && !hasModifier(l.text(mods), "static") && n.Type == "class_declaration"
 	if encl != nil {
 		cc.inner = !encl.static
@@ -287,6 +290,9 @@ func (l *lowerer) newFunc(cc *classCtx, name string, static bool, decl, body *sy
 func (l *lowerer) method(cc *classCtx, m *syntax.Node) {
 	mods := m.FirstOfType("modifiers")
 	static := hasModifier(l.text(mods), "static")
+	saved := l.mtparams
+	l.mtparams = l.typeParams(m.Child("type_parameters"), cc, saved)
+	defer func() { l.mtparams = saved }()
 	fc := l.newFunc(cc, l.text(m.Child("name")), static, m, m.Child("body"))
 	fn := fc.b.Fn
 	fn.Annotations = l.annotations(mods, cc)
@@ -410,4 +416,44 @@ func (fc *fnCtx) localClass(n *syntax.Node) {
 	for _, m := range cc.cls.Methods {
 		fc.b.Closure(m, pos(n))
 	}
+}
+
+// typeParams maps the type parameters of a declaration to their erasure:
+// the first bound, or java.lang.Object. Parameters already in scope (outer)
+// stay visible.
+func (l *lowerer) typeParams(n *syntax.Node, cc *classCtx, outer map[string]string) map[string]string {
+	if n == nil {
+		return outer
+	}
+	out := make(map[string]string, len(outer)+2)
+	for k, v := range outer {
+		out[k] = v
+	}
+	for _, tp := range n.Children {
+		if tp.Type != "type_parameter" {
+			continue
+		}
+		var name string
+		erasure := "java.lang.Object"
+		for _, c := range tp.Children {
+			switch c.Type {
+			case "type_identifier", "identifier":
+				if name == "" {
+					name = l.text(c)
+				}
+			case "type_bound":
+				if b := firstNamed(c); b != nil {
+					if e, ok := out[l.text(b)]; ok { // bounded by another parameter
+						erasure = e
+					} else {
+						erasure = l.typeOf(b, cc)
+					}
+				}
+			}
+		}
+		if name != "" {
+			out[name] = erasure
+		}
+	}
+	return out
 }

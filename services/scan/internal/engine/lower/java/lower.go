@@ -83,6 +83,7 @@ type lowerer struct {
 	fileTypes       map[string]string // simple name -> FQN of every class declared in the file
 	declared        map[string]bool   // FQNs of the classes declared in the file
 	methods         map[string]bool   // names of the methods declared in the file
+	mtparams        map[string]string // type parameters of the method being lowered, to their erasure
 	inner           map[string]bool   // member classes with an enclosing instance, by FQN
 	classes         map[string]*classCtx
 	anon            int // anonymous classes numbered per file

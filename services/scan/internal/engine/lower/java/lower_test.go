@@ -148,6 +148,13 @@ class A {
     };
   }
 }`},
+	{"generics", `package p;
+import java.util.*;
+class Box<T extends CharSequence, K> {
+  T item; K key; List<T> all;
+  <R, S extends R> R pick(S s, Map<K, ? extends T> m) { T t = item; R r = s; return r; }
+  static <E extends Comparable<? super E>> E max(Collection<? extends E> c) { return null; }
+}`},
 	{"exceptions", `import java.io.*;
 class A {
   String m(String p) throws IOException {

@@ -101,7 +101,13 @@ func (l *lowerer) resolveType(name string, cls *classCtx) string {
 // resolveKnown resolves a simple type name from what the file says, without
 // the same-package fallback.
 func (l *lowerer) resolveKnown(name string, cls *classCtx) (string, bool) {
+	if e, ok := l.mtparams[name]; ok {
+		return e, true
+	}
 	for c := cls; c != nil; c = c.outer {
+		if e, ok := c.tparams[name]; ok {
+			return e, true
+		}
 		if c.cls.Name == name {
 			return c.cls.QName, true
 		}
