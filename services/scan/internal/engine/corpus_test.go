@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -173,17 +174,26 @@ func analyzeProject(t *testing.T, an *sast.Analyzer, w *sast.Worker, root, proje
 	var out []finding.Finding
 	var files []*ir.File
 	props := dataflow.NewProperties()
+	// a directory entry is a repository of its own: its files are analysed
+	// under paths relative to it, as a scan sees them; findings and sources
+	// are reported under corpus-relative paths
+	base := filepath.Dir(project)
+	if fi, err := os.Stat(project); err == nil && fi.IsDir() {
+		base = project
+	}
+	prefix, _ := filepath.Rel(root, base)
+	prefix = filepath.ToSlash(prefix)
 	err := filepath.WalkDir(project, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		rel, _ := filepath.Rel(root, p)
+		rel, _ := filepath.Rel(base, p)
 		rel = filepath.ToSlash(rel)
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		sources[rel] = data
+		sources[path.Join(prefix, rel)] = data
 		switch {
 		case sast.Language(rel) != "":
 			prep, err := w.Prepare(context.Background(), rel, data)
@@ -206,6 +216,9 @@ func analyzeProject(t *testing.T, an *sast.Analyzer, w *sast.Worker, root, proje
 		fs, _, err := an.Flow(context.Background(), files, props.Map(), dataflow.Budget{})
 		require.NoError(t, err)
 		out = append(out, fs...)
+	}
+	for i := range out {
+		out[i].AffectedFile = path.Join(prefix, out[i].AffectedFile)
 	}
 	return out, sources
 }

@@ -485,3 +485,40 @@ func TestGuardsAndEqualityRefine(t *testing.T) {
 	add(f, cl, b)
 	require.Empty(t, run(t, f)["sqli"])
 }
+
+func TestImportPathsAndTypesAcrossFiles(t *testing.T) {
+	// package internal/db, split over two files: Store.exec in one, run in the other
+	f1 := &ir.File{Path: "internal/db/store.go", Lang: "java", Package: "internal/db"}
+	s1 := &ir.Class{Name: "Store", QName: "internal/db.Store", File: f1}
+	f1.Classes = []*ir.Class{s1}
+	eb := &fb{Builder: ir.NewBuilder(f1, "exec", "internal/db.Store.exec"), line: 100}
+	eb.Fn.Class = s1
+	eb.This("s", "internal/db.Store")
+	st := eb.Param("st", "lib.Statement", nil)
+	q := eb.Param("q", "java.lang.String", nil)
+	eb.method(ir.V(st), "execute", ir.V(q))
+	add(f1, s1, eb)
+	f2 := &ir.File{Path: "internal/db/run.go", Lang: "java", Package: "internal/db"}
+	s2 := &ir.Class{Name: "Store", QName: "internal/db.Store", File: f2}
+	f2.Classes = []*ir.Class{s2}
+	rb := &fb{Builder: ir.NewBuilder(f2, "Run", "internal/db.Run"), line: 200}
+	rst := rb.Param("st", "lib.Statement", nil)
+	rq := rb.Param("q", "java.lang.String", nil)
+	rb.method(ir.V(rst), "execute", ir.V(rq))
+	add(f2, nil, rb)
+
+	f3, cl := file("Main")
+	b, req, stv, _ := handler(f3, cl, "m")
+	p := param(b, req)
+	b.static("github.com/org/app/internal/db", "Run", stv, p) // a function of the package by import path
+	store := b.local("store", "github.com/org/app/internal/db.Store", ir.C(ir.Null()))
+	b.method(store, "exec", stv, p) // a method declared in the other file of the type
+	add(f3, cl, b)
+	res, err := Analyze(context.Background(), []*ir.File{f1, f2, f3}, testConfig(t))
+	require.NoError(t, err)
+	var where []string
+	for _, f := range res.Findings {
+		where = append(where, f.File.Path)
+	}
+	require.ElementsMatch(t, []string{"internal/db/store.go", "internal/db/run.go"}, where)
+}

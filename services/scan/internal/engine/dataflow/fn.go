@@ -789,12 +789,20 @@ func (c *fnCtx) loadField(st *state, base Val, name string) Val {
 		}
 		o := st.objs[id]
 		if v, ok := o.Fields[name]; ok {
-			out = joinVal(out, v)
-			out.Taint = out.Taint.union(v.Taint)
+			if !found {
+				t := out.Taint
+				out = v
+				out.Def = true
+				out.Taint = t.union(v.Taint)
+			} else {
+				out = joinVal(out, v)
+				out.Taint = out.Taint.union(v.Taint)
+			}
 			found = true
 		}
 		if o.Any.Def {
 			out.Taint = out.Taint.union(o.Any.Taint)
+			out.Const = nil
 		}
 		if o.Exact {
 			continue
@@ -1037,13 +1045,19 @@ func (c *fnCtx) loadGlobal(in *ir.Instr) Val {
 			out.Type = c.a.globalType(c.lm, in.Name)
 		}
 	}
+	if k, ok := c.lm.constants[in.Name]; ok {
+		out.Const = ir.Str(k)
+	}
 	for _, e := range c.lm.globals[in.Name] {
 		if e.source != nil {
 			out.Taint = out.Taint.union(Taint{{Src: realSrc(e.srcMask), Classes: e.srcMask, Trace: (*Trace)(nil).add(c.file, in.Pos, e.source.Kind+" input "+in.Name)}})
 		}
 	}
-	if fs := c.a.p.funcs[in.Name]; len(fs) > 0 {
+	if fs := c.a.p.funcsOf(in.Name); len(fs) > 0 {
 		out.Fns = unionFns(out.Fns, fs)
+	}
+	if out.Type == "" && c.a.p.packages[c.a.p.canon(in.Name)] {
+		out.Type = in.Name // a module used as a value
 	}
 	return out
 }

@@ -17,6 +17,8 @@ type program struct {
 	langs     map[string]*langModels // by model language
 	superMemo map[string][]string
 	props     map[string]string
+	packages  map[string]bool   // every file's package or module
+	canonMemo map[string]string // qualified names as imported -> as declared
 }
 
 // modelLang maps a file language to the language of its models and rules.
@@ -29,12 +31,24 @@ func modelLang(lang string) string {
 
 func newProgram(files []*ir.File, cfg *Config) *program {
 	p := &program{files: files, classes: map[string]*ir.Class{}, funcs: map[string][]*ir.Func{}, subs: map[string][]*ir.Class{},
-		byName: map[string][]*ir.Func{}, langs: map[string]*langModels{}, superMemo: map[string][]string{}, props: cfg.Properties}
+		byName: map[string][]*ir.Func{}, langs: map[string]*langModels{}, superMemo: map[string][]string{}, props: cfg.Properties,
+		packages: map[string]bool{}, canonMemo: map[string]string{}}
 	for _, f := range files {
+		if f.Package != "" {
+			p.packages[f.Package] = true
+		}
 		for _, c := range f.Classes {
-			if _, dup := p.classes[c.QName]; !dup {
-				p.classes[c.QName] = c
+			if first, dup := p.classes[c.QName]; dup {
+				// one type declared across files (Go methods, Ruby reopened
+				// classes, partial classes): one class with every member
+				if first != c {
+					first.Methods = append(first.Methods, c.Methods...)
+					first.Fields = append(first.Fields, c.Fields...)
+					first.Super = append(first.Super, c.Super...)
+				}
+				continue
 			}
+			p.classes[c.QName] = c
 		}
 		for _, fn := range f.Funcs {
 			p.funcs[fn.QName] = append(p.funcs[fn.QName], fn)
@@ -62,6 +76,57 @@ func (p *program) models(f *ir.File) *langModels {
 		return lm
 	}
 	return emptyModels
+}
+
+// canon maps a qualified name as code imports it to the name the
+// repository declares it under, when they differ by a leading path: a Go
+// import path "github.com/org/app/internal/db.Store" for the package
+// "internal/db", or a Python module "app.views" that lives in "src.app.views".
+func (p *program) canon(q string) string {
+	if p.classes[q] != nil || len(p.funcs[q]) > 0 || p.packages[q] {
+		return q
+	}
+	if c, ok := p.canonMemo[q]; ok {
+		return c
+	}
+	out := q
+	pkg, name := q, ""
+	if i := strings.LastIndexByte(q, '.'); i > 0 && !p.packages[q] {
+		pkg, name = q[:i], q[i:]
+	}
+	best := ""
+	for cand := range p.packages {
+		// a one-component import ("json") is never taken for a repository
+		// module that merely ends with the same name ("app.json")
+		multi := strings.ContainsAny(pkg, "./")
+		if cand == pkg || strings.HasSuffix(pkg, "/"+cand) || strings.HasSuffix(pkg, "."+cand) ||
+			multi && (strings.HasSuffix(cand, "."+pkg) || strings.HasSuffix(cand, "/"+pkg)) {
+			if len(cand) > len(best) {
+				best = cand
+			}
+		}
+	}
+	if best != "" {
+		out = best + name
+	}
+	p.canonMemo[q] = out
+	return out
+}
+
+// class finds a repository class by qualified name.
+func (p *program) class(q string) *ir.Class {
+	if c := p.classes[q]; c != nil || q == "" {
+		return c
+	}
+	return p.classes[p.canon(q)]
+}
+
+// funcsOf finds repository functions by qualified name.
+func (p *program) funcsOf(q string) []*ir.Func {
+	if fs := p.funcs[q]; len(fs) > 0 || q == "" {
+		return fs
+	}
+	return p.funcs[p.canon(q)]
 }
 
 // supers returns t followed by all its supertypes, from repository classes
@@ -102,7 +167,7 @@ func (p *program) supers(lm *langModels, t string) []string {
 func (p *program) method(t, name string, nargs int) *ir.Func { return p.methodIn(t, name, nargs, 0) }
 
 func (p *program) methodIn(t, name string, nargs, depth int) *ir.Func {
-	c := p.classes[t]
+	c := p.class(t)
 	if c == nil || depth > 16 {
 		return nil
 	}
@@ -158,7 +223,7 @@ func (p *program) resolve(fn *ir.Func, c *ir.Call, recv Val) []*ir.Func {
 	nargs := len(c.Args)
 	switch c.Kind {
 	case ir.CallNew:
-		if cl := p.classes[c.Qual]; cl != nil {
+		if cl := p.class(c.Qual); cl != nil {
 			for _, n := range constructorNames {
 				if m := p.method(cl.QName, n, nargs); m != nil {
 					return []*ir.Func{m}
@@ -167,23 +232,23 @@ func (p *program) resolve(fn *ir.Func, c *ir.Call, recv Val) []*ir.Func {
 		}
 		return nil
 	case ir.CallStatic:
-		if p.classes[c.Qual] != nil {
+		if p.class(c.Qual) != nil {
 			if m := p.method(c.Qual, c.Name, nargs); m != nil {
 				return []*ir.Func{m}
 			}
 		}
-		return p.funcs[c.Qual+"."+c.Name]
+		return p.funcsOf(c.Qual + "." + c.Name)
 	case ir.CallFunc:
 		if c.Qual != "" {
-			if fs := p.funcs[c.Qual+"."+c.Name]; len(fs) > 0 {
+			if fs := p.funcsOf(c.Qual + "." + c.Name); len(fs) > 0 {
 				return fs
 			}
-			if p.classes[c.Qual] != nil {
+			if p.class(c.Qual) != nil {
 				if m := p.method(c.Qual, c.Name, nargs); m != nil {
 					return []*ir.Func{m}
 				}
 			}
-			if cl := p.classes[c.Qual+"."+c.Name]; cl != nil { // imported class called like a function
+			if cl := p.class(c.Qual + "." + c.Name); cl != nil { // imported class called like a function
 				for _, n := range constructorNames {
 					if m := p.method(cl.QName, n, nargs); m != nil {
 						return []*ir.Func{m}
@@ -206,7 +271,7 @@ func (p *program) resolve(fn *ir.Func, c *ir.Call, recv Val) []*ir.Func {
 			}
 		}
 		if f := fn.File; f != nil {
-			if fs := p.funcs[qualify(f.Package, c.Name)]; len(fs) > 0 {
+			if fs := p.funcsOf(qualify(f.Package, c.Name)); len(fs) > 0 {
 				return fs
 			}
 			for _, g := range f.Funcs {
@@ -216,7 +281,7 @@ func (p *program) resolve(fn *ir.Func, c *ir.Call, recv Val) []*ir.Func {
 			}
 			if f.Lang == "php" && f.Package != "" {
 				// PHP falls back from the current namespace to the global one
-				return p.funcs[c.Name]
+				return p.funcsOf(c.Name)
 			}
 		}
 		return nil
@@ -240,16 +305,22 @@ func (p *program) resolve(fn *ir.Func, c *ir.Call, recv Val) []*ir.Func {
 	case ir.CallDynamic:
 		return recv.Fns
 	case ir.CallMethod:
+		if recv.Type != "" && p.packages[p.canon(recv.Type)] {
+			// a module used as a value: `from pkg import mod; mod.f(x)`
+			if fs := p.funcsOf(recv.Type + "." + c.Name); len(fs) > 0 {
+				return fs
+			}
+		}
 		if len(recv.Fns) > 0 && (c.Name == "call" || c.Name == "apply" || c.Name == "invoke" || c.Name == "run" || c.Name == "accept" || c.Name == "get") {
 			// calling a closure value through its functional interface
 			return recv.Fns
 		}
 		t := recv.Type
-		if t == "" || p.classes[t] == nil {
+		if t == "" || p.class(t) == nil {
 			// a constant or untyped receiver: a method only one class of the
 			// repository declares is the likely target
 			if t != "" {
-				if _, lib := p.langs[modelLang(fn.File.Lang)]; lib && p.classes[t] == nil && !strings.Contains(t, "$") {
+				if _, lib := p.langs[modelLang(fn.File.Lang)]; lib && p.class(t) == nil && !strings.Contains(t, "$") {
 					// a library type: its methods are models, not repository code
 					if len(p.byName[c.Name]) == 0 || strings.Contains(t, ".") || strings.Contains(t, "/") || strings.Contains(t, "\\") {
 						return nil

@@ -30,6 +30,7 @@ type entry struct {
 // langModels is the compiled models and flow rules of one language.
 type langModels struct {
 	lang        string
+	constants   map[string]string
 	types       map[string][]string
 	aliases     map[string]string
 	byName      map[string][]*entry // by target name ("*" for module#*)
@@ -68,7 +69,7 @@ func (lm *langModels) add(target string, e *entry) {
 }
 
 func buildLangModels(s *model.Set, rules []*model.FlowRule) *langModels {
-	lm := &langModels{lang: s.Language, types: s.Types, aliases: s.Aliases, byName: map[string][]*entry{}, globals: map[string][]*entry{}}
+	lm := &langModels{lang: s.Language, types: s.Types, aliases: s.Aliases, constants: s.Constants, byName: map[string][]*entry{}, globals: map[string][]*entry{}}
 	if lm.types == nil {
 		lm.types = map[string][]string{}
 	}

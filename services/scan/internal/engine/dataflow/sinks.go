@@ -62,6 +62,9 @@ func (c *fnCtx) checkSinks(st *state, in *ir.Instr, entries []*entry, recv Val, 
 				}
 			}
 		case e.sink != nil:
+			if e.sink.When != nil && !c.argCond(st, e.sink.When, in.Call, args) || e.sink.Unless != nil && c.argCond(st, e.sink.Unless, in.Call, args) {
+				continue
+			}
 			for _, v := range sinkOperands(e.sink, in.Call, recv, args) {
 				t := c.eff(st, v, 3)
 				for _, l := range t {
@@ -99,6 +102,28 @@ func (c *fnCtx) checkSinks(st *state, in *ir.Instr, entries []*entry, recv Val, 
 
 // typed reports whether an entry names a type or qualifier.
 func (e *entry) typed() bool { return e.qual != "*" && e.qual != "?" }
+
+// argCond tests a sink condition on a call's arguments.
+func (c *fnCtx) argCond(st *state, cond *model.ArgCond, call *ir.Call, args []Val) bool {
+	var v Val
+	found := false
+	if cond.Kwarg != "" {
+		for i, n := range call.Names {
+			if n == cond.Kwarg && i < len(args) {
+				v, found = args[i], true
+			}
+		}
+	} else if cond.Arg >= 0 && cond.Arg < len(args) {
+		v, found = args[cond.Arg], true
+	}
+	if !found {
+		return false
+	}
+	if cond.Key != "" {
+		v = c.loadField(st, v, cond.Key)
+	}
+	return v.Const != nil && cond.Re.MatchString(constString(v.Const))
+}
 
 func sourceKind(t *Trace) string {
 	for ; t != nil; t = t.Prev {

@@ -30,7 +30,7 @@ func NewBuilder(f *File, name, qname string) *Builder {
 }
 
 func (b *Builder) newBlock() *Block {
-	blk := &Block{ID: len(b.Fn.Blocks)}
+	blk := &Block{ID: len(b.Fn.Blocks), Cond: None, Val: None}
 	if n := len(b.handlers); n > 0 {
 		blk.Handlers = b.handlers[n-1]
 	}

@@ -100,7 +100,11 @@ type Set struct {
 	Returns map[string]string `yaml:"returns"`
 	// Aliases maps names a file may use to qualified ones when imports do
 	// not say it (java.lang types, PHP/Ruby built-in classes, JS globals).
-	Aliases     map[string]string `yaml:"aliases"`
+	Aliases map[string]string `yaml:"aliases"`
+	// Constants gives library constants a value the analysis can test
+	// (CURLOPT_URL, ssl.CERT_NONE, Cipher.ENCRYPT_MODE): a load of the
+	// qualified global yields the string.
+	Constants   map[string]string `yaml:"constants"`
 	Sources     []Source          `yaml:"sources"`
 	Sanitizers  []Sanitizer       `yaml:"sanitizers"`
 	Propagators []Propagator      `yaml:"propagators"`
@@ -258,6 +262,12 @@ func Load(fsys fs.FS, lang string) (*Set, error) {
 		}
 		for k, v := range s.Aliases {
 			out.Aliases[k] = v
+		}
+		for k, v := range s.Constants {
+			if out.Constants == nil {
+				out.Constants = map[string]string{}
+			}
+			out.Constants[k] = v
 		}
 		out.Sources = append(out.Sources, s.Sources...)
 		out.Sanitizers = append(out.Sanitizers, s.Sanitizers...)

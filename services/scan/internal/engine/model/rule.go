@@ -17,6 +17,9 @@ import (
 //	    recv: true             # the receiver too
 //	    unless_field: {name: secure, equals: "true"}  # a property sink: fire when the argument object's
 //	                           # field (see Setter) is not known to equal the value; no taint needed
+//	    when: {arg: 1, matches: '^CURLOPT_URL$'}       # only when another argument's constant value
+//	                           # (or, with key:, the constant at that key of an array/map argument) matches
+//	    unless: {arg: 1, key: allowed_classes, matches: '^false$'}  # not when it matches
 //
 // and a constant-argument rule names a call and a pattern its argument's
 // constant value (after constant propagation, configuration lookups
@@ -41,6 +44,18 @@ type Sink struct {
 	Kwargs      []string   `yaml:"kwargs"`
 	Recv        bool       `yaml:"recv"`
 	UnlessField *FieldCond `yaml:"unless_field"`
+	When        *ArgCond   `yaml:"when"`
+	Unless      *ArgCond   `yaml:"unless"`
+}
+
+// ArgCond tests the constant value of one argument of a call (or of one key
+// of an array or map argument): a mode flag, an option, a pattern.
+type ArgCond struct {
+	Arg     int    `yaml:"arg"`
+	Kwarg   string `yaml:"kwarg"`
+	Key     string `yaml:"key"`
+	Matches string `yaml:"matches"`
+	Re      *regexp.Regexp
 }
 
 // FieldCond is a required property of a sink argument.
@@ -65,6 +80,16 @@ func (r *FlowRule) Compile() error {
 	for _, s := range r.Sinks {
 		if len(s.Targets) == 0 {
 			return fmt.Errorf("rule %s: sink without targets", r.ID)
+		}
+		for _, c := range []*ArgCond{s.When, s.Unless} {
+			if c == nil {
+				continue
+			}
+			re, err := regexp.Compile(c.Matches)
+			if err != nil || c.Matches == "" {
+				return fmt.Errorf("rule %s: condition needs a valid matches: %v", r.ID, err)
+			}
+			c.Re = re
 		}
 	}
 	if r.Const != nil {

@@ -24,7 +24,7 @@ $ch = curl_init();
 curl_setopt($ch, CURLOPT_URL, $url); // vuln: php.ssrf.request
 curl_exec($ch);
 $body = file_get_contents($_POST['feed']); // vuln: php.ssrf.request
-$preview = curl_init($request->query('link')); // vuln: php.ssrf.request
+$preview = curl_init($_GET['link']); // vuln: php.ssrf.request
 
 $next = $_GET['next'];
 header("Location: " . $next); // vuln: php.redirect.open
