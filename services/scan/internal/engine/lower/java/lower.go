@@ -35,7 +35,8 @@
 //     is a static field. Unqualified names a static import supplies (a
 //     single member, or the only on-demand static import when the file
 //     declares no such method) are static calls and globals of that class.
-//     Generics are erased and arrays are written "T[]".
+//     Generics are erased (a type variable to its first bound or
+//     java.lang.Object) and arrays are written "T[]".
 package java
 
 import (
