@@ -136,11 +136,10 @@ func (fs *fnState) params(list *syntax.Node) {
 		case "identifier":
 			b.Param(fs.l.text(p), "", nil)
 		case "optional_parameter", "keyword_parameter":
-			v := b.Param(fs.l.text(p.Child("name")), "", nil)
+			b.Param(fs.l.text(p.Child("name")), "", nil)
 			if p.Child("value") != nil {
 				b.Fn.Params[len(b.Fn.Params)-1].Default = true
 			}
-			_ = v
 		case "splat_parameter", "hash_splat_parameter":
 			name := "*"
 			if p.Type == "hash_splat_parameter" {
