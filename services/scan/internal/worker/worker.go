@@ -186,7 +186,7 @@ func (w *Worker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	log.Info("analysis done", "findings", len(res.Findings), "files", res.Stats.FilesAnalyzed, "skipped", res.Stats.FilesSkipped, "lines", res.Stats.LinesAnalyzed,
+	log.Info("analysis done", "findings", len(res.Findings), "candidates", res.Stats.Candidates, "confirmed", res.Stats.Confirmed, "held", res.Stats.Held, "files", res.Stats.FilesAnalyzed, "skipped", res.Stats.FilesSkipped, "lines", res.Stats.LinesAnalyzed,
 		"flow_functions", res.Stats.Flow.Functions, "flow_over_budget", res.Stats.Flow.OverBudget, "flow_not_analyzed", res.Stats.Flow.NotAnalyzed)
 	progress.set(90)
 	if err := w.report(ctx, sc, res.Findings); err != nil {
@@ -204,8 +204,8 @@ func (w *Worker) report(ctx context.Context, sc store.Scan, fs []engine.Finding)
 		req := &findingsv1.ReportFindingsRequest{ScanId: sc.ID}
 		for _, f := range fs[start:end] {
 			rf := &findingsv1.ReportedFinding{
-				Fingerprint: f.Fingerprint, Title: f.Title, Category: f.Category, Severity: f.Severity, Description: f.Description,
-				AffectedFile: f.AffectedFile, AffectedCode: f.AffectedCode, Tags: f.Tags, StartLine: int32(f.StartLine), EndLine: int32(f.EndLine),
+				Fingerprint: f.Fingerprint, Title: f.Title, Category: f.Category, Severity: f.Severity, Description: Describe(f),
+				AffectedFile: f.AffectedFile, AffectedCode: f.AffectedCode, Tags: Tags(f), StartLine: int32(f.StartLine), EndLine: int32(f.EndLine),
 				Verified: f.Confirmed,
 			}
 			if f.ProofOfConcept != nil {
