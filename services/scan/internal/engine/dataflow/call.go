@@ -10,7 +10,6 @@ type lookupKey struct {
 	lm   *langModels
 	kind ir.CallKind
 	name string
-	qual string
 	typ  string
 }
 
