@@ -131,6 +131,7 @@ func (fs *fnState) params(list *syntax.Node) {
 		return
 	}
 	b := fs.b
+	var defaults []*syntax.Node
 	for _, p := range list.NamedChildren() {
 		switch p.Type {
 		case "identifier":
@@ -139,6 +140,7 @@ func (fs *fnState) params(list *syntax.Node) {
 			b.Param(fs.l.text(p.Child("name")), "", nil)
 			if p.Child("value") != nil {
 				b.Fn.Params[len(b.Fn.Params)-1].Default = true
+				defaults = append(defaults, p)
 			}
 		case "splat_parameter", "hash_splat_parameter":
 			name := "*"
@@ -164,6 +166,19 @@ func (fs *fnState) params(list *syntax.Node) {
 			t := b.Param("$destructured", "", nil)
 			fs.destructure(p, ir.V(t))
 		}
+	}
+	// A default value is computed when the caller passes no argument.
+	for _, p := range defaults {
+		v, _ := b.Lookup(fs.l.text(p.Child("name")))
+		set, join := b.NewBlock(), b.NewBlock()
+		b.If(b.Opaque(nil, pos(p)), set, join, pos(p))
+		b.SetBlock(set)
+		d := fs.expr(p.Child("value"), true)
+		if b.Reachable() {
+			b.Assign(v, d, pos(p))
+			b.Jump(join, pos(p))
+		}
+		b.SetBlock(join)
 	}
 }
 

@@ -65,6 +65,7 @@ func TestLowerGolden(t *testing.T) {
 		{"route_helpers", "class C < ApplicationController\n  def go\n    redirect_to order_path(id: params[:id])\n    custom_path(1)\n  end\n  def custom_path(x) = x\nend\n"},
 		{"iterators", "def f(list)\n  list.each_with_index { |x, i| puts x }\n  list.select { |x| x }\n  list.map(&:to_s)\nend\n"},
 		{"heredocs", "a = <<~TXT\n    one\n      two\n  TXT\nb = <<-EOS\n  keep\n  EOS\nc = <<EOS\nraw\nEOS\n"},
+		{"default_params", "def f(a, b = compute(a), key: 1, &blk)\n  b\nend\n"},
 		{"define_method", "class A\n  define_method(:hello) do |x|\n    x\n  end\nend\n"},
 	}
 	for _, tc := range cases {
