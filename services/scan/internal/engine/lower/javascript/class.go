@@ -55,7 +55,10 @@ func (fc *fnCtx) lowerClass(n *syntax.Node, name, qname string) string {
 			name = qname
 		}
 	}
-	cls := &ir.Class{Name: name, QName: qname, File: l.file, Pos: pos(n)}
+	cls := &ir.Class{Name: name, QName: qname, File: l.file, Pos: pos(n), Annotations: l.decorators(n)}
+	if p := n.Parent; p != nil && p.Type == "export_statement" {
+		cls.Annotations = append(l.decorators(p), cls.Annotations...)
+	}
 	l.file.Classes = append(l.file.Classes, cls)
 	if !(fc.module && len(fc.scopes) == 1) && name != "" {
 		fc.scopes[len(fc.scopes)-1][name] = &sym{v: ir.NoVar, class: qname}
@@ -116,7 +119,18 @@ func (fc *fnCtx) lowerClass(n *syntax.Node, name, qname string) string {
 	if body == nil {
 		return qname
 	}
+	var pending []ir.Annotation // decorators precede the member they decorate
 	for _, m := range body.Children {
+		if m.Type == "decorator" {
+			if a, ok := l.decorator(m); ok {
+				pending = append(pending, a)
+			}
+			continue
+		}
+		anns := pending
+		if m.Named && !isComment(m) {
+			pending = nil
+		}
 		switch m.Type {
 		case "method_definition", "abstract_method_signature", "method_signature":
 			k := m.Child("name")
@@ -139,6 +153,7 @@ func (fc *fnCtx) lowerClass(n *syntax.Node, name, qname string) string {
 			fi.name, fi.qname = mname, qname+"."+mname
 			top := fc.module && len(fc.scopes) == 1
 			fn := l.function(m, fi, fc, top)
+			fn.Annotations = append(anns, l.decorators(m)...)
 			cls.Methods = append(cls.Methods, fn)
 		case "field_definition", "public_field_definition":
 			if !l.hasKeyword(m, fieldName(m), "static") || m.Child("value") == nil {

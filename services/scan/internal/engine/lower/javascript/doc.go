@@ -111,6 +111,9 @@
 //     CallFunc set:<name>(v) (`location = x`).
 //
 // TypeScript and JSX:
+//   - Decorators are annotations of their class, method or parameter,
+//     named like references ("@nestjs/common.Get" for an imported Get),
+//     with their constant arguments by position ("0") and object keys.
 //   - Type annotations set Var.Type (and Func.Result) when they name a
 //     class or interface (of the file, imported: "express.Request", or a
 //     global type as written); `string` is "String", arrays "Array",

@@ -156,7 +156,7 @@ func (fc *fnCtx) param(p *syntax.Node) func() {
 	if fc.used != nil {
 		fc.used[name] = true
 	}
-	v := fc.b.Param(name, typ, nil)
+	v := fc.b.Param(name, typ, l.decorators(p))
 	fc.scopes[0][name] = &sym{v: v}
 	idx := len(fc.b.Fn.Params) - 1
 	fc.b.Fn.Params[idx].Default = def != nil

@@ -162,6 +162,13 @@ export async function get(req: Request, res: Response): Promise<void> {
 namespace Util { export function twice(x: number) { return x * 2; } }
 abstract class Shape implements Named { abstract area(): number; constructor(private readonly name: string) {} }
 class Square extends Shape { area() { return Util.twice(Color.Green); } }`},
+	{"decorators", "src/users.controller.ts", `import { Controller, Get, Param, Query } from '@nestjs/common';
+@Controller('users')
+export class UsersController {
+  constructor(private readonly svc: UsersService) {}
+  @Get(':id')
+  find(@Param('id') id: string, @Query() q: Filter) { return this.svc.find(id, q); }
+}`},
 	{"jsx", "src/page.jsx", `import Comment from './comment';
 export default function Page({ body, title }) {
   return <div className="c" title={title} onClick={() => go(title)} dangerouslySetInnerHTML={{ __html: body }}>{title}<Comment text={body} /></div>;
