@@ -14,6 +14,7 @@ import (
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/dataflow"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/ir"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/sast"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/secrets"
 )
 
 // Function templates per language: ordinary code with one request-to-sink
@@ -157,7 +158,10 @@ func generateRepo(b *testing.B, totalLines int) (string, []string, int) {
 // generated 100,000-line repository in six languages, beside tree-sitter's
 // parse-only time on the same files measured in the same run: x-parse is
 // each stage's time divided by that floor. peak-heap-MB is the largest heap
-// in use seen while the stage ran. Run with:
+// in use seen while the stage ran. secrets-scan is the secret detector alone;
+// its secrets-share-% is its part of the CPU that code analysis
+// (parse-and-lower and dataflow) and secret detection take together.
+// VULNSCAN_BENCH_REPO names a real repository to measure instead. Run with:
 // go test -run '^$' -bench Engine -benchtime 3x
 func BenchmarkEngine(b *testing.B) {
 	benchEngine(b, 100_000)
@@ -221,8 +225,30 @@ func trackPeak() func() uint64 {
 	}
 }
 
+// sourceRepo lists the files under dir in the analysed languages, with
+// their total lines.
+func sourceRepo(b *testing.B, dir string) (string, []string, int) {
+	var files []string
+	lines := 0
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.Contains(" .py .js .ts .go .java .rb .php ", " "+filepath.Ext(p)+" ") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		files, lines = append(files, p), lines+strings.Count(string(data), "\n")
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dir, files, lines
+}
+
 func benchEngine(b *testing.B, size int) {
 	dir, files, lines := generateRepo(b, size)
+	if real := os.Getenv("VULNSCAN_BENCH_REPO"); real != "" {
+		dir, files, lines = sourceRepo(b, real)
+	}
 	srcs := make([][]byte, len(files))
 	rels := make([]string, len(files))
 	for i, f := range files {
@@ -266,6 +292,7 @@ func benchEngine(b *testing.B, size int) {
 		report(b, 0)
 	})
 	var prepared []*ir.File
+	var lowerPer, flowPer time.Duration // code analysis per op
 	b.Run("parse-and-lower", func(b *testing.B) {
 		for b.Loop() {
 			prepared = prepared[:0]
@@ -280,6 +307,7 @@ func benchEngine(b *testing.B, size int) {
 			}
 		}
 		report(b, 0)
+		lowerPer = b.Elapsed() / time.Duration(b.N)
 	})
 	b.Run("dataflow", func(b *testing.B) {
 		n := 0
@@ -292,6 +320,26 @@ func benchEngine(b *testing.B, size int) {
 		}
 		report(b, 0)
 		b.ReportMetric(float64(n), "findings")
+		flowPer = b.Elapsed() / time.Duration(b.N)
+	})
+	b.Run("secrets-scan", func(b *testing.B) {
+		sec, err := secrets.New()
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for b.Loop() {
+			n = 0
+			for i := range srcs {
+				n += len(sec.Scan(rels[i], srcs[i]))
+			}
+		}
+		report(b, 0)
+		b.ReportMetric(float64(n), "findings")
+		if lowerPer > 0 && flowPer > 0 { // both measured in this run
+			per := b.Elapsed() / time.Duration(b.N)
+			b.ReportMetric(100*float64(per)/float64(per+lowerPer+flowPer), "secrets-share-%")
+		}
 	})
 	b.Run("engine-run-1-worker", func(b *testing.B) {
 		e := New(WithWorkers(1))
