@@ -171,7 +171,12 @@ var javaLang = setOf("Object", "String", "StringBuilder", "StringBuffer", "CharS
 	"NoSuchFieldException", "IllegalAccessException", "InstantiationException", "Iterable", "Comparable",
 	"AutoCloseable", "Cloneable", "Enum", "Record", "Void", "Override", "Deprecated", "SuppressWarnings",
 	"FunctionalInterface", "SafeVarargs", "StackOverflowError", "OutOfMemoryError", "AssertionError", "Appendable",
-	"Readable", "Package", "StackTraceElement", "InheritableThreadLocal")
+	"Readable", "Package", "StackTraceElement", "InheritableThreadLocal", "ProcessHandle", "StackWalker", "Module",
+	"ModuleLayer", "SecurityManager", "ThreadGroup", "IllegalMonitorStateException", "NegativeArraySizeException",
+	"ArrayStoreException", "EnumConstantNotPresentException", "TypeNotPresentException", "LinkageError",
+	"ExceptionInInitializerError", "NoClassDefFoundError", "VirtualMachineError", "InternalError",
+	"StringIndexOutOfBoundsException", "IllegalThreadStateException", "IllegalCallerException", "MatchException",
+	"WrongThreadException", "ScopedValue", "Character.UnicodeBlock")
 
 // wellKnown lists classes of packages commonly imported with a wildcard, so
 // that `import java.util.*;` still resolves List to java.util.List.
