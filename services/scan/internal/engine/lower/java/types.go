@@ -176,7 +176,7 @@ var javaLang = setOf("Object", "String", "StringBuilder", "StringBuffer", "CharS
 	"ArrayStoreException", "EnumConstantNotPresentException", "TypeNotPresentException", "LinkageError",
 	"ExceptionInInitializerError", "NoClassDefFoundError", "VirtualMachineError", "InternalError",
 	"StringIndexOutOfBoundsException", "IllegalThreadStateException", "IllegalCallerException", "MatchException",
-	"WrongThreadException", "ScopedValue", "Character.UnicodeBlock")
+	"WrongThreadException", "ScopedValue")
 
 // wellKnown lists classes of packages commonly imported with a wildcard, so
 // that `import java.util.*;` still resolves List to java.util.List.
