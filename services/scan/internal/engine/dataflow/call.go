@@ -25,7 +25,9 @@ func (a *analyzer) callSite(lm *langModels, c *ir.Call, recvType string) *callSi
 	case ir.CallStatic, ir.CallNew:
 		q := lm.alias(c.Qual)
 		cs.quals = a.p.supers(lm, q)
-		cs.typeKnown = q != ""
+		// a qualifier neither the repository nor the models know (a Rails
+		// model declared elsewhere) is as good as an unknown receiver type
+		cs.typeKnown = q != "" && (a.p.class(q) != nil || lm.known[q])
 		if c.Kind == ir.CallNew {
 			cs.name = "<init>"
 		}
@@ -135,8 +137,76 @@ func (c *fnCtx) call(st *state, in *ir.Instr) Val {
 		return out
 	}
 	c.a.st.CallsToLibrary++
-	recvType := recv.Type
-	return c.library(st, in, recv, args, recvType, newObj)
+	if call.Kind == ir.CallDynamic || call.Kind == ir.CallMethod && isCallName(call.Name) {
+		// calling a function value the analysis cannot see here (a
+		// parameter): the summary records it so that the caller, which
+		// knows the closure, applies it
+		c.noteParamCall(st, call.Recv, recv, args)
+	}
+	out = c.library(st, in, recv, args, recv.Type, newObj)
+	if r, ok := c.callbacks(st, in, recv, args); ok {
+		out.Taint = out.Taint.union(r.Taint)
+	}
+	return out
+}
+
+func isCallName(n string) bool {
+	switch n {
+	case "call", "apply", "invoke", "run", "accept", "yield", "()", "__invoke":
+		return true
+	}
+	return false
+}
+
+// callbacks runs the closures passed to a library call (forEach, map, each,
+// then, route handlers…) with what the call may hand them: the receiver's
+// elements and the other arguments. It returns the joined results.
+func (c *fnCtx) callbacks(st *state, in *ir.Instr, recv Val, args []Val) (Val, bool) {
+	var fns []*ir.Func
+	var data Taint
+	data = data.union(c.eff(st, recv, 2))
+	for _, a := range args {
+		if len(a.Fns) > 0 {
+			fns = unionFns(fns, a.Fns)
+		} else {
+			data = data.union(c.eff(st, a, 2))
+		}
+	}
+	if len(fns) == 0 {
+		return Val{}, false
+	}
+	out := Val{Def: true}
+	for _, fn := range fns {
+		s := c.a.sums[fn]
+		if s == nil || fn == c.fn {
+			continue
+		}
+		actual := make([]Val, len(fn.Params))
+		for i := range actual {
+			actual[i] = Val{Def: true, Taint: data}
+		}
+		out = joinVal(out, c.applySummary(st, in, fn, s, Val{Def: true}, actual))
+	}
+	return out, true
+}
+
+// noteParamCall records in the summary that a parameter holding a function
+// is called with these arguments.
+func (c *fnCtx) noteParamCall(st *state, op ir.Value, fnVal Val, args []Val) {
+	param := -1
+	for _, l := range fnVal.Taint {
+		if isParam(l.Src) && l.Field == "" {
+			param = paramIndex(l.Src)
+		}
+	}
+	if param < 0 || len(c.sum.calls) >= 16 {
+		return
+	}
+	k := sumCall{param: param}
+	for _, a := range args {
+		k.args = append(k.args, c.eff(st, a, 2))
+	}
+	c.sum.calls = append(c.sum.calls, k)
 }
 
 // defaultFlow is a call without a model: its result carries the taint of

@@ -522,3 +522,38 @@ func TestImportPathsAndTypesAcrossFiles(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"internal/db/store.go", "internal/db/run.go"}, where)
 }
+
+func TestClosuresPassedToCalls(t *testing.T) {
+	f, cl := file("M")
+	// void run(String v, Function cb) { cb.call(v); }
+	rb := &fb{Builder: ir.NewBuilder(f, "run", "app.M.run"), line: 300}
+	rb.Fn.Class, rb.Fn.Static = cl, true
+	v := rb.Param("v", "java.lang.String", nil)
+	cb := rb.Param("cb", "", nil)
+	rb.method(ir.V(cb), "call", ir.V(v))
+	add(f, cl, rb)
+	b, req, _, _ := handler(f, cl, "m")
+	p := param(b, req)
+	// a callback whose parameter reaches a sink, handed to a repository function…
+	lb := &fb{Builder: ir.NewBuilder(f, "<lambda>", "app.M.m$1"), line: 400}
+	stc := lb.Captured("st", "lib.Statement")
+	x := lb.Param("x", "java.lang.String", nil)
+	lb.method(ir.V(stc), "execute", ir.V(x))
+	lam := add(f, nil, lb)
+	lam.Parent = b.Fn
+	fv := b.Closure(lam, b.pos())
+	b.static("app.M", "run", p, fv)
+	// …and one handed to a library iteration over tainted elements
+	lb2 := &fb{Builder: ir.NewBuilder(f, "<lambda>", "app.M.m$2"), line: 500}
+	stc2 := lb2.Captured("st", "lib.Statement")
+	y := lb2.Param("y", "java.lang.String", nil)
+	lb2.method(ir.V(stc2), "execute", ir.V(y))
+	lam2 := add(f, nil, lb2)
+	lam2.Parent = b.Fn
+	items := b.local("items", "java.util.ArrayList", b.newObj("java.util.ArrayList"))
+	b.method(items, "add", p)
+	b.method(items, "forEach", b.Closure(lam2, b.pos()))
+	add(f, cl, b)
+	got := run(t, f)
+	require.Len(t, got["sqli"], 2, "%v", got)
+}

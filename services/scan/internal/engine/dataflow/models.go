@@ -30,6 +30,7 @@ type entry struct {
 // langModels is the compiled models and flow rules of one language.
 type langModels struct {
 	lang        string
+	known       map[string]bool // every type or module the models name
 	constants   map[string]string
 	types       map[string][]string
 	aliases     map[string]string
@@ -66,10 +67,23 @@ func (lm *langModels) add(target string, e *entry) {
 	}
 	e.qual, e.name = splitTarget(target)
 	lm.byName[e.name] = append(lm.byName[e.name], e)
+	if lm.known != nil {
+		lm.known[e.qual] = true
+	}
 }
 
 func buildLangModels(s *model.Set, rules []*model.FlowRule) *langModels {
-	lm := &langModels{lang: s.Language, types: s.Types, aliases: s.Aliases, constants: s.Constants, byName: map[string][]*entry{}, globals: map[string][]*entry{}}
+	lm := &langModels{lang: s.Language, types: s.Types, aliases: s.Aliases, constants: s.Constants, byName: map[string][]*entry{}, globals: map[string][]*entry{},
+		known: map[string]bool{}}
+	for t, sup := range s.Types {
+		lm.known[t] = true
+		for _, x := range sup {
+			lm.known[x] = true
+		}
+	}
+	for _, t := range s.Returns {
+		lm.known[t] = true
+	}
 	if lm.types == nil {
 		lm.types = map[string][]string{}
 	}

@@ -239,6 +239,22 @@ func (c *fnCtx) applySummary(st *state, in *ir.Instr, callee *ir.Func, s *summar
 			}
 		}
 	}
+	for _, k := range s.calls {
+		if k.param >= len(args) {
+			continue
+		}
+		for _, fn := range args[k.param].Fns {
+			fs := c.a.sums[fn]
+			if fs == nil || fn == c.fn {
+				continue
+			}
+			actual := make([]Val, len(k.args))
+			for i, t := range k.args {
+				actual[i] = Val{Def: true, Taint: c.subst(st, t, callee, recv, args, in.Pos)}
+			}
+			c.applySummary(st, in, fn, fs, Val{Def: true}, actual)
+		}
+	}
 	for _, f := range s.fields {
 		t := c.subst(st, f.taint, callee, recv, args, in.Pos)
 		c.sum.addField(f.key, t.symbolic())

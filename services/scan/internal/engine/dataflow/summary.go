@@ -15,6 +15,14 @@ type summary struct {
 	consts []sumConst
 	muts   []sumMut
 	fields []sumField
+	calls  []sumCall
+}
+
+// sumCall: the function calls the function value its parameter holds
+// (a block, a callback) with arguments of this taint.
+type sumCall struct {
+	param int
+	args  []Taint
 }
 
 type sumSink struct {
@@ -49,7 +57,7 @@ type sumField struct {
 }
 
 func (s *summary) equal(t *summary) bool {
-	if !valEqual(s.ret, t.ret) || len(s.sinks) != len(t.sinks) || len(s.consts) != len(t.consts) || len(s.muts) != len(t.muts) || len(s.fields) != len(t.fields) {
+	if !valEqual(s.ret, t.ret) || len(s.sinks) != len(t.sinks) || len(s.consts) != len(t.consts) || len(s.muts) != len(t.muts) || len(s.fields) != len(t.fields) || len(s.calls) != len(t.calls) {
 		return false
 	}
 	for i := range s.muts {
