@@ -149,13 +149,30 @@ func (s *Intake) RejectFinding(ctx context.Context, req *findingsv1.RejectFindin
 }
 
 func (s *Intake) ListFindingsForOperator(ctx context.Context, req *findingsv1.ListFindingsForOperatorRequest) (*findingsv1.ListFindingsForOperatorResponse, error) {
-	if err := validate.UUID("scan_id", req.GetScanId()); err != nil {
-		return nil, err
+	q := store.OperatorQuery{ScanID: req.GetScanId(), OrgID: req.GetOrgId(), Status: req.GetVerificationStatus(), IncludeUnverified: req.GetIncludeUnverified()}
+	switch {
+	case q.ScanID == "" && q.OrgID == "":
+		return nil, apierr.Invalid("scan_id or org_id is required")
+	case q.ScanID != "" && q.OrgID != "":
+		return nil, apierr.Invalid("give scan_id or org_id, not both")
+	case q.ScanID != "":
+		if err := validate.UUID("scan_id", q.ScanID); err != nil {
+			return nil, err
+		}
+		if _, err := s.Store.GetScan(ctx, q.ScanID); err != nil {
+			return nil, translate(err)
+		}
+	default:
+		if err := validate.UUID("org_id", q.OrgID); err != nil {
+			return nil, err
+		}
 	}
-	if _, err := s.Store.GetScan(ctx, req.GetScanId()); err != nil {
-		return nil, translate(err)
+	if q.Status != "" {
+		if err := validate.OneOf("verification_status", q.Status, store.Pending, store.Approved, store.Rejected); err != nil {
+			return nil, err
+		}
 	}
-	list, err := s.Store.ListForOperator(ctx, req.GetScanId(), req.GetIncludeUnverified())
+	list, err := s.Store.ListForReview(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +180,7 @@ func (s *Intake) ListFindingsForOperator(ctx context.Context, req *findingsv1.Li
 	for _, f := range list {
 		out.Data = append(out.Data, &findingsv1.OperatorFinding{Id: f.ID, Title: f.Title, VerificationStatus: f.VerificationStatus,
 			Severity: f.Severity, State: f.State, Category: f.Category, Fingerprint: f.Fingerprint, AffectedFile: f.AffectedFile,
-			FoundAt: timestamppb.New(f.FoundAt)})
+			FoundAt: timestamppb.New(f.FoundAt), StartLine: f.StartLine, Confidence: f.Confidence, Reasons: f.Reasons})
 	}
 	return out, nil
 }
@@ -188,10 +205,22 @@ func (s *Intake) GetScanSummaries(ctx context.Context, req *findingsv1.GetScanSu
 	if err != nil {
 		return nil, err
 	}
+	var ver map[string]map[string]int64
+	if req.GetWithVerification() {
+		if ver, err = s.Store.VerificationCounts(ctx, req.GetOrgId(), req.GetScanIds()); err != nil {
+			return nil, err
+		}
+	}
 	for _, id := range req.GetScanIds() {
 		m := all[id]
-		out.Summaries = append(out.Summaries, &findingsv1.ScanSummary{ScanId: id, Critical: int32(m["critical"]), High: int32(m["high"]),
-			Medium: int32(m["medium"]), Low: int32(m["low"]), Info: int32(m["info"])})
+		sum := &findingsv1.ScanSummary{ScanId: id, Critical: int32(m["critical"]), High: int32(m["high"]),
+			Medium: int32(m["medium"]), Low: int32(m["low"]), Info: int32(m["info"])}
+		if ver != nil {
+			v := ver[id]
+			sum.Verification = &findingsv1.VerificationCounts{Candidates: int32(v[store.Approved] + v[store.Pending] + v[store.Rejected]),
+				Approved: int32(v[store.Approved]), Held: int32(v[store.Pending]), Rejected: int32(v[store.Rejected])}
+		}
+		out.Summaries = append(out.Summaries, sum)
 	}
 	return out, nil
 }

@@ -90,7 +90,7 @@ func (s *Service) GetScan(ctx context.Context, req *scanv1.GetScanRequest) (*sca
 		return nil, err
 	}
 	out := []*scanv1.Scan{scanProto(sc)}
-	if err := s.addSummaries(ctx, sc.OrgID, out); err != nil {
+	if err := s.addSummaries(ctx, sc.OrgID, out, true); err != nil {
 		return nil, err
 	}
 	return &scanv1.GetScanResponse{Scan: out[0]}, nil
@@ -139,15 +139,15 @@ func (s *Service) ListScans(ctx context.Context, req *scanv1.ListScansRequest) (
 	for _, sc := range scans {
 		out.Data = append(out.Data, scanProto(sc))
 	}
-	if err := s.addSummaries(ctx, caller.OrgID, out.Data); err != nil {
+	if err := s.addSummaries(ctx, caller.OrgID, out.Data, false); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// addSummaries fills findings_summary of the scans with one call to the
-// findings service.
-func (s *Service) addSummaries(ctx context.Context, orgID string, scans []*scanv1.Scan) error {
+// addSummaries fills findings_summary of the scans (and, for the scan
+// details, verification) with one call to the findings service.
+func (s *Service) addSummaries(ctx context.Context, orgID string, scans []*scanv1.Scan, verification bool) error {
 	if len(scans) == 0 {
 		return nil
 	}
@@ -155,13 +155,16 @@ func (s *Service) addSummaries(ctx context.Context, orgID string, scans []*scanv
 	for i, sc := range scans {
 		ids[i] = sc.GetId()
 	}
-	resp, err := s.Findings.GetScanSummaries(ctx, &findingsv1.GetScanSummariesRequest{OrgId: orgID, ScanIds: ids})
+	resp, err := s.Findings.GetScanSummaries(ctx, &findingsv1.GetScanSummariesRequest{OrgId: orgID, ScanIds: ids, WithVerification: verification})
 	if err != nil {
 		return fmt.Errorf("findings summaries: %w", err)
 	}
 	for i, sum := range resp.GetSummaries() {
 		if i < len(scans) && sum.GetScanId() == ids[i] {
 			scans[i].FindingsSummary = &scanv1.FindingsSummary{Critical: sum.GetCritical(), High: sum.GetHigh(), Medium: sum.GetMedium(), Low: sum.GetLow(), Info: sum.GetInfo()}
+			if v := sum.GetVerification(); v != nil {
+				scans[i].Verification = &scanv1.VerificationSummary{Candidates: v.GetCandidates(), Approved: v.GetApproved(), Held: v.GetHeld(), Rejected: v.GetRejected()}
+			}
 		}
 	}
 	return nil

@@ -1803,12 +1803,18 @@ func (x *RejectFindingResponse) GetVerificationStatus() string {
 }
 
 type ListFindingsForOperatorRequest struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	ScanId string                 `protobuf:"bytes,1,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// scan_id, or org_id: the findings that occurred in the scan, or all the
+	// organization's findings. One of them is required.
+	ScanId string `protobuf:"bytes,1,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
 	// include_unverified also lists pending and rejected findings.
 	IncludeUnverified bool `protobuf:"varint,2,opt,name=include_unverified,json=includeUnverified,proto3" json:"include_unverified,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// verification_status, when set (pending, approved or rejected), lists
+	// only findings in that status; it overrides include_unverified.
+	VerificationStatus string `protobuf:"bytes,3,opt,name=verification_status,json=verificationStatus,proto3" json:"verification_status,omitempty"`
+	OrgId              string `protobuf:"bytes,4,opt,name=org_id,json=orgId,proto3" json:"org_id,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *ListFindingsForOperatorRequest) Reset() {
@@ -1855,6 +1861,20 @@ func (x *ListFindingsForOperatorRequest) GetIncludeUnverified() bool {
 	return false
 }
 
+func (x *ListFindingsForOperatorRequest) GetVerificationStatus() string {
+	if x != nil {
+		return x.VerificationStatus
+	}
+	return ""
+}
+
+func (x *ListFindingsForOperatorRequest) GetOrgId() string {
+	if x != nil {
+		return x.OrgId
+	}
+	return ""
+}
+
 type OperatorFinding struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`
 	Id                 string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -1866,8 +1886,13 @@ type OperatorFinding struct {
 	Fingerprint        string                 `protobuf:"bytes,7,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
 	AffectedFile       string                 `protobuf:"bytes,8,opt,name=affected_file,json=affectedFile,proto3" json:"affected_file,omitempty"`
 	FoundAt            *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=found_at,json=foundAt,proto3" json:"found_at,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// confidence (high, medium or low) and reasons are the automated
+	// verification's, as reported with the finding; empty when it gave none.
+	Confidence    string   `protobuf:"bytes,10,opt,name=confidence,proto3" json:"confidence,omitempty"`
+	Reasons       []string `protobuf:"bytes,11,rep,name=reasons,proto3" json:"reasons,omitempty"`
+	StartLine     int32    `protobuf:"varint,12,opt,name=start_line,json=startLine,proto3" json:"start_line,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *OperatorFinding) Reset() {
@@ -1963,6 +1988,27 @@ func (x *OperatorFinding) GetFoundAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *OperatorFinding) GetConfidence() string {
+	if x != nil {
+		return x.Confidence
+	}
+	return ""
+}
+
+func (x *OperatorFinding) GetReasons() []string {
+	if x != nil {
+		return x.Reasons
+	}
+	return nil
+}
+
+func (x *OperatorFinding) GetStartLine() int32 {
+	if x != nil {
+		return x.StartLine
+	}
+	return 0
+}
+
 type ListFindingsForOperatorResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Data          []*OperatorFinding     `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
@@ -2008,11 +2054,13 @@ func (x *ListFindingsForOperatorResponse) GetData() []*OperatorFinding {
 }
 
 type GetScanSummariesRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	OrgId         string                 `protobuf:"bytes,1,opt,name=org_id,json=orgId,proto3" json:"org_id,omitempty"`
-	ScanIds       []string               `protobuf:"bytes,2,rep,name=scan_ids,json=scanIds,proto3" json:"scan_ids,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	OrgId   string                 `protobuf:"bytes,1,opt,name=org_id,json=orgId,proto3" json:"org_id,omitempty"`
+	ScanIds []string               `protobuf:"bytes,2,rep,name=scan_ids,json=scanIds,proto3" json:"scan_ids,omitempty"`
+	// with_verification also counts each scan's findings by verification status.
+	WithVerification bool `protobuf:"varint,3,opt,name=with_verification,json=withVerification,proto3" json:"with_verification,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *GetScanSummariesRequest) Reset() {
@@ -2059,21 +2107,102 @@ func (x *GetScanSummariesRequest) GetScanIds() []string {
 	return nil
 }
 
-type ScanSummary struct {
+func (x *GetScanSummariesRequest) GetWithVerification() bool {
+	if x != nil {
+		return x.WithVerification
+	}
+	return false
+}
+
+// VerificationCounts counts the findings that occurred in a scan by
+// verification status: candidates is every finding the scan put through
+// verification, approved the visible ones, held those still in verification
+// and rejected those an operator rejected.
+type VerificationCounts struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	ScanId        string                 `protobuf:"bytes,1,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
-	Critical      int32                  `protobuf:"varint,2,opt,name=critical,proto3" json:"critical,omitempty"`
-	High          int32                  `protobuf:"varint,3,opt,name=high,proto3" json:"high,omitempty"`
-	Medium        int32                  `protobuf:"varint,4,opt,name=medium,proto3" json:"medium,omitempty"`
-	Low           int32                  `protobuf:"varint,5,opt,name=low,proto3" json:"low,omitempty"`
-	Info          int32                  `protobuf:"varint,6,opt,name=info,proto3" json:"info,omitempty"`
+	Candidates    int32                  `protobuf:"varint,1,opt,name=candidates,proto3" json:"candidates,omitempty"`
+	Approved      int32                  `protobuf:"varint,2,opt,name=approved,proto3" json:"approved,omitempty"`
+	Held          int32                  `protobuf:"varint,3,opt,name=held,proto3" json:"held,omitempty"`
+	Rejected      int32                  `protobuf:"varint,4,opt,name=rejected,proto3" json:"rejected,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerificationCounts) Reset() {
+	*x = VerificationCounts{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerificationCounts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerificationCounts) ProtoMessage() {}
+
+func (x *VerificationCounts) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerificationCounts.ProtoReflect.Descriptor instead.
+func (*VerificationCounts) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *VerificationCounts) GetCandidates() int32 {
+	if x != nil {
+		return x.Candidates
+	}
+	return 0
+}
+
+func (x *VerificationCounts) GetApproved() int32 {
+	if x != nil {
+		return x.Approved
+	}
+	return 0
+}
+
+func (x *VerificationCounts) GetHeld() int32 {
+	if x != nil {
+		return x.Held
+	}
+	return 0
+}
+
+func (x *VerificationCounts) GetRejected() int32 {
+	if x != nil {
+		return x.Rejected
+	}
+	return 0
+}
+
+type ScanSummary struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	ScanId   string                 `protobuf:"bytes,1,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	Critical int32                  `protobuf:"varint,2,opt,name=critical,proto3" json:"critical,omitempty"`
+	High     int32                  `protobuf:"varint,3,opt,name=high,proto3" json:"high,omitempty"`
+	Medium   int32                  `protobuf:"varint,4,opt,name=medium,proto3" json:"medium,omitempty"`
+	Low      int32                  `protobuf:"varint,5,opt,name=low,proto3" json:"low,omitempty"`
+	Info     int32                  `protobuf:"varint,6,opt,name=info,proto3" json:"info,omitempty"`
+	// verification is set when the request asked for it.
+	Verification  *VerificationCounts `protobuf:"bytes,7,opt,name=verification,proto3" json:"verification,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ScanSummary) Reset() {
 	*x = ScanSummary{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2085,7 +2214,7 @@ func (x *ScanSummary) String() string {
 func (*ScanSummary) ProtoMessage() {}
 
 func (x *ScanSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2098,7 +2227,7 @@ func (x *ScanSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanSummary.ProtoReflect.Descriptor instead.
 func (*ScanSummary) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{27}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ScanSummary) GetScanId() string {
@@ -2143,6 +2272,13 @@ func (x *ScanSummary) GetInfo() int32 {
 	return 0
 }
 
+func (x *ScanSummary) GetVerification() *VerificationCounts {
+	if x != nil {
+		return x.Verification
+	}
+	return nil
+}
+
 type GetScanSummariesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// summaries has one entry per requested scan, in the order requested.
@@ -2153,7 +2289,7 @@ type GetScanSummariesResponse struct {
 
 func (x *GetScanSummariesResponse) Reset() {
 	*x = GetScanSummariesResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2165,7 +2301,7 @@ func (x *GetScanSummariesResponse) String() string {
 func (*GetScanSummariesResponse) ProtoMessage() {}
 
 func (x *GetScanSummariesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2178,7 +2314,7 @@ func (x *GetScanSummariesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScanSummariesResponse.ProtoReflect.Descriptor instead.
 func (*GetScanSummariesResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{28}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetScanSummariesResponse) GetSummaries() []*ScanSummary {
@@ -2207,7 +2343,7 @@ type Integration struct {
 
 func (x *Integration) Reset() {
 	*x = Integration{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2219,7 +2355,7 @@ func (x *Integration) String() string {
 func (*Integration) ProtoMessage() {}
 
 func (x *Integration) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2232,7 +2368,7 @@ func (x *Integration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Integration.ProtoReflect.Descriptor instead.
 func (*Integration) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{29}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Integration) GetId() string {
@@ -2316,7 +2452,7 @@ type AddIntegrationRequest struct {
 
 func (x *AddIntegrationRequest) Reset() {
 	*x = AddIntegrationRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2328,7 +2464,7 @@ func (x *AddIntegrationRequest) String() string {
 func (*AddIntegrationRequest) ProtoMessage() {}
 
 func (x *AddIntegrationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2341,7 +2477,7 @@ func (x *AddIntegrationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddIntegrationRequest.ProtoReflect.Descriptor instead.
 func (*AddIntegrationRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{30}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *AddIntegrationRequest) GetOrgId() string {
@@ -2402,7 +2538,7 @@ type AddIntegrationResponse struct {
 
 func (x *AddIntegrationResponse) Reset() {
 	*x = AddIntegrationResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2414,7 +2550,7 @@ func (x *AddIntegrationResponse) String() string {
 func (*AddIntegrationResponse) ProtoMessage() {}
 
 func (x *AddIntegrationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2427,7 +2563,7 @@ func (x *AddIntegrationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddIntegrationResponse.ProtoReflect.Descriptor instead.
 func (*AddIntegrationResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{31}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *AddIntegrationResponse) GetIntegration() *Integration {
@@ -2446,7 +2582,7 @@ type ListIntegrationsRequest struct {
 
 func (x *ListIntegrationsRequest) Reset() {
 	*x = ListIntegrationsRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2458,7 +2594,7 @@ func (x *ListIntegrationsRequest) String() string {
 func (*ListIntegrationsRequest) ProtoMessage() {}
 
 func (x *ListIntegrationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2471,7 +2607,7 @@ func (x *ListIntegrationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIntegrationsRequest.ProtoReflect.Descriptor instead.
 func (*ListIntegrationsRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{32}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListIntegrationsRequest) GetOrgId() string {
@@ -2490,7 +2626,7 @@ type ListIntegrationsResponse struct {
 
 func (x *ListIntegrationsResponse) Reset() {
 	*x = ListIntegrationsResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2502,7 +2638,7 @@ func (x *ListIntegrationsResponse) String() string {
 func (*ListIntegrationsResponse) ProtoMessage() {}
 
 func (x *ListIntegrationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2515,7 +2651,7 @@ func (x *ListIntegrationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIntegrationsResponse.ProtoReflect.Descriptor instead.
 func (*ListIntegrationsResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{33}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListIntegrationsResponse) GetData() []*Integration {
@@ -2534,7 +2670,7 @@ type RemoveIntegrationRequest struct {
 
 func (x *RemoveIntegrationRequest) Reset() {
 	*x = RemoveIntegrationRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2546,7 +2682,7 @@ func (x *RemoveIntegrationRequest) String() string {
 func (*RemoveIntegrationRequest) ProtoMessage() {}
 
 func (x *RemoveIntegrationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2559,7 +2695,7 @@ func (x *RemoveIntegrationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveIntegrationRequest.ProtoReflect.Descriptor instead.
 func (*RemoveIntegrationRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{34}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *RemoveIntegrationRequest) GetId() string {
@@ -2579,7 +2715,7 @@ type RemoveIntegrationResponse struct {
 
 func (x *RemoveIntegrationResponse) Reset() {
 	*x = RemoveIntegrationResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2591,7 +2727,7 @@ func (x *RemoveIntegrationResponse) String() string {
 func (*RemoveIntegrationResponse) ProtoMessage() {}
 
 func (x *RemoveIntegrationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2604,7 +2740,7 @@ func (x *RemoveIntegrationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveIntegrationResponse.ProtoReflect.Descriptor instead.
 func (*RemoveIntegrationResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{35}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *RemoveIntegrationResponse) GetId() string {
@@ -2784,10 +2920,12 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"X\n" +
 	"\x15RejectFindingResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12/\n" +
-	"\x13verification_status\x18\x02 \x01(\tR\x12verificationStatus\"h\n" +
+	"\x13verification_status\x18\x02 \x01(\tR\x12verificationStatus\"\xb0\x01\n" +
 	"\x1eListFindingsForOperatorRequest\x12\x17\n" +
 	"\ascan_id\x18\x01 \x01(\tR\x06scanId\x12-\n" +
-	"\x12include_unverified\x18\x02 \x01(\bR\x11includeUnverified\"\xb4\x02\n" +
+	"\x12include_unverified\x18\x02 \x01(\bR\x11includeUnverified\x12/\n" +
+	"\x13verification_status\x18\x03 \x01(\tR\x12verificationStatus\x12\x15\n" +
+	"\x06org_id\x18\x04 \x01(\tR\x05orgId\"\x8d\x03\n" +
 	"\x0fOperatorFinding\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12/\n" +
@@ -2797,19 +2935,35 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\bcategory\x18\x06 \x01(\tR\bcategory\x12 \n" +
 	"\vfingerprint\x18\a \x01(\tR\vfingerprint\x12#\n" +
 	"\raffected_file\x18\b \x01(\tR\faffectedFile\x125\n" +
-	"\bfound_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\afoundAt\"\\\n" +
+	"\bfound_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\afoundAt\x12\x1e\n" +
+	"\n" +
+	"confidence\x18\n" +
+	" \x01(\tR\n" +
+	"confidence\x12\x18\n" +
+	"\areasons\x18\v \x03(\tR\areasons\x12\x1d\n" +
+	"\n" +
+	"start_line\x18\f \x01(\x05R\tstartLine\"\\\n" +
 	"\x1fListFindingsForOperatorResponse\x129\n" +
-	"\x04data\x18\x01 \x03(\v2%.vulnscan.findings.v1.OperatorFindingR\x04data\"K\n" +
+	"\x04data\x18\x01 \x03(\v2%.vulnscan.findings.v1.OperatorFindingR\x04data\"x\n" +
 	"\x17GetScanSummariesRequest\x12\x15\n" +
 	"\x06org_id\x18\x01 \x01(\tR\x05orgId\x12\x19\n" +
-	"\bscan_ids\x18\x02 \x03(\tR\ascanIds\"\x94\x01\n" +
+	"\bscan_ids\x18\x02 \x03(\tR\ascanIds\x12+\n" +
+	"\x11with_verification\x18\x03 \x01(\bR\x10withVerification\"\x80\x01\n" +
+	"\x12VerificationCounts\x12\x1e\n" +
+	"\n" +
+	"candidates\x18\x01 \x01(\x05R\n" +
+	"candidates\x12\x1a\n" +
+	"\bapproved\x18\x02 \x01(\x05R\bapproved\x12\x12\n" +
+	"\x04held\x18\x03 \x01(\x05R\x04held\x12\x1a\n" +
+	"\brejected\x18\x04 \x01(\x05R\brejected\"\xe2\x01\n" +
 	"\vScanSummary\x12\x17\n" +
 	"\ascan_id\x18\x01 \x01(\tR\x06scanId\x12\x1a\n" +
 	"\bcritical\x18\x02 \x01(\x05R\bcritical\x12\x12\n" +
 	"\x04high\x18\x03 \x01(\x05R\x04high\x12\x16\n" +
 	"\x06medium\x18\x04 \x01(\x05R\x06medium\x12\x10\n" +
 	"\x03low\x18\x05 \x01(\x05R\x03low\x12\x12\n" +
-	"\x04info\x18\x06 \x01(\x05R\x04info\"[\n" +
+	"\x04info\x18\x06 \x01(\x05R\x04info\x12L\n" +
+	"\fverification\x18\a \x01(\v2(.vulnscan.findings.v1.VerificationCountsR\fverification\"[\n" +
 	"\x18GetScanSummariesResponse\x12?\n" +
 	"\tsummaries\x18\x01 \x03(\v2!.vulnscan.findings.v1.ScanSummaryR\tsummaries\"\xff\x01\n" +
 	"\vIntegration\x12\x0e\n" +
@@ -2877,7 +3031,7 @@ func file_vulnscan_findings_v1_findings_proto_rawDescGZIP() []byte {
 	return file_vulnscan_findings_v1_findings_proto_rawDescData
 }
 
-var file_vulnscan_findings_v1_findings_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_vulnscan_findings_v1_findings_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_vulnscan_findings_v1_findings_proto_goTypes = []any{
 	(*Finding)(nil),                         // 0: vulnscan.findings.v1.Finding
 	(*TriageEntry)(nil),                     // 1: vulnscan.findings.v1.TriageEntry
@@ -2906,88 +3060,90 @@ var file_vulnscan_findings_v1_findings_proto_goTypes = []any{
 	(*OperatorFinding)(nil),                 // 24: vulnscan.findings.v1.OperatorFinding
 	(*ListFindingsForOperatorResponse)(nil), // 25: vulnscan.findings.v1.ListFindingsForOperatorResponse
 	(*GetScanSummariesRequest)(nil),         // 26: vulnscan.findings.v1.GetScanSummariesRequest
-	(*ScanSummary)(nil),                     // 27: vulnscan.findings.v1.ScanSummary
-	(*GetScanSummariesResponse)(nil),        // 28: vulnscan.findings.v1.GetScanSummariesResponse
-	(*Integration)(nil),                     // 29: vulnscan.findings.v1.Integration
-	(*AddIntegrationRequest)(nil),           // 30: vulnscan.findings.v1.AddIntegrationRequest
-	(*AddIntegrationResponse)(nil),          // 31: vulnscan.findings.v1.AddIntegrationResponse
-	(*ListIntegrationsRequest)(nil),         // 32: vulnscan.findings.v1.ListIntegrationsRequest
-	(*ListIntegrationsResponse)(nil),        // 33: vulnscan.findings.v1.ListIntegrationsResponse
-	(*RemoveIntegrationRequest)(nil),        // 34: vulnscan.findings.v1.RemoveIntegrationRequest
-	(*RemoveIntegrationResponse)(nil),       // 35: vulnscan.findings.v1.RemoveIntegrationResponse
-	(*wrapperspb.StringValue)(nil),          // 36: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),           // 37: google.protobuf.Timestamp
-	(*structpb.Value)(nil),                  // 38: google.protobuf.Value
-	(*httpbody.HttpBody)(nil),               // 39: google.api.HttpBody
+	(*VerificationCounts)(nil),              // 27: vulnscan.findings.v1.VerificationCounts
+	(*ScanSummary)(nil),                     // 28: vulnscan.findings.v1.ScanSummary
+	(*GetScanSummariesResponse)(nil),        // 29: vulnscan.findings.v1.GetScanSummariesResponse
+	(*Integration)(nil),                     // 30: vulnscan.findings.v1.Integration
+	(*AddIntegrationRequest)(nil),           // 31: vulnscan.findings.v1.AddIntegrationRequest
+	(*AddIntegrationResponse)(nil),          // 32: vulnscan.findings.v1.AddIntegrationResponse
+	(*ListIntegrationsRequest)(nil),         // 33: vulnscan.findings.v1.ListIntegrationsRequest
+	(*ListIntegrationsResponse)(nil),        // 34: vulnscan.findings.v1.ListIntegrationsResponse
+	(*RemoveIntegrationRequest)(nil),        // 35: vulnscan.findings.v1.RemoveIntegrationRequest
+	(*RemoveIntegrationResponse)(nil),       // 36: vulnscan.findings.v1.RemoveIntegrationResponse
+	(*wrapperspb.StringValue)(nil),          // 37: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),           // 38: google.protobuf.Timestamp
+	(*structpb.Value)(nil),                  // 39: google.protobuf.Value
+	(*httpbody.HttpBody)(nil),               // 40: google.api.HttpBody
 }
 var file_vulnscan_findings_v1_findings_proto_depIdxs = []int32{
-	36, // 0: vulnscan.findings.v1.Finding.proof_of_concept:type_name -> google.protobuf.StringValue
-	36, // 1: vulnscan.findings.v1.Finding.scan_id:type_name -> google.protobuf.StringValue
-	37, // 2: vulnscan.findings.v1.Finding.found_at:type_name -> google.protobuf.Timestamp
-	37, // 3: vulnscan.findings.v1.Finding.updated_at:type_name -> google.protobuf.Timestamp
-	36, // 4: vulnscan.findings.v1.Finding.duplicate_of:type_name -> google.protobuf.StringValue
-	36, // 5: vulnscan.findings.v1.TriageEntry.reaction:type_name -> google.protobuf.StringValue
-	36, // 6: vulnscan.findings.v1.TriageEntry.comment:type_name -> google.protobuf.StringValue
-	37, // 7: vulnscan.findings.v1.TriageEntry.timestamp:type_name -> google.protobuf.Timestamp
-	36, // 8: vulnscan.findings.v1.GetFindingResponse.proof_of_concept:type_name -> google.protobuf.StringValue
-	36, // 9: vulnscan.findings.v1.GetFindingResponse.scan_id:type_name -> google.protobuf.StringValue
-	37, // 10: vulnscan.findings.v1.GetFindingResponse.found_at:type_name -> google.protobuf.Timestamp
-	37, // 11: vulnscan.findings.v1.GetFindingResponse.updated_at:type_name -> google.protobuf.Timestamp
-	36, // 12: vulnscan.findings.v1.GetFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
+	37, // 0: vulnscan.findings.v1.Finding.proof_of_concept:type_name -> google.protobuf.StringValue
+	37, // 1: vulnscan.findings.v1.Finding.scan_id:type_name -> google.protobuf.StringValue
+	38, // 2: vulnscan.findings.v1.Finding.found_at:type_name -> google.protobuf.Timestamp
+	38, // 3: vulnscan.findings.v1.Finding.updated_at:type_name -> google.protobuf.Timestamp
+	37, // 4: vulnscan.findings.v1.Finding.duplicate_of:type_name -> google.protobuf.StringValue
+	37, // 5: vulnscan.findings.v1.TriageEntry.reaction:type_name -> google.protobuf.StringValue
+	37, // 6: vulnscan.findings.v1.TriageEntry.comment:type_name -> google.protobuf.StringValue
+	38, // 7: vulnscan.findings.v1.TriageEntry.timestamp:type_name -> google.protobuf.Timestamp
+	37, // 8: vulnscan.findings.v1.GetFindingResponse.proof_of_concept:type_name -> google.protobuf.StringValue
+	37, // 9: vulnscan.findings.v1.GetFindingResponse.scan_id:type_name -> google.protobuf.StringValue
+	38, // 10: vulnscan.findings.v1.GetFindingResponse.found_at:type_name -> google.protobuf.Timestamp
+	38, // 11: vulnscan.findings.v1.GetFindingResponse.updated_at:type_name -> google.protobuf.Timestamp
+	37, // 12: vulnscan.findings.v1.GetFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
 	1,  // 13: vulnscan.findings.v1.GetFindingResponse.triage_thread:type_name -> vulnscan.findings.v1.TriageEntry
-	36, // 14: vulnscan.findings.v1.GetFindingResponse.mermaid_trace:type_name -> google.protobuf.StringValue
-	36, // 15: vulnscan.findings.v1.GetFindingResponse.repo_url:type_name -> google.protobuf.StringValue
-	36, // 16: vulnscan.findings.v1.GetFindingResponse.scan_type:type_name -> google.protobuf.StringValue
+	37, // 14: vulnscan.findings.v1.GetFindingResponse.mermaid_trace:type_name -> google.protobuf.StringValue
+	37, // 15: vulnscan.findings.v1.GetFindingResponse.repo_url:type_name -> google.protobuf.StringValue
+	37, // 16: vulnscan.findings.v1.GetFindingResponse.scan_type:type_name -> google.protobuf.StringValue
 	0,  // 17: vulnscan.findings.v1.ListFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
 	0,  // 18: vulnscan.findings.v1.ListScanFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
-	38, // 19: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
-	36, // 20: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
-	36, // 21: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
-	36, // 22: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
+	39, // 19: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
+	37, // 20: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
+	37, // 21: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
+	37, // 22: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
 	15, // 23: vulnscan.findings.v1.ReportFindingsRequest.findings:type_name -> vulnscan.findings.v1.ReportedFinding
 	17, // 24: vulnscan.findings.v1.ReportFindingsResponse.results:type_name -> vulnscan.findings.v1.ReportedFindingResult
-	37, // 25: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
+	38, // 25: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
 	24, // 26: vulnscan.findings.v1.ListFindingsForOperatorResponse.data:type_name -> vulnscan.findings.v1.OperatorFinding
-	27, // 27: vulnscan.findings.v1.GetScanSummariesResponse.summaries:type_name -> vulnscan.findings.v1.ScanSummary
-	37, // 28: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
-	29, // 29: vulnscan.findings.v1.AddIntegrationResponse.integration:type_name -> vulnscan.findings.v1.Integration
-	29, // 30: vulnscan.findings.v1.ListIntegrationsResponse.data:type_name -> vulnscan.findings.v1.Integration
-	37, // 31: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
-	3,  // 32: vulnscan.findings.v1.FindingsService.ListFindings:input_type -> vulnscan.findings.v1.ListFindingsRequest
-	4,  // 33: vulnscan.findings.v1.FindingsService.ListScanFindings:input_type -> vulnscan.findings.v1.ListScanFindingsRequest
-	7,  // 34: vulnscan.findings.v1.FindingsService.ExportScanFindings:input_type -> vulnscan.findings.v1.ExportScanFindingsRequest
-	8,  // 35: vulnscan.findings.v1.FindingsService.GetFinding:input_type -> vulnscan.findings.v1.GetFindingRequest
-	9,  // 36: vulnscan.findings.v1.FindingsService.UpdateFinding:input_type -> vulnscan.findings.v1.UpdateFindingRequest
-	11, // 37: vulnscan.findings.v1.FindingsService.AddComment:input_type -> vulnscan.findings.v1.AddCommentRequest
-	13, // 38: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:input_type -> vulnscan.findings.v1.RegisterScanRequest
-	16, // 39: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:input_type -> vulnscan.findings.v1.ReportFindingsRequest
-	19, // 40: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:input_type -> vulnscan.findings.v1.ApproveFindingRequest
-	21, // 41: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:input_type -> vulnscan.findings.v1.RejectFindingRequest
-	23, // 42: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:input_type -> vulnscan.findings.v1.ListFindingsForOperatorRequest
-	26, // 43: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:input_type -> vulnscan.findings.v1.GetScanSummariesRequest
-	30, // 44: vulnscan.findings.v1.FindingsAdminService.AddIntegration:input_type -> vulnscan.findings.v1.AddIntegrationRequest
-	32, // 45: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:input_type -> vulnscan.findings.v1.ListIntegrationsRequest
-	34, // 46: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:input_type -> vulnscan.findings.v1.RemoveIntegrationRequest
-	5,  // 47: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
-	6,  // 48: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
-	39, // 49: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
-	2,  // 50: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
-	10, // 51: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
-	12, // 52: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
-	14, // 53: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
-	18, // 54: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
-	20, // 55: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
-	22, // 56: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
-	25, // 57: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
-	28, // 58: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:output_type -> vulnscan.findings.v1.GetScanSummariesResponse
-	31, // 59: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
-	33, // 60: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
-	35, // 61: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
-	47, // [47:62] is the sub-list for method output_type
-	32, // [32:47] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	27, // 27: vulnscan.findings.v1.ScanSummary.verification:type_name -> vulnscan.findings.v1.VerificationCounts
+	28, // 28: vulnscan.findings.v1.GetScanSummariesResponse.summaries:type_name -> vulnscan.findings.v1.ScanSummary
+	38, // 29: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
+	30, // 30: vulnscan.findings.v1.AddIntegrationResponse.integration:type_name -> vulnscan.findings.v1.Integration
+	30, // 31: vulnscan.findings.v1.ListIntegrationsResponse.data:type_name -> vulnscan.findings.v1.Integration
+	38, // 32: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
+	3,  // 33: vulnscan.findings.v1.FindingsService.ListFindings:input_type -> vulnscan.findings.v1.ListFindingsRequest
+	4,  // 34: vulnscan.findings.v1.FindingsService.ListScanFindings:input_type -> vulnscan.findings.v1.ListScanFindingsRequest
+	7,  // 35: vulnscan.findings.v1.FindingsService.ExportScanFindings:input_type -> vulnscan.findings.v1.ExportScanFindingsRequest
+	8,  // 36: vulnscan.findings.v1.FindingsService.GetFinding:input_type -> vulnscan.findings.v1.GetFindingRequest
+	9,  // 37: vulnscan.findings.v1.FindingsService.UpdateFinding:input_type -> vulnscan.findings.v1.UpdateFindingRequest
+	11, // 38: vulnscan.findings.v1.FindingsService.AddComment:input_type -> vulnscan.findings.v1.AddCommentRequest
+	13, // 39: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:input_type -> vulnscan.findings.v1.RegisterScanRequest
+	16, // 40: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:input_type -> vulnscan.findings.v1.ReportFindingsRequest
+	19, // 41: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:input_type -> vulnscan.findings.v1.ApproveFindingRequest
+	21, // 42: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:input_type -> vulnscan.findings.v1.RejectFindingRequest
+	23, // 43: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:input_type -> vulnscan.findings.v1.ListFindingsForOperatorRequest
+	26, // 44: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:input_type -> vulnscan.findings.v1.GetScanSummariesRequest
+	31, // 45: vulnscan.findings.v1.FindingsAdminService.AddIntegration:input_type -> vulnscan.findings.v1.AddIntegrationRequest
+	33, // 46: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:input_type -> vulnscan.findings.v1.ListIntegrationsRequest
+	35, // 47: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:input_type -> vulnscan.findings.v1.RemoveIntegrationRequest
+	5,  // 48: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
+	6,  // 49: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
+	40, // 50: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
+	2,  // 51: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
+	10, // 52: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
+	12, // 53: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
+	14, // 54: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
+	18, // 55: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
+	20, // 56: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
+	22, // 57: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
+	25, // 58: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
+	29, // 59: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:output_type -> vulnscan.findings.v1.GetScanSummariesResponse
+	32, // 60: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
+	34, // 61: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
+	36, // 62: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
+	48, // [48:63] is the sub-list for method output_type
+	33, // [33:48] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_vulnscan_findings_v1_findings_proto_init() }
@@ -3004,7 +3160,7 @@ func file_vulnscan_findings_v1_findings_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vulnscan_findings_v1_findings_proto_rawDesc), len(file_vulnscan_findings_v1_findings_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   36,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -365,7 +365,8 @@ type FindingsIntakeServiceClient interface {
 	ApproveFinding(ctx context.Context, in *ApproveFindingRequest, opts ...grpc.CallOption) (*ApproveFindingResponse, error)
 	// RejectFinding hides a finding for good.
 	RejectFinding(ctx context.Context, in *RejectFindingRequest, opts ...grpc.CallOption) (*RejectFindingResponse, error)
-	// ListFindingsForOperator lists a scan's findings with their verification status.
+	// ListFindingsForOperator lists a scan's (or an organization's) findings
+	// with their verification status, confidence and reasons.
 	ListFindingsForOperator(ctx context.Context, in *ListFindingsForOperatorRequest, opts ...grpc.CallOption) (*ListFindingsForOperatorResponse, error)
 	// GetScanSummaries counts the approved findings of each of up to 100 scans
 	// by severity, in one call (the scan service's lists show them).
@@ -457,7 +458,8 @@ type FindingsIntakeServiceServer interface {
 	ApproveFinding(context.Context, *ApproveFindingRequest) (*ApproveFindingResponse, error)
 	// RejectFinding hides a finding for good.
 	RejectFinding(context.Context, *RejectFindingRequest) (*RejectFindingResponse, error)
-	// ListFindingsForOperator lists a scan's findings with their verification status.
+	// ListFindingsForOperator lists a scan's (or an organization's) findings
+	// with their verification status, confidence and reasons.
 	ListFindingsForOperator(context.Context, *ListFindingsForOperatorRequest) (*ListFindingsForOperatorResponse, error)
 	// GetScanSummaries counts the approved findings of each of up to 100 scans
 	// by severity, in one call (the scan service's lists show them).

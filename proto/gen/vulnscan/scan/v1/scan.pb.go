@@ -427,6 +427,78 @@ func (x *FindingsSummary) GetInfo() int32 {
 	return 0
 }
 
+// VerificationSummary counts what automated verification decided about a
+// scan's findings: candidates is every finding the scan reported, approved
+// those visible through the API, held those waiting for an operator, and
+// rejected those an operator rejected.
+type VerificationSummary struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Candidates    int32                  `protobuf:"varint,1,opt,name=candidates,proto3" json:"candidates,omitempty"`
+	Approved      int32                  `protobuf:"varint,2,opt,name=approved,proto3" json:"approved,omitempty"`
+	Held          int32                  `protobuf:"varint,3,opt,name=held,proto3" json:"held,omitempty"`
+	Rejected      int32                  `protobuf:"varint,4,opt,name=rejected,proto3" json:"rejected,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerificationSummary) Reset() {
+	*x = VerificationSummary{}
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerificationSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerificationSummary) ProtoMessage() {}
+
+func (x *VerificationSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerificationSummary.ProtoReflect.Descriptor instead.
+func (*VerificationSummary) Descriptor() ([]byte, []int) {
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *VerificationSummary) GetCandidates() int32 {
+	if x != nil {
+		return x.Candidates
+	}
+	return 0
+}
+
+func (x *VerificationSummary) GetApproved() int32 {
+	if x != nil {
+		return x.Approved
+	}
+	return 0
+}
+
+func (x *VerificationSummary) GetHeld() int32 {
+	if x != nil {
+		return x.Held
+	}
+	return 0
+}
+
+func (x *VerificationSummary) GetRejected() int32 {
+	if x != nil {
+		return x.Rejected
+	}
+	return 0
+}
+
 type Scan struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Id     string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -442,19 +514,22 @@ type Scan struct {
 	CreditsUsed        int32            `protobuf:"varint,9,opt,name=credits_used,json=creditsUsed,proto3" json:"credits_used,omitempty"`
 	FindingsSummary    *FindingsSummary `protobuf:"bytes,10,opt,name=findings_summary,json=findingsSummary,proto3" json:"findings_summary,omitempty"`
 	// error says why a failed scan failed; null otherwise.
-	Error         *wrapperspb.StringValue `protobuf:"bytes,11,opt,name=error,proto3" json:"error,omitempty"`
-	Progress      int32                   `protobuf:"varint,12,opt,name=progress,proto3" json:"progress,omitempty"`
-	CreatedAt     *timestamppb.Timestamp  `protobuf:"bytes,13,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp  `protobuf:"bytes,14,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	StartedAt     *timestamppb.Timestamp  `protobuf:"bytes,15,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
-	CompletedAt   *timestamppb.Timestamp  `protobuf:"bytes,16,opt,name=completed_at,json=completedAt,proto3" json:"completed_at,omitempty"`
+	Error       *wrapperspb.StringValue `protobuf:"bytes,11,opt,name=error,proto3" json:"error,omitempty"`
+	Progress    int32                   `protobuf:"varint,12,opt,name=progress,proto3" json:"progress,omitempty"`
+	CreatedAt   *timestamppb.Timestamp  `protobuf:"bytes,13,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt   *timestamppb.Timestamp  `protobuf:"bytes,14,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	StartedAt   *timestamppb.Timestamp  `protobuf:"bytes,15,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	CompletedAt *timestamppb.Timestamp  `protobuf:"bytes,16,opt,name=completed_at,json=completedAt,proto3" json:"completed_at,omitempty"`
+	// verification is given by the scan details (GET /v1/scans/{id}); it is
+	// null in scan lists.
+	Verification  *VerificationSummary `protobuf:"bytes,17,opt,name=verification,proto3" json:"verification,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Scan) Reset() {
 	*x = Scan{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[6]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -466,7 +541,7 @@ func (x *Scan) String() string {
 func (*Scan) ProtoMessage() {}
 
 func (x *Scan) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[6]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -479,7 +554,7 @@ func (x *Scan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scan.ProtoReflect.Descriptor instead.
 func (*Scan) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{6}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Scan) GetId() string {
@@ -594,6 +669,13 @@ func (x *Scan) GetCompletedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Scan) GetVerification() *VerificationSummary {
+	if x != nil {
+		return x.Verification
+	}
+	return nil
+}
+
 type GetScanRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -603,7 +685,7 @@ type GetScanRequest struct {
 
 func (x *GetScanRequest) Reset() {
 	*x = GetScanRequest{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[7]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -615,7 +697,7 @@ func (x *GetScanRequest) String() string {
 func (*GetScanRequest) ProtoMessage() {}
 
 func (x *GetScanRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[7]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -628,7 +710,7 @@ func (x *GetScanRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScanRequest.ProtoReflect.Descriptor instead.
 func (*GetScanRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{7}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetScanRequest) GetId() string {
@@ -647,7 +729,7 @@ type GetScanResponse struct {
 
 func (x *GetScanResponse) Reset() {
 	*x = GetScanResponse{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[8]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -659,7 +741,7 @@ func (x *GetScanResponse) String() string {
 func (*GetScanResponse) ProtoMessage() {}
 
 func (x *GetScanResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[8]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -672,7 +754,7 @@ func (x *GetScanResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScanResponse.ProtoReflect.Descriptor instead.
 func (*GetScanResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{8}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetScanResponse) GetScan() *Scan {
@@ -695,7 +777,7 @@ type ListScansRequest struct {
 
 func (x *ListScansRequest) Reset() {
 	*x = ListScansRequest{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[9]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -707,7 +789,7 @@ func (x *ListScansRequest) String() string {
 func (*ListScansRequest) ProtoMessage() {}
 
 func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[9]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -720,7 +802,7 @@ func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansRequest.ProtoReflect.Descriptor instead.
 func (*ListScansRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{9}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListScansRequest) GetPage() int32 {
@@ -770,7 +852,7 @@ type ListScansResponse struct {
 
 func (x *ListScansResponse) Reset() {
 	*x = ListScansResponse{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[10]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -782,7 +864,7 @@ func (x *ListScansResponse) String() string {
 func (*ListScansResponse) ProtoMessage() {}
 
 func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[10]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -795,7 +877,7 @@ func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansResponse.ProtoReflect.Descriptor instead.
 func (*ListScansResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{10}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListScansResponse) GetData() []*Scan {
@@ -840,7 +922,7 @@ type ContextDocumentInfo struct {
 
 func (x *ContextDocumentInfo) Reset() {
 	*x = ContextDocumentInfo{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[11]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -852,7 +934,7 @@ func (x *ContextDocumentInfo) String() string {
 func (*ContextDocumentInfo) ProtoMessage() {}
 
 func (x *ContextDocumentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[11]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -865,7 +947,7 @@ func (x *ContextDocumentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextDocumentInfo.ProtoReflect.Descriptor instead.
 func (*ContextDocumentInfo) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{11}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ContextDocumentInfo) GetId() string {
@@ -909,7 +991,7 @@ type ContextDocument struct {
 
 func (x *ContextDocument) Reset() {
 	*x = ContextDocument{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[12]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -921,7 +1003,7 @@ func (x *ContextDocument) String() string {
 func (*ContextDocument) ProtoMessage() {}
 
 func (x *ContextDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[12]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -934,7 +1016,7 @@ func (x *ContextDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextDocument.ProtoReflect.Descriptor instead.
 func (*ContextDocument) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{12}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ContextDocument) GetId() string {
@@ -982,7 +1064,7 @@ type CreateContextDocumentRequest struct {
 
 func (x *CreateContextDocumentRequest) Reset() {
 	*x = CreateContextDocumentRequest{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[13]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -994,7 +1076,7 @@ func (x *CreateContextDocumentRequest) String() string {
 func (*CreateContextDocumentRequest) ProtoMessage() {}
 
 func (x *CreateContextDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[13]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1007,7 +1089,7 @@ func (x *CreateContextDocumentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateContextDocumentRequest.ProtoReflect.Descriptor instead.
 func (*CreateContextDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{13}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CreateContextDocumentRequest) GetName() string {
@@ -1033,7 +1115,7 @@ type CreateContextDocumentResponse struct {
 
 func (x *CreateContextDocumentResponse) Reset() {
 	*x = CreateContextDocumentResponse{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[14]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1045,7 +1127,7 @@ func (x *CreateContextDocumentResponse) String() string {
 func (*CreateContextDocumentResponse) ProtoMessage() {}
 
 func (x *CreateContextDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[14]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1058,7 +1140,7 @@ func (x *CreateContextDocumentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateContextDocumentResponse.ProtoReflect.Descriptor instead.
 func (*CreateContextDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{14}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CreateContextDocumentResponse) GetDocument() *ContextDocumentInfo {
@@ -1076,7 +1158,7 @@ type ListContextDocumentsRequest struct {
 
 func (x *ListContextDocumentsRequest) Reset() {
 	*x = ListContextDocumentsRequest{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[15]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1088,7 +1170,7 @@ func (x *ListContextDocumentsRequest) String() string {
 func (*ListContextDocumentsRequest) ProtoMessage() {}
 
 func (x *ListContextDocumentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[15]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1101,7 +1183,7 @@ func (x *ListContextDocumentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListContextDocumentsRequest.ProtoReflect.Descriptor instead.
 func (*ListContextDocumentsRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{15}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{16}
 }
 
 type ListContextDocumentsResponse struct {
@@ -1114,7 +1196,7 @@ type ListContextDocumentsResponse struct {
 
 func (x *ListContextDocumentsResponse) Reset() {
 	*x = ListContextDocumentsResponse{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[16]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1126,7 +1208,7 @@ func (x *ListContextDocumentsResponse) String() string {
 func (*ListContextDocumentsResponse) ProtoMessage() {}
 
 func (x *ListContextDocumentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[16]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1139,7 +1221,7 @@ func (x *ListContextDocumentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListContextDocumentsResponse.ProtoReflect.Descriptor instead.
 func (*ListContextDocumentsResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{16}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListContextDocumentsResponse) GetData() []*ContextDocumentInfo {
@@ -1165,7 +1247,7 @@ type GetContextDocumentRequest struct {
 
 func (x *GetContextDocumentRequest) Reset() {
 	*x = GetContextDocumentRequest{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[17]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1177,7 +1259,7 @@ func (x *GetContextDocumentRequest) String() string {
 func (*GetContextDocumentRequest) ProtoMessage() {}
 
 func (x *GetContextDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[17]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1190,7 +1272,7 @@ func (x *GetContextDocumentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContextDocumentRequest.ProtoReflect.Descriptor instead.
 func (*GetContextDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{17}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GetContextDocumentRequest) GetId() string {
@@ -1209,7 +1291,7 @@ type GetContextDocumentResponse struct {
 
 func (x *GetContextDocumentResponse) Reset() {
 	*x = GetContextDocumentResponse{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[18]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1221,7 +1303,7 @@ func (x *GetContextDocumentResponse) String() string {
 func (*GetContextDocumentResponse) ProtoMessage() {}
 
 func (x *GetContextDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[18]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1234,7 +1316,7 @@ func (x *GetContextDocumentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContextDocumentResponse.ProtoReflect.Descriptor instead.
 func (*GetContextDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{18}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetContextDocumentResponse) GetDocument() *ContextDocument {
@@ -1279,7 +1361,14 @@ const file_vulnscan_scan_v1_scan_proto_rawDesc = "" +
 	"\x04high\x18\x02 \x01(\x05R\x04high\x12\x16\n" +
 	"\x06medium\x18\x03 \x01(\x05R\x06medium\x12\x10\n" +
 	"\x03low\x18\x04 \x01(\x05R\x03low\x12\x12\n" +
-	"\x04info\x18\x05 \x01(\x05R\x04info\"\xc8\x05\n" +
+	"\x04info\x18\x05 \x01(\x05R\x04info\"\x81\x01\n" +
+	"\x13VerificationSummary\x12\x1e\n" +
+	"\n" +
+	"candidates\x18\x01 \x01(\x05R\n" +
+	"candidates\x12\x1a\n" +
+	"\bapproved\x18\x02 \x01(\x05R\bapproved\x12\x12\n" +
+	"\x04held\x18\x03 \x01(\x05R\x04held\x12\x1a\n" +
+	"\brejected\x18\x04 \x01(\x05R\brejected\"\x93\x06\n" +
 	"\x04Scan\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\atask_id\x18\x02 \x01(\tR\x06taskId\x12\x16\n" +
@@ -1301,7 +1390,8 @@ const file_vulnscan_scan_v1_scan_proto_rawDesc = "" +
 	"updated_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x129\n" +
 	"\n" +
 	"started_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12=\n" +
-	"\fcompleted_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\vcompletedAt\" \n" +
+	"\fcompleted_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\vcompletedAt\x12I\n" +
+	"\fverification\x18\x11 \x01(\v2%.vulnscan.scan.v1.VerificationSummaryR\fverification\" \n" +
 	"\x0eGetScanRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"=\n" +
 	"\x0fGetScanResponse\x12*\n" +
@@ -1368,7 +1458,7 @@ func file_vulnscan_scan_v1_scan_proto_rawDescGZIP() []byte {
 	return file_vulnscan_scan_v1_scan_proto_rawDescData
 }
 
-var file_vulnscan_scan_v1_scan_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_vulnscan_scan_v1_scan_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_vulnscan_scan_v1_scan_proto_goTypes = []any{
 	(*ScanRepo)(nil),                      // 0: vulnscan.scan.v1.ScanRepo
 	(*CreateScanRequest)(nil),             // 1: vulnscan.scan.v1.CreateScanRequest
@@ -1376,58 +1466,60 @@ var file_vulnscan_scan_v1_scan_proto_goTypes = []any{
 	(*GetScanStatusRequest)(nil),          // 3: vulnscan.scan.v1.GetScanStatusRequest
 	(*GetScanStatusResponse)(nil),         // 4: vulnscan.scan.v1.GetScanStatusResponse
 	(*FindingsSummary)(nil),               // 5: vulnscan.scan.v1.FindingsSummary
-	(*Scan)(nil),                          // 6: vulnscan.scan.v1.Scan
-	(*GetScanRequest)(nil),                // 7: vulnscan.scan.v1.GetScanRequest
-	(*GetScanResponse)(nil),               // 8: vulnscan.scan.v1.GetScanResponse
-	(*ListScansRequest)(nil),              // 9: vulnscan.scan.v1.ListScansRequest
-	(*ListScansResponse)(nil),             // 10: vulnscan.scan.v1.ListScansResponse
-	(*ContextDocumentInfo)(nil),           // 11: vulnscan.scan.v1.ContextDocumentInfo
-	(*ContextDocument)(nil),               // 12: vulnscan.scan.v1.ContextDocument
-	(*CreateContextDocumentRequest)(nil),  // 13: vulnscan.scan.v1.CreateContextDocumentRequest
-	(*CreateContextDocumentResponse)(nil), // 14: vulnscan.scan.v1.CreateContextDocumentResponse
-	(*ListContextDocumentsRequest)(nil),   // 15: vulnscan.scan.v1.ListContextDocumentsRequest
-	(*ListContextDocumentsResponse)(nil),  // 16: vulnscan.scan.v1.ListContextDocumentsResponse
-	(*GetContextDocumentRequest)(nil),     // 17: vulnscan.scan.v1.GetContextDocumentRequest
-	(*GetContextDocumentResponse)(nil),    // 18: vulnscan.scan.v1.GetContextDocumentResponse
-	(*timestamppb.Timestamp)(nil),         // 19: google.protobuf.Timestamp
-	(*wrapperspb.StringValue)(nil),        // 20: google.protobuf.StringValue
+	(*VerificationSummary)(nil),           // 6: vulnscan.scan.v1.VerificationSummary
+	(*Scan)(nil),                          // 7: vulnscan.scan.v1.Scan
+	(*GetScanRequest)(nil),                // 8: vulnscan.scan.v1.GetScanRequest
+	(*GetScanResponse)(nil),               // 9: vulnscan.scan.v1.GetScanResponse
+	(*ListScansRequest)(nil),              // 10: vulnscan.scan.v1.ListScansRequest
+	(*ListScansResponse)(nil),             // 11: vulnscan.scan.v1.ListScansResponse
+	(*ContextDocumentInfo)(nil),           // 12: vulnscan.scan.v1.ContextDocumentInfo
+	(*ContextDocument)(nil),               // 13: vulnscan.scan.v1.ContextDocument
+	(*CreateContextDocumentRequest)(nil),  // 14: vulnscan.scan.v1.CreateContextDocumentRequest
+	(*CreateContextDocumentResponse)(nil), // 15: vulnscan.scan.v1.CreateContextDocumentResponse
+	(*ListContextDocumentsRequest)(nil),   // 16: vulnscan.scan.v1.ListContextDocumentsRequest
+	(*ListContextDocumentsResponse)(nil),  // 17: vulnscan.scan.v1.ListContextDocumentsResponse
+	(*GetContextDocumentRequest)(nil),     // 18: vulnscan.scan.v1.GetContextDocumentRequest
+	(*GetContextDocumentResponse)(nil),    // 19: vulnscan.scan.v1.GetContextDocumentResponse
+	(*timestamppb.Timestamp)(nil),         // 20: google.protobuf.Timestamp
+	(*wrapperspb.StringValue)(nil),        // 21: google.protobuf.StringValue
 }
 var file_vulnscan_scan_v1_scan_proto_depIdxs = []int32{
 	0,  // 0: vulnscan.scan.v1.CreateScanRequest.repos:type_name -> vulnscan.scan.v1.ScanRepo
-	19, // 1: vulnscan.scan.v1.GetScanStatusResponse.updated_at:type_name -> google.protobuf.Timestamp
+	20, // 1: vulnscan.scan.v1.GetScanStatusResponse.updated_at:type_name -> google.protobuf.Timestamp
 	0,  // 2: vulnscan.scan.v1.Scan.repos:type_name -> vulnscan.scan.v1.ScanRepo
 	5,  // 3: vulnscan.scan.v1.Scan.findings_summary:type_name -> vulnscan.scan.v1.FindingsSummary
-	20, // 4: vulnscan.scan.v1.Scan.error:type_name -> google.protobuf.StringValue
-	19, // 5: vulnscan.scan.v1.Scan.created_at:type_name -> google.protobuf.Timestamp
-	19, // 6: vulnscan.scan.v1.Scan.updated_at:type_name -> google.protobuf.Timestamp
-	19, // 7: vulnscan.scan.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	19, // 8: vulnscan.scan.v1.Scan.completed_at:type_name -> google.protobuf.Timestamp
-	6,  // 9: vulnscan.scan.v1.GetScanResponse.scan:type_name -> vulnscan.scan.v1.Scan
-	6,  // 10: vulnscan.scan.v1.ListScansResponse.data:type_name -> vulnscan.scan.v1.Scan
-	19, // 11: vulnscan.scan.v1.ContextDocumentInfo.created_at:type_name -> google.protobuf.Timestamp
-	19, // 12: vulnscan.scan.v1.ContextDocument.created_at:type_name -> google.protobuf.Timestamp
-	11, // 13: vulnscan.scan.v1.CreateContextDocumentResponse.document:type_name -> vulnscan.scan.v1.ContextDocumentInfo
-	11, // 14: vulnscan.scan.v1.ListContextDocumentsResponse.data:type_name -> vulnscan.scan.v1.ContextDocumentInfo
-	12, // 15: vulnscan.scan.v1.GetContextDocumentResponse.document:type_name -> vulnscan.scan.v1.ContextDocument
-	1,  // 16: vulnscan.scan.v1.ScanService.CreateScan:input_type -> vulnscan.scan.v1.CreateScanRequest
-	3,  // 17: vulnscan.scan.v1.ScanService.GetScanStatus:input_type -> vulnscan.scan.v1.GetScanStatusRequest
-	7,  // 18: vulnscan.scan.v1.ScanService.GetScan:input_type -> vulnscan.scan.v1.GetScanRequest
-	9,  // 19: vulnscan.scan.v1.ScanService.ListScans:input_type -> vulnscan.scan.v1.ListScansRequest
-	13, // 20: vulnscan.scan.v1.ScanService.CreateContextDocument:input_type -> vulnscan.scan.v1.CreateContextDocumentRequest
-	15, // 21: vulnscan.scan.v1.ScanService.ListContextDocuments:input_type -> vulnscan.scan.v1.ListContextDocumentsRequest
-	17, // 22: vulnscan.scan.v1.ScanService.GetContextDocument:input_type -> vulnscan.scan.v1.GetContextDocumentRequest
-	2,  // 23: vulnscan.scan.v1.ScanService.CreateScan:output_type -> vulnscan.scan.v1.CreateScanResponse
-	4,  // 24: vulnscan.scan.v1.ScanService.GetScanStatus:output_type -> vulnscan.scan.v1.GetScanStatusResponse
-	8,  // 25: vulnscan.scan.v1.ScanService.GetScan:output_type -> vulnscan.scan.v1.GetScanResponse
-	10, // 26: vulnscan.scan.v1.ScanService.ListScans:output_type -> vulnscan.scan.v1.ListScansResponse
-	14, // 27: vulnscan.scan.v1.ScanService.CreateContextDocument:output_type -> vulnscan.scan.v1.CreateContextDocumentResponse
-	16, // 28: vulnscan.scan.v1.ScanService.ListContextDocuments:output_type -> vulnscan.scan.v1.ListContextDocumentsResponse
-	18, // 29: vulnscan.scan.v1.ScanService.GetContextDocument:output_type -> vulnscan.scan.v1.GetContextDocumentResponse
-	23, // [23:30] is the sub-list for method output_type
-	16, // [16:23] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	21, // 4: vulnscan.scan.v1.Scan.error:type_name -> google.protobuf.StringValue
+	20, // 5: vulnscan.scan.v1.Scan.created_at:type_name -> google.protobuf.Timestamp
+	20, // 6: vulnscan.scan.v1.Scan.updated_at:type_name -> google.protobuf.Timestamp
+	20, // 7: vulnscan.scan.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	20, // 8: vulnscan.scan.v1.Scan.completed_at:type_name -> google.protobuf.Timestamp
+	6,  // 9: vulnscan.scan.v1.Scan.verification:type_name -> vulnscan.scan.v1.VerificationSummary
+	7,  // 10: vulnscan.scan.v1.GetScanResponse.scan:type_name -> vulnscan.scan.v1.Scan
+	7,  // 11: vulnscan.scan.v1.ListScansResponse.data:type_name -> vulnscan.scan.v1.Scan
+	20, // 12: vulnscan.scan.v1.ContextDocumentInfo.created_at:type_name -> google.protobuf.Timestamp
+	20, // 13: vulnscan.scan.v1.ContextDocument.created_at:type_name -> google.protobuf.Timestamp
+	12, // 14: vulnscan.scan.v1.CreateContextDocumentResponse.document:type_name -> vulnscan.scan.v1.ContextDocumentInfo
+	12, // 15: vulnscan.scan.v1.ListContextDocumentsResponse.data:type_name -> vulnscan.scan.v1.ContextDocumentInfo
+	13, // 16: vulnscan.scan.v1.GetContextDocumentResponse.document:type_name -> vulnscan.scan.v1.ContextDocument
+	1,  // 17: vulnscan.scan.v1.ScanService.CreateScan:input_type -> vulnscan.scan.v1.CreateScanRequest
+	3,  // 18: vulnscan.scan.v1.ScanService.GetScanStatus:input_type -> vulnscan.scan.v1.GetScanStatusRequest
+	8,  // 19: vulnscan.scan.v1.ScanService.GetScan:input_type -> vulnscan.scan.v1.GetScanRequest
+	10, // 20: vulnscan.scan.v1.ScanService.ListScans:input_type -> vulnscan.scan.v1.ListScansRequest
+	14, // 21: vulnscan.scan.v1.ScanService.CreateContextDocument:input_type -> vulnscan.scan.v1.CreateContextDocumentRequest
+	16, // 22: vulnscan.scan.v1.ScanService.ListContextDocuments:input_type -> vulnscan.scan.v1.ListContextDocumentsRequest
+	18, // 23: vulnscan.scan.v1.ScanService.GetContextDocument:input_type -> vulnscan.scan.v1.GetContextDocumentRequest
+	2,  // 24: vulnscan.scan.v1.ScanService.CreateScan:output_type -> vulnscan.scan.v1.CreateScanResponse
+	4,  // 25: vulnscan.scan.v1.ScanService.GetScanStatus:output_type -> vulnscan.scan.v1.GetScanStatusResponse
+	9,  // 26: vulnscan.scan.v1.ScanService.GetScan:output_type -> vulnscan.scan.v1.GetScanResponse
+	11, // 27: vulnscan.scan.v1.ScanService.ListScans:output_type -> vulnscan.scan.v1.ListScansResponse
+	15, // 28: vulnscan.scan.v1.ScanService.CreateContextDocument:output_type -> vulnscan.scan.v1.CreateContextDocumentResponse
+	17, // 29: vulnscan.scan.v1.ScanService.ListContextDocuments:output_type -> vulnscan.scan.v1.ListContextDocumentsResponse
+	19, // 30: vulnscan.scan.v1.ScanService.GetContextDocument:output_type -> vulnscan.scan.v1.GetContextDocumentResponse
+	24, // [24:31] is the sub-list for method output_type
+	17, // [17:24] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_vulnscan_scan_v1_scan_proto_init() }
@@ -1435,14 +1527,14 @@ func file_vulnscan_scan_v1_scan_proto_init() {
 	if File_vulnscan_scan_v1_scan_proto != nil {
 		return
 	}
-	file_vulnscan_scan_v1_scan_proto_msgTypes[9].OneofWrappers = []any{}
+	file_vulnscan_scan_v1_scan_proto_msgTypes[10].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vulnscan_scan_v1_scan_proto_rawDesc), len(file_vulnscan_scan_v1_scan_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
