@@ -43,26 +43,40 @@ func secretFromEnv(flagName, name string) (string, error) {
 
 func init() {
 	Register(
-		Command{Group: "finding", Verb: "list", Usage: "--scan SCAN [--include-unverified]",
+		Command{Group: "finding", Verb: "list", Usage: "--scan SCAN | --org ORG [--pending | --include-unverified]",
 			Run: func(ctx context.Context, e *Env, fs *flag.FlagSet, args []string) (any, error) {
-				scan := fs.String("scan", "", "scan id")
+				scan := fs.String("scan", "", "scan id: the findings that occurred in this scan")
+				org := fs.String("org", "", "organization id: all the organization's findings")
 				all := fs.Bool("include-unverified", false, "also list findings in verification and rejected ones")
-				if err := Parse(fs, args, "scan"); err != nil {
+				pending := fs.Bool("pending", false, "list only findings held in verification, with their confidence and reasons")
+				if err := Parse(fs, args); err != nil {
 					return nil, err
+				}
+				if (*scan == "") == (*org == "") {
+					return nil, fmt.Errorf("give exactly one of --scan and --org")
+				}
+				req := &findingsv1.ListFindingsForOperatorRequest{ScanId: *scan, OrgId: *org, IncludeUnverified: *all}
+				if *pending {
+					req.VerificationStatus = "pending"
 				}
 				c, err := findingsIntake(e)
 				if err != nil {
 					return nil, err
 				}
-				r, err := c.ListFindingsForOperator(ctx, &findingsv1.ListFindingsForOperatorRequest{ScanId: *scan, IncludeUnverified: *all})
+				r, err := c.ListFindingsForOperator(ctx, req)
 				if err != nil {
 					return nil, err
 				}
 				data := make([]map[string]any, 0, len(r.GetData()))
 				for _, f := range r.GetData() {
+					reasons := f.GetReasons()
+					if reasons == nil {
+						reasons = []string{}
+					}
 					data = append(data, map[string]any{"id": f.GetId(), "title": f.GetTitle(), "verification_status": f.GetVerificationStatus(),
 						"severity": f.GetSeverity(), "state": f.GetState(), "category": f.GetCategory(), "fingerprint": f.GetFingerprint(),
-						"affected_file": f.GetAffectedFile(), "found_at": tsOrNil(f.GetFoundAt())})
+						"affected_file": f.GetAffectedFile(), "start_line": f.GetStartLine(), "found_at": tsOrNil(f.GetFoundAt()),
+						"confidence": f.GetConfidence(), "reasons": reasons})
 				}
 				return map[string]any{"data": data}, nil
 			}},
