@@ -17,8 +17,8 @@ public class WebServlet {
         byte[] data = Files.readAllBytes(f.toPath());
 
         String target = request.getParameter("url");
-        URL url = new URL(target); // vuln: java.ssrf.request
-        url.openStream().close();
+        URL url = new URL(target);
+        url.openStream().close(); // vuln: java.ssrf.request
 
         response.sendRedirect(request.getParameter("next")); // vuln: java.redirect.open
     }
