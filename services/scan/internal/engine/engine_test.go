@@ -94,7 +94,9 @@ func TestRunFindsAndVerifies(t *testing.T) {
 	sqli := byRule(res, "python.sqli.string-query")
 	require.Len(t, sqli, 2) // app.py and the demoted test copy
 	for _, f := range sqli {
-		require.True(t, f.Confirmed)
+		// automated verification approves the application's flaw and holds
+		// the copy in test code for an operator
+		require.Equal(t, f.AffectedFile == "app.py", f.Confirmed, "%s: %s %v", f.AffectedFile, f.Confidence, f.Reasons)
 		require.Equal(t, "https://github.com/acme/app", f.RepoURL)
 		require.NotNil(t, f.MermaidTrace)
 		require.True(t, strings.HasPrefix(*f.MermaidTrace, "flowchart"))
