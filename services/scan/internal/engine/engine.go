@@ -271,6 +271,7 @@ feed:
 		st.Flow.Rounds = max(st.Flow.Rounds, fst.Rounds)
 		st.Flow.OverBudget += fst.OverBudget
 		st.Flow.NotAnalyzed += fst.NotAnalyzed
+		st.Flow.Failed += fst.Failed
 		st.Flow.CallsResolved += fst.CallsResolved
 		st.Flow.CallsToLibrary += fst.CallsToLibrary
 		irFiles[r.URL] = nil

@@ -68,6 +68,7 @@ type Stats struct {
 	Rounds         int
 	OverBudget     int // functions whose analysis hit StepsPerFunc
 	NotAnalyzed    int // functions left when the repository budget ran out
+	Failed         int // functions whose analysis hit a defect and was abandoned
 	CallsResolved  int
 	CallsToLibrary int
 }

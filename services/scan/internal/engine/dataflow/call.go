@@ -176,6 +176,8 @@ func (c *fnCtx) callbacks(st *state, in *ir.Instr, recv Val, args []Val) (Val, b
 		return Val{}, false
 	}
 	out := Val{Def: true}
+	syn := *in // the closure's own call: no receiver or operands of the library call
+	syn.Call = &ir.Call{Kind: ir.CallDynamic, Name: in.Call.Name, Recv: ir.None}
 	for _, fn := range fns {
 		s := c.a.sums[fn]
 		if s == nil || fn == c.fn {
@@ -185,7 +187,7 @@ func (c *fnCtx) callbacks(st *state, in *ir.Instr, recv Val, args []Val) (Val, b
 		for i := range actual {
 			actual[i] = Val{Def: true, Taint: data}
 		}
-		out = joinVal(out, c.applySummary(st, in, fn, s, Val{Def: true}, actual))
+		out = joinVal(out, c.applySummary(st, &syn, fn, s, Val{Def: true}, actual))
 	}
 	return out, true
 }

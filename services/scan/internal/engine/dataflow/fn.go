@@ -287,7 +287,15 @@ func (c *fnCtx) put(st *state, v ir.VarID, x Val) {
 	}
 }
 
-func (a *analyzer) analyzeFunc(fn *ir.Func) *summary {
+func (a *analyzer) analyzeFunc(fn *ir.Func) (sum *summary) {
+	defer func() {
+		// a defect in the analysis of one function must not fail the scan:
+		// the function is left without a summary and counted
+		if r := recover(); r != nil {
+			a.st.Failed++
+			sum = &summary{}
+		}
+	}()
 	c := &fnCtx{a: a, fn: fn, file: fn.File, lm: a.p.models(fn.File), in: make([]*state, len(fn.Blocks)), visits: make([]int, len(fn.Blocks)),
 		objIDs: map[objKey]int32{}, sum: &summary{}}
 	if len(fn.Blocks) == 0 {
@@ -389,7 +397,7 @@ func (c *fnCtx) entryState(nslots int) *state {
 func (c *fnCtx) paramSource(i int, p ir.Param, ep *entryInfo) *Label {
 	v := c.fn.Vars[p.Var]
 	label := func(kind, what string, m uint32) *Label {
-		return &Label{Src: realSrc(m), Classes: m, Trace: (*Trace)(nil).add(c.file, c.fn.Pos, what)}
+		return &Label{Src: realSrc(m), Classes: m, Trace: (*Trace)(nil).add(c.file, c.fn.Pos, kind+" input: "+what)}
 	}
 	for _, a := range p.Annotations {
 		for _, e := range c.lm.paramAnn {

@@ -225,7 +225,10 @@ func (c *fnCtx) applySummary(st *state, in *ir.Instr, callee *ir.Func, s *summar
 			if i >= len(args) {
 				continue
 			}
-			op, v = in.Call.Args[i], args[i]
+			op, v = ir.None, args[i]
+			if i < len(in.Call.Args) && len(args) == len(in.Call.Args) {
+				op = in.Call.Args[i]
+			}
 		} else if m.target != labelThis {
 			continue
 		}
@@ -252,7 +255,9 @@ func (c *fnCtx) applySummary(st *state, in *ir.Instr, callee *ir.Func, s *summar
 			for i, t := range k.args {
 				actual[i] = Val{Def: true, Taint: c.subst(st, t, callee, recv, args, in.Pos)}
 			}
-			c.applySummary(st, in, fn, fs, Val{Def: true}, actual)
+			syn := *in
+			syn.Call = &ir.Call{Kind: ir.CallDynamic, Name: "call", Recv: ir.None}
+			c.applySummary(st, &syn, fn, fs, Val{Def: true}, actual)
 		}
 	}
 	for _, f := range s.fields {
