@@ -82,18 +82,18 @@ func assessSecret(c finding.Finding, lines []string) (string, []string) {
 		return assessPrivateKey(text[loc[0]:])
 	}
 	for _, f := range tokenFormats {
-		for _, tok := range f.re.FindAllString(text, -1) {
-			if why := placeholderValue(tok); why != "" {
-				return Low, []string{"It has the format of " + f.name + " but " + why + "."}
-			}
-			if f.check != nil && !f.check(tok) {
-				return Low, []string{"It has the format of " + f.name + " but its checksum is wrong, so it is not a real token."}
-			}
-			if f.check != nil {
-				return High, []string{"Secret format checked: " + f.name + " with a valid checksum."}
-			}
-			return High, []string{"Secret format checked: " + f.name + "."}
+		tok := f.re.FindString(text)
+		switch {
+		case tok == "":
+			continue
+		case placeholderValue(tok) != "":
+			return Low, []string{"It has the format of " + f.name + " but " + placeholderValue(tok) + "."}
+		case f.check != nil && !f.check(tok):
+			return Low, []string{"It has the format of " + f.name + " but its checksum is wrong, so it is not a real token."}
+		case f.check != nil:
+			return High, []string{"Secret format checked: " + f.name + " with a valid checksum."}
 		}
+		return High, []string{"Secret format checked: " + f.name + "."}
 	}
 	values := quoted.FindAllStringSubmatch(text, -1)
 	var vals []string
