@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the whole system in the foreground for `make run`: the four services
 # and the gateway as separate processes, logs interleaved with a process
-# prefix. Ctrl-C (SIGINT) or SIGTERM stops all of them, then any private
-# PostgreSQL or Redis that was started for this run.
+# prefix added by bin/logprefix (deploy/local/logprefix), which copies whole
+# lines in large blocks and so costs next to nothing under load (measured by
+# deploy/local/bench-run.sh). Ctrl-C (SIGINT) or SIGTERM stops all of them,
+# then any private PostgreSQL or Redis that was started for this run.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -16,7 +18,7 @@ start() {
   local name=$1; shift
   # The prefixer ignores SIGINT so that it keeps draining the process's
   # shutdown logs; it exits when the process closes its output.
-  "$@" > >(trap '' INT TERM; exec sed -u "s/^/[$name] /") 2>&1 &
+  "$@" > >(trap '' INT TERM; exec "$bin/logprefix" "$name") 2>&1 &
   pids+=($!)
 }
 stopping=""
