@@ -122,6 +122,18 @@ func (c *fnCtx) argCond(st *state, cond *model.ArgCond, call *ir.Call, args []Va
 	if cond.Key != "" {
 		v = c.loadField(st, v, cond.Key)
 	}
+	if cond.Type != "" {
+		ok := false
+		for _, s := range c.a.p.supers(c.lm, c.lm.alias(v.Type)) {
+			ok = ok || s == cond.Type
+		}
+		if !ok {
+			return false
+		}
+	}
+	if cond.Re == nil {
+		return true
+	}
 	return v.Const != nil && cond.Re.MatchString(constString(v.Const))
 }
 

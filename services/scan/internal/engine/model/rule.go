@@ -20,6 +20,7 @@ import (
 //	    when: {arg: 1, matches: '^CURLOPT_URL$'}       # only when another argument's constant value
 //	                           # (or, with key:, the constant at that key of an array/map argument) matches
 //	    unless: {arg: 1, key: allowed_classes, matches: '^false$'}  # not when it matches
+//	    when: {arg: 0, type: net/http.ResponseWriter}  # only when that argument has the type (or a subtype)
 //
 // and a constant-argument rule names a call and a pattern its argument's
 // constant value (after constant propagation, configuration lookups
@@ -55,6 +56,7 @@ type ArgCond struct {
 	Kwarg   string `yaml:"kwarg"`
 	Key     string `yaml:"key"`
 	Matches string `yaml:"matches"`
+	Type    string `yaml:"type"` // the argument's type or one of its supertypes
 	Re      *regexp.Regexp
 }
 
@@ -85,9 +87,12 @@ func (r *FlowRule) Compile() error {
 			if c == nil {
 				continue
 			}
+			if c.Type != "" && c.Matches == "" {
+				continue
+			}
 			re, err := regexp.Compile(c.Matches)
 			if err != nil || c.Matches == "" {
-				return fmt.Errorf("rule %s: condition needs a valid matches: %v", r.ID, err)
+				return fmt.Errorf("rule %s: condition needs a valid matches or a type: %v", r.ID, err)
 			}
 			c.Re = re
 		}
