@@ -1,8 +1,11 @@
 // Package store is the findings service's data layer over its own schema
 // "findings": registered scans, findings with their occurrences, the triage
 // thread, the append-only audit trail, integrations and the outbox of
-// integration events. Exact list totals come from finding_counts, which
-// triggers keep in step with every change.
+// integration events. Exact list totals come from finding_counts, to which
+// statement triggers append a delta row per counter key a change touches,
+// in the changing transaction; FoldCounts sums each key's deltas into one
+// row in the background. Reports write set-based and lock findings in
+// fingerprint order, so that concurrent reports never deadlock.
 package store
 
 import (
