@@ -85,7 +85,6 @@ type lowerer struct {
 	declared        map[string]bool   // FQNs of the classes declared in the file
 	methods         map[string]bool   // names of the methods declared in the file
 	mtparams        map[string]string // type parameters of the method being lowered, to their erasure
-	inner           map[string]bool   // member classes with an enclosing instance, by FQN
 	classes         map[string]*classCtx
 	anon            int // anonymous classes numbered per file
 	lambdas         int // lambdas and method references numbered per file

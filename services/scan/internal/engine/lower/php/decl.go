@@ -155,11 +155,6 @@ func constText(c *ir.Const) string {
 	return c.String()
 }
 
-// classKinds are the node types that declare a class-like type.
-var classKinds = map[string]bool{
-	"class_declaration": true, "interface_declaration": true, "trait_declaration": true, "enum_declaration": true,
-}
-
 // class lowers a class, interface, trait or enum declaration, or the body of
 // an anonymous class (name ""), and returns it.
 func (l *lowerer) class(n *syntax.Node, outer *fnLowerer) *ir.Class {

@@ -33,12 +33,11 @@ func (f *fnLowerer) stmt(n *syntax.Node) {
 	case "compound_statement", "colon_block":
 		f.stmts(n.Children)
 	case "expression_statement":
-		for _, c := range n.NamedChildren() {
-			v := f.expr(c)
+		if cs := n.NamedChildren(); len(cs) > 0 {
+			v := f.expr(cs[0])
 			if echo {
 				f.call(&ir.Call{Kind: ir.CallFunc, Name: "echo", Args: []ir.Value{v}}, "", pos)
 			}
-			break
 		}
 	case "echo_statement":
 		f.call(&ir.Call{Kind: ir.CallFunc, Name: "echo", Args: f.exprList(n)}, "", pos)

@@ -221,7 +221,7 @@ func (l *lowerer) matchStmt(s *scope, n *syntax.Node) {
 		}
 		if guard != nil {
 			b.SetBlock(succ)
-			var g ir.Value = ir.C(ir.Bool(true))
+			g := ir.C(ir.Bool(true))
 			if gs := named(guard); len(gs) > 0 {
 				g = l.expr(s, gs[0])
 			}
@@ -379,7 +379,7 @@ func (l *lowerer) bindCaptures(s *scope, v ir.Value, p *syntax.Node) {
 			i++
 		}
 	case "dict_pattern":
-		var key ir.Value = ir.None
+		key := ir.None
 		for _, c := range p.Children {
 			switch {
 			case c.Field == "key":

@@ -511,7 +511,7 @@ func (l *lowerer) comprehension(s *scope, n *syntax.Node) ir.Value {
 		}
 		c := clauses[i]
 		if c.Type == "if_clause" {
-			var cond ir.Value = ir.C(ir.Bool(true))
+			cond := ir.C(ir.Bool(true))
 			if cs := named(c); len(cs) > 0 {
 				cond = l.expr(s, cs[0])
 			}
