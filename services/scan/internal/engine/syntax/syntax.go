@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -117,6 +118,32 @@ func (n *Node) Line() int { return n.Row + 1 }
 type Lang struct {
 	Name    string // "java", "python", "javascript", "typescript", "go", "php", "ruby"
 	grammar func() *sitter.Language
+
+	symOnce sync.Once
+	syms    []symbol // by grammar symbol: name and whether it is named
+}
+
+type symbol struct {
+	name  string
+	named bool
+	punct bool // an anonymous bracket, separator or quote: never a field worth keeping
+}
+
+// symbols returns the grammar's symbol table, read once: the tree copy then
+// needs no per-node call for a node's type or named-ness.
+func (l *Lang) symbols() []symbol {
+	l.symOnce.Do(func() {
+		g := l.grammar()
+		n := g.SymbolCount()
+		l.syms = make([]symbol, n)
+		for i := uint32(0); i < n; i++ {
+			s := sitter.Symbol(i)
+			name := g.SymbolName(s)
+			named := g.SymbolType(s) == sitter.SymbolTypeRegular
+			l.syms[i] = symbol{name: name, named: named, punct: !named && name != "" && strings.Trim(name, "(){}[];,:'\"`") == ""}
+		}
+	})
+	return l.syms
 }
 
 var (
@@ -234,7 +261,7 @@ func (p *Parser) Parse(ctx context.Context, l *Lang, src []byte) (*Node, int, er
 	if maxNodes <= 0 {
 		maxNodes = 1_500_000
 	}
-	root, n, err := convert(ctx, tree.RootNode(), src, maxDepth, maxNodes)
+	root, n, err := convert(ctx, tree.RootNode(), src, maxDepth, maxNodes, l.symbols())
 	if err != nil && ctx.Err() != nil {
 		return nil, n, ErrTimeout
 	}
@@ -243,7 +270,7 @@ func (p *Parser) Parse(ctx context.Context, l *Lang, src []byte) (*Node, int, er
 
 // convert copies the tree with a cursor, so deeply nested input cannot
 // exhaust the Go stack. Rows are computed on the Go side from byte offsets.
-func convert(ctx context.Context, root *sitter.Node, src []byte, maxDepth, maxNodes int) (*Node, int, error) {
+func convert(ctx context.Context, root *sitter.Node, src []byte, maxDepth, maxNodes int, syms []symbol) (*Node, int, error) {
 	starts := []uint32{0}
 	for i, c := range src {
 		if c == '\n' {
@@ -282,8 +309,17 @@ func convert(ctx context.Context, root *sitter.Node, src []byte, maxDepth, maxNo
 		n := cur.CurrentNode()
 		parent := stack[len(stack)-1]
 		var gn *Node
-		named := n.IsNamed()
-		field := cur.CurrentFieldName()
+		var typ string
+		var named, punct bool
+		if sym := int(n.Symbol()); sym < len(syms) {
+			typ, named, punct = syms[sym].name, syms[sym].named, syms[sym].punct
+		} else {
+			typ, named = n.Type(), n.IsNamed()
+		}
+		field := ""
+		if !punct {
+			field = cur.CurrentFieldName()
+		}
 		if named || field != "" {
 			count++
 			if count > maxNodes {
@@ -293,7 +329,7 @@ func convert(ctx context.Context, root *sitter.Node, src []byte, maxDepth, maxNo
 				return nil, count, ctx.Err()
 			}
 			sb, eb := n.StartByte(), n.EndByte()
-			gn = &Node{Type: n.Type(), Field: field, Named: named, Start: sb, End: eb, Row: rowOf(sb), EndRow: endRowOf(sb, eb), Parent: parent}
+			gn = &Node{Type: typ, Field: field, Named: named, Start: sb, End: eb, Row: rowOf(sb), EndRow: endRowOf(sb, eb), Parent: parent}
 			parent.Children = append(parent.Children, gn)
 		}
 		if cur.GoToFirstChild() {
