@@ -1,9 +1,11 @@
 // Package engine is the vulnerability scan engine run by the scan workers.
 //
 // New(opts...) builds an Engine; Engine.Run(ctx, Input, progress) analyzes
-// the checked-out repositories of Input.Repos (code with tree-sitter taint and
-// pattern rules from sast/rules for Python, JavaScript/TypeScript, Go, Java,
-// PHP (.php, .phtml) and Ruby (.rb), secrets with gitleaks, Dockerfiles,
+// the checked-out repositories of Input.Repos (code in Python,
+// JavaScript/TypeScript, Go, Java, PHP and Ruby: each file parsed with
+// tree-sitter, checked by the pattern rules and lowered to a shared IR, then
+// each repository's IR analysed whole by the dataflow analysis against the
+// flow rules and library models — see README.md; secrets with gitleaks, Dockerfiles,
 // Kubernetes manifests, Terraform and CI workflows with iac), probes
 // Input.TargetURLs through Input.HTTPClient (live), and passes every
 // candidate through the automated verification stage (verify). Run returns
@@ -17,6 +19,8 @@
 // Limits: files over WithMaxFileSize, binary, generated, minified, vendored
 // and excluded files ("exclude: <glob>" lines of Input.CustomContext) are
 // skipped and counted in Stats.SkippedReasons, as are files whose syntax tree
-// or analysis time exceeds WithFileLimits. Input.AuthInstructions is never
+// or analysis time exceeds WithFileLimits; the dataflow analysis of a
+// repository is bounded by WithFlowBudget and reports what it had to leave
+// in Stats.Flow. Input.AuthInstructions is never
 // logged; its "Header: value" lines are sent with live-target requests.
 package engine
