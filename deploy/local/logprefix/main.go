@@ -9,12 +9,17 @@
 // so that lines of different processes never mix. A line after a quiet
 // spell is written at once; during a burst it reads at most every 20 ms, so
 // that a busy process costs it a few system calls per block of lines
-// rather than several per line (see Copy). It exits when its input closes.
+// rather than several per line (see Copy). It ignores SIGINT and SIGTERM,
+// which a terminal or process group sends to the process it serves too, so
+// that it keeps copying that process's shutdown logs; it exits when its
+// input closes.
 package main
 
 import (
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 )
 
@@ -26,6 +31,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: logprefix NAME < input")
 		os.Exit(2)
 	}
+	signal.Ignore(syscall.SIGINT, syscall.SIGTERM)
 	if err := Copy(os.Stdout, os.Stdin, "["+os.Args[1]+"] ", gather); err != nil {
 		fmt.Fprintln(os.Stderr, "logprefix:", err)
 		os.Exit(1)

@@ -20,7 +20,7 @@ type Worker struct {
 	Keys  int           // counter keys folded per statement
 }
 
-// Run folds every Every; a round that found a full batch of keys goes on
+// Run folds every Every; a round that removed at least Keys rows goes on
 // at once, so a burst of reports is folded in a few rounds.
 func (w *Worker) Run(ctx context.Context) error {
 	t := time.NewTicker(w.Every)
