@@ -152,6 +152,31 @@ type analyzer struct {
 	// receiver's contents at each call), not through one value per field
 	// shared by every instance.
 	constructed map[string]bool
+	// constLists holds the globals every store of which is the same list of
+	// constants (nil once any store is something else).
+	constLists map[string][]*ir.Const
+}
+
+// noteConstList records what a store into a global leaves there.
+func (a *analyzer) noteConstList(name string, elems []*ir.Const) {
+	old, seen := a.constLists[name]
+	switch {
+	case !seen:
+		a.constLists[name] = elems
+		a.changed = true
+	case old == nil:
+	case elems == nil || len(elems) != len(old):
+		a.constLists[name] = nil
+		a.changed = true
+	default:
+		for i := range old {
+			if !constEq(old[i], elems[i]) {
+				a.constLists[name] = nil
+				a.changed = true
+				return
+			}
+		}
+	}
 }
 
 const conflictType = "\x00"
@@ -210,7 +235,8 @@ type entryInfo struct {
 func newAnalyzer(files []*ir.File, cfg *Config) *analyzer {
 	a := &analyzer{p: newProgram(files, cfg), cfg: cfg, sums: map[*ir.Func]*summary{}, globals: map[string]Val{}, fields: map[string]Val{},
 		closures: map[*ir.Func]map[string]Val{}, entries: map[*ir.Func]*entryInfo{}, findings: map[findingKey]*Finding{},
-		lookups: map[lookupKey][]*entry{}, argTypes: map[*ir.Func][]string{}, constructed: map[string]bool{}}
+		lookups: map[lookupKey][]*entry{}, argTypes: map[*ir.Func][]string{}, constructed: map[string]bool{},
+		constLists: map[string][]*ir.Const{}}
 	a.inferTypes()
 	a.findEntries()
 	return a

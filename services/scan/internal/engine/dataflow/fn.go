@@ -661,10 +661,12 @@ func (c *fnCtx) exec(st *state, in *ir.Instr) {
 	case ir.OpLoadField:
 		c.set(st, in.Dst, c.loadField(st, c.val(st, in.Args[0]), in.Name))
 	case ir.OpStoreField:
+		c.checkStore(st, c.val(st, in.Args[0]), c.val(st, in.Args[1]), in.Pos)
 		c.store(st, in.Args[0], c.val(st, in.Args[0]), in.Name, nil, c.val(st, in.Args[1]))
 	case ir.OpLoadIndex:
 		c.set(st, in.Dst, c.loadIndex(st, c.val(st, in.Args[0]), in.Args[1]))
 	case ir.OpStoreIndex:
+		c.checkStore(st, c.val(st, in.Args[0]), c.val(st, in.Args[2]), in.Pos)
 		idx := Val{}
 		if !in.Args[1].IsNone() {
 			idx = c.val(st, in.Args[1])
@@ -681,7 +683,16 @@ func (c *fnCtx) exec(st *state, in *ir.Instr) {
 			c.store(st, in.Args[0], c.val(st, in.Args[0]), "", &unknownIdx, c.val(st, in.Args[2]))
 		}
 	case ir.OpLoadGlobal:
-		c.set(st, in.Dst, c.loadGlobal(in))
+		v := c.loadGlobal(in)
+		if elems, ok := c.a.constLists[in.Name]; ok && elems != nil {
+			// a module-level collection of constants (an allow list)
+			o := &Obj{Type: v.Type, ListOK: true, Exact: true}
+			for _, k := range elems {
+				o.appendElem(Val{Def: true, Const: k})
+			}
+			v.Objs = []int32{c.newObj(st, objKey{in: in}, o)}
+		}
+		c.set(st, in.Dst, v)
 	case ir.OpStoreGlobal:
 		c.storeGlobal(st, in.Name, c.val(st, in.Args[0]))
 	case ir.OpMakeList:
@@ -968,6 +979,29 @@ func elemType(t string) string {
 	return ""
 }
 
+// checkStore reports a store of tainted data into a value of a type the
+// rules name as a store sink (a session).
+func (c *fnCtx) checkStore(st *state, base Val, v Val, pos ir.Pos) {
+	if len(c.lm.stores) == 0 || base.Type == "" {
+		return
+	}
+	for _, s := range c.a.p.supers(c.lm, c.lm.alias(base.Type)) {
+		for _, e := range c.lm.stores[s] {
+			for _, l := range c.eff(st, v, 3) {
+				if l.Classes&e.rule.ClassBit == 0 {
+					continue
+				}
+				if isReal(l.Src) {
+					c.a.report(&Finding{Rule: e.rule, File: c.file, Func: c.fn, Pos: pos, Kind: "flow", TypedSink: true,
+						Steps: append(l.Trace.Steps(), &Trace{File: c.file, Pos: pos, What: "stored into " + base.Type}), Source: sourceKind(l.Trace)})
+				} else {
+					c.sum.addSink(sumSink{src: l.Src, field: l.Field, classes: l.Classes, rule: e.rule, file: c.file, fn: c.fn, pos: pos, trace: l.Trace, typed: true})
+				}
+			}
+		}
+	}
+}
+
 // store writes v into base's field name, or at index idx (appendIdx,
 // unknownIdx or a constant).
 func (c *fnCtx) store(st *state, baseV ir.Value, base Val, name string, idx *ir.Const, v Val) {
@@ -1071,6 +1105,7 @@ func (c *fnCtx) loadGlobal(in *ir.Instr) Val {
 }
 
 func (c *fnCtx) storeGlobal(st *state, name string, v Val) {
+	c.a.noteConstList(name, c.constList(st, v))
 	nv := Val{Def: true, Taint: c.eff(st, v, 2).onlyReal(), Const: v.Const, Type: v.Type, Fns: v.Fns}
 	old, ok := c.a.globals[name]
 	j := nv
@@ -1081,6 +1116,26 @@ func (c *fnCtx) storeGlobal(st *state, name string, v Val) {
 		c.a.globals[name] = j
 		c.a.changed = true
 	}
+}
+
+// constList returns the elements of a value that is one list of constants
+// only, or nil.
+func (c *fnCtx) constList(st *state, v Val) []*ir.Const {
+	if len(v.Objs) != 1 || len(v.Taint) > 0 {
+		return nil
+	}
+	o := st.objs[v.Objs[0]]
+	if o == nil || !o.Exact || !o.ListOK || o.Any.Def || len(o.Fields) > 0 || len(o.List) == 0 {
+		return nil
+	}
+	out := make([]*ir.Const, 0, len(o.List))
+	for _, e := range o.List {
+		if e.Const == nil {
+			return nil
+		}
+		out = append(out, e.Const)
+	}
+	return out
 }
 
 // closure records the values a closure captures when it is created.

@@ -42,6 +42,7 @@ type langModels struct {
 	entryAnn    []*entry // entry points by annotation
 	entryOver   []*entry // entry points by overridden target
 	entryRegist []*entry // entry points by registration call (also in byName)
+	stores      map[string][]*entry // store sinks by the type stored into
 }
 
 var emptyModels = &langModels{types: map[string][]string{}, aliases: map[string]string{}, byName: map[string][]*entry{}, globals: map[string][]*entry{}}
@@ -162,6 +163,12 @@ func buildLangModels(s *model.Set, rules []*model.FlowRule) *langModels {
 		for i := range r.Sinks {
 			for _, t := range r.Sinks[i].Targets {
 				lm.add(t, &entry{sink: &r.Sinks[i], rule: r})
+			}
+			for _, t := range r.Sinks[i].Stores {
+				if lm.stores == nil {
+					lm.stores = map[string][]*entry{}
+				}
+				lm.stores[t] = append(lm.stores[t], &entry{sink: &r.Sinks[i], rule: r, qual: t})
 			}
 		}
 		if r.Const != nil {

@@ -22,6 +22,11 @@ import (
 //	    unless: {arg: 1, key: allowed_classes, matches: '^false$'}  # not when it matches
 //	    when: {arg: 0, type: net/http.ResponseWriter}  # only when that argument has the type (or a subtype)
 //
+// A sink may also be a store rather than a call: `stores: [flask.session]`
+// makes any field or index store into a value of one of these types (see
+// the models' `returns:`, e.g. global:flask.session) a sink for the stored
+// value, as in session["user"] = request.args["u"].
+//
 // and a constant-argument rule names a call and a pattern its argument's
 // constant value (after constant propagation, configuration lookups
 // included) must match:
@@ -47,6 +52,7 @@ type Sink struct {
 	UnlessField *FieldCond `yaml:"unless_field"`
 	When        *ArgCond   `yaml:"when"`
 	Unless      *ArgCond   `yaml:"unless"`
+	Stores      []string   `yaml:"stores"`
 }
 
 // ArgCond tests the constant value of one argument of a call (or of one key
@@ -80,8 +86,8 @@ func (r *FlowRule) Compile() error {
 		return fmt.Errorf("rule %s: exactly one of sinks and call", r.ID)
 	}
 	for _, s := range r.Sinks {
-		if len(s.Targets) == 0 {
-			return fmt.Errorf("rule %s: sink without targets", r.ID)
+		if len(s.Targets) == 0 && len(s.Stores) == 0 {
+			return fmt.Errorf("rule %s: sink without targets or stores", r.ID)
 		}
 		for _, c := range []*ArgCond{s.When, s.Unless} {
 			if c == nil {
