@@ -39,9 +39,9 @@ type langModels struct {
 	paramAnn    []*entry
 	paramTypes  []*entry
 	paramNames  []*entry
-	entryAnn    []*entry // entry points by annotation
-	entryOver   []*entry // entry points by overridden target
-	entryRegist []*entry // entry points by registration call (also in byName)
+	entryAnn    []*entry            // entry points by annotation
+	entryOver   []*entry            // entry points by overridden target
+	entryRegist []*entry            // entry points by registration call (also in byName)
 	stores      map[string][]*entry // store sinks by the type stored into
 }
 

@@ -85,7 +85,7 @@ func (l *lowerer) interpolation(s *scope, n *syntax.Node) ir.Value {
 		v = b.Call(&ir.Call{Kind: ir.CallFunc, Recv: ir.None, Name: name, Args: []ir.Value{v}}, "str", pos(conv))
 	}
 	if spec := n.Child("format_specifier"); spec != nil {
-		var specV ir.Value = ir.C(ir.Str(strings.TrimPrefix(l.text(spec), ":")))
+		specV := ir.C(ir.Str(strings.TrimPrefix(l.text(spec), ":")))
 		if spec.FirstOfType("format_expression") != nil {
 			var args []ir.Value
 			for _, fe := range named(spec) {

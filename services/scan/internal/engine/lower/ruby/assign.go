@@ -196,7 +196,7 @@ func (fs *fnState) opAssign(n *syntax.Node) ir.Value {
 	case "element_reference":
 		obj := left.Child("object")
 		recv := fs.typedRecv(fs.exprOrNil(obj), obj)
-		var idx ir.Value = ir.None
+		idx := ir.None
 		for _, c := range left.NamedChildren() {
 			if c != obj && c.Type != "comment" {
 				idx = fs.expr(c, true)

@@ -384,7 +384,7 @@ func (fs *fnState) closure(n *syntax.Node, kind string, params, body *syntax.Nod
 func (fs *fnState) yield(n *syntax.Node) ir.Value {
 	vals, names := fs.args(n.FirstOfType("argument_list"))
 	blk, ok := fs.blockParam()
-	var recv ir.Value = ir.C(ir.Null())
+	recv := ir.C(ir.Null())
 	if ok {
 		recv = ir.V(blk)
 	}

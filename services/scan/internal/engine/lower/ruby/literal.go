@@ -193,7 +193,7 @@ func (fs *fnState) stringValue(n *syntax.Node) ir.Value {
 			pendingSet = true
 		case "interpolation":
 			flush(pos(c))
-			var v ir.Value = ir.C(ir.Str(""))
+			v := ir.C(ir.Str(""))
 			if len(c.NamedChildren()) > 0 {
 				v = fs.body(c.Children, true)
 			}

@@ -64,14 +64,14 @@ func (fs *fnState) caseWhen(n *syntax.Node, want bool) ir.Value {
 		}
 		miss := b.Current()
 		b.SetBlock(bodyB)
-		var v ir.Value = ir.C(ir.Null())
+		v := ir.C(ir.Null())
 		if bd := w.Child("body"); bd != nil {
 			v = fs.body(bd.Children, want)
 		}
 		finish(v, pos(w))
 		b.SetBlock(miss)
 	}
-	var v ir.Value = ir.C(ir.Null())
+	v := ir.C(ir.Null())
 	if elseN != nil {
 		v = fs.body(elseN.Children, want)
 	}
@@ -124,14 +124,14 @@ func (fs *fnState) caseIn(n *syntax.Node, want bool) ir.Value {
 			}
 			b.SetBlock(guarded)
 		}
-		var v ir.Value = ir.C(ir.Null())
+		v := ir.C(ir.Null())
 		if bd := c.Child("body"); bd != nil {
 			v = fs.body(bd.Children, want)
 		}
 		finish(v, pos(c))
 		b.SetBlock(miss)
 	}
-	var v ir.Value = ir.C(ir.Null())
+	v := ir.C(ir.Null())
 	if elseN != nil {
 		v = fs.body(elseN.Children, want)
 	}
@@ -180,7 +180,7 @@ func (fs *fnState) testPattern(pat *syntax.Node, subject ir.Value, match, miss i
 			return
 		}
 	case "variable_reference_pattern", "expression_reference_pattern":
-		var v ir.Value = ir.C(ir.Null())
+		v := ir.C(ir.Null())
 		if c := pat.NamedChildren(); len(c) > 0 {
 			v = fs.expr(c[len(c)-1], true)
 		}

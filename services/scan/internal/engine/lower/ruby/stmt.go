@@ -239,7 +239,7 @@ func (fs *fnState) loop(n, cond *syntax.Node, negate bool, body func()) {
 func (fs *fnState) forLoop(n *syntax.Node) {
 	b := fs.b
 	p := pos(n)
-	var coll ir.Value = ir.C(ir.Null())
+	coll := ir.C(ir.Null())
 	if in := n.Child("value"); in != nil {
 		if c := in.NamedChildren(); len(c) > 0 {
 			coll = fs.expr(c[0], true)
@@ -272,7 +272,7 @@ func (fs *fnState) forLoop(n *syntax.Node) {
 func (fs *fnState) jump(n *syntax.Node) {
 	b := fs.b
 	p := pos(n)
-	var v ir.Value = ir.None
+	v := ir.None
 	if args := n.FirstOfType("argument_list"); args != nil {
 		vals, _ := fs.args(args)
 		switch len(vals) {
