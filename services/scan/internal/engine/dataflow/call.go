@@ -307,6 +307,8 @@ func (c *fnCtx) library(st *state, in *ir.Instr, recv Val, args []Val, recvType 
 			}
 		case e.returns != "":
 			out.Type = e.returns
+		case e.noreturn:
+			c.stopped = true
 		}
 	}
 	if newObj >= 0 {

@@ -46,6 +46,8 @@ type fnCtx struct {
 	// guards maps a condition variable of the current block to what its
 	// truth says of another variable.
 	guards map[ir.VarID]guard
+	// stopped: the last call never returns (abort, exit): the path ends.
+	stopped bool
 }
 
 // guard is what a true condition establishes: v is clean of mask (a check
@@ -481,6 +483,10 @@ func (c *fnCtx) block(b int) []int {
 		}
 		in := &blk.Instrs[i]
 		c.exec(st, in)
+		if c.stopped {
+			c.stopped = false
+			return nil
+		}
 		if in.Dst >= 0 {
 			c.noteGuard(st, in)
 		}

@@ -25,6 +25,7 @@ type entry struct {
 	constRule *model.ConstCall
 	rule      *model.FlowRule
 	entry     *model.EntryPoint
+	noreturn  bool
 }
 
 // langModels is the compiled models and flow rules of one language.
@@ -142,6 +143,9 @@ func buildLangModels(s *model.Set, rules []*model.FlowRule) *langModels {
 	}
 	for t, typ := range s.Returns {
 		lm.add(t, &entry{returns: typ})
+	}
+	for _, t := range s.NoReturn {
+		lm.add(t, &entry{noreturn: true})
 	}
 	for i := range s.EntryPoints {
 		ep := &s.EntryPoints[i]

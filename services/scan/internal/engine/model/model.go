@@ -112,6 +112,9 @@ type Set struct {
 	Setters     []Setter          `yaml:"setters"`
 	Evaluators  []Evaluator       `yaml:"evaluators"`
 	EntryPoints []EntryPoint      `yaml:"entrypoints"`
+	// NoReturn lists calls that never return normally (abort, exit, halt):
+	// the path ends there, so a check that aborts protects what follows.
+	NoReturn []string `yaml:"noreturn"`
 }
 
 // Source makes values attacker-controlled (or otherwise interesting).
@@ -276,6 +279,7 @@ func Load(fsys fs.FS, lang string) (*Set, error) {
 		out.Setters = append(out.Setters, s.Setters...)
 		out.Evaluators = append(out.Evaluators, s.Evaluators...)
 		out.EntryPoints = append(out.EntryPoints, s.EntryPoints...)
+		out.NoReturn = append(out.NoReturn, s.NoReturn...)
 	}
 	return out, out.check()
 }
