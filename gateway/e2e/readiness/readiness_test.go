@@ -36,7 +36,12 @@ func TestReadyzFollowsTheDatabase(t *testing.T) {
 	ctx := context.Background()
 	cfg, err := pgx.ParseConfig(sys.DatabaseURL)
 	require.NoError(t, err)
-	admin, err := pgx.Connect(ctx, dbtest.ServerURL())
+	// administer through the server's maintenance database: the default
+	// database of DATABASE_URL need not exist on a fresh server
+	adminCfg, err := pgx.ParseConfig(dbtest.ServerURL())
+	require.NoError(t, err)
+	adminCfg.Database = "postgres"
+	admin, err := pgx.ConnectConfig(ctx, adminCfg)
 	require.NoError(t, err)
 	defer func() { _ = admin.Close(ctx) }()
 	name := pgx.Identifier{cfg.Database}.Sanitize()
