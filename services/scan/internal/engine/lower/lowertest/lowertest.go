@@ -1,0 +1,44 @@
+// Package lowertest holds what the front ends' tests share.
+package lowertest
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/ir"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/syntax"
+)
+
+// LowerFunc is a front end's entry point.
+type LowerFunc func(path string, src []byte, root *syntax.Node) (*ir.File, error)
+
+// Fuzz lowers arbitrary input: whatever tree-sitter makes of it, the
+// lowering must not panic and must produce valid IR. Seeds are the given
+// files and sources.
+func Fuzz(f *testing.F, lang *syntax.Lang, path string, lower LowerFunc, files []string, sources []string) {
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
+	for _, s := range sources {
+		f.Add([]byte(s))
+	}
+	p := syntax.NewParser(syntax.Limits{MaxDepth: 200})
+	f.Fuzz(func(t *testing.T, src []byte) {
+		root, _, err := p.Parse(context.Background(), lang, src)
+		if err != nil {
+			return
+		}
+		file, err := lower(path, src, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ir.ValidateFile(file); err != nil {
+			t.Fatalf("%v\n%s", err, ir.Dump(file))
+		}
+	})
+}
