@@ -27,6 +27,8 @@ import (
 //
 //	VULNSCAN_OWASP_MIN=<n>    fail when the overall score is below n
 //	VULNSCAN_OWASP_VERBOSE=1  list the false negatives and false positives
+//	VULNSCAN_OWASP_APPROVED=1 count only the findings automated verification
+//	                          approves (what users see in auto mode)
 //
 // A test case is flagged when a finding tagged with the case's CWE lies in
 // the case's own file (file base name = test name). That matching is
@@ -58,7 +60,11 @@ func TestOWASPBenchmark(t *testing.T) {
 
 	// flagged[test name] holds the CWE numbers reported in the test's file.
 	flagged := map[string]map[string]bool{}
+	approvedOnly := os.Getenv("VULNSCAN_OWASP_APPROVED") == "1"
 	for _, f := range res.Findings {
+		if approvedOnly && !f.Confirmed {
+			continue
+		}
 		name := strings.TrimSuffix(path.Base(f.AffectedFile), path.Ext(f.AffectedFile))
 		for _, tag := range f.Tags {
 			if cwe, ok := strings.CutPrefix(tag, "CWE-"); ok {
