@@ -266,14 +266,7 @@ feed:
 			fs[i].RepoURL = r.URL
 		}
 		cands = append(cands, fs...)
-		st.Flow.Functions += fst.Functions
-		st.Flow.Summaries += fst.Summaries
-		st.Flow.Rounds = max(st.Flow.Rounds, fst.Rounds)
-		st.Flow.OverBudget += fst.OverBudget
-		st.Flow.NotAnalyzed += fst.NotAnalyzed
-		st.Flow.Failed += fst.Failed
-		st.Flow.CallsResolved += fst.CallsResolved
-		st.Flow.CallsToLibrary += fst.CallsToLibrary
+		st.Flow.Add(fst)
 		irFiles[r.URL] = nil
 	}
 	if err := ctx.Err(); err != nil {

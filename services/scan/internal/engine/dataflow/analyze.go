@@ -73,6 +73,18 @@ type Stats struct {
 	CallsToLibrary int
 }
 
+// Add accumulates the statistics of another analysis (another repository).
+func (s *Stats) Add(o Stats) {
+	s.Functions += o.Functions
+	s.Summaries += o.Summaries
+	s.Rounds = max(s.Rounds, o.Rounds)
+	s.OverBudget += o.OverBudget
+	s.NotAnalyzed += o.NotAnalyzed
+	s.Failed += o.Failed
+	s.CallsResolved += o.CallsResolved
+	s.CallsToLibrary += o.CallsToLibrary
+}
+
 // Result is the outcome of Analyze.
 type Result struct {
 	Findings []Finding
@@ -348,7 +360,7 @@ func (a *analyzer) staticResultType(fn *ir.Func, lm *langModels, c *ir.Call) str
 			return callee.Class.QName
 		}
 	}
-	for _, e := range a.lookup(lm, a.callSite(lm, c, recv.Type)) {
+	for _, e := range a.lookupCall(lm, c, recv.Type) {
 		if e.returns != "" {
 			return e.returns
 		}
@@ -435,7 +447,7 @@ func (a *analyzer) findEntries() {
 					if in.Call.Recv.IsVar() {
 						recvT = fn.Vars[in.Call.Recv.Var].Type
 					}
-					for _, e := range a.lookup(lm, a.callSite(lm, in.Call, recvT)) {
+					for _, e := range a.lookupCall(lm, in.Call, recvT) {
 						if e.entry == nil {
 							continue
 						}

@@ -1,16 +1,17 @@
 package dataflow
 
 import (
-	"strings"
-
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/ir"
 )
 
+// lookupKey identifies what model matching of a call depends on: the
+// language, the call's kind and name, and its qualifier (the receiver's
+// type, or the static qualifier).
 type lookupKey struct {
 	lm   *langModels
 	kind ir.CallKind
 	name string
-	typ  string
+	qual string
 }
 
 // callSite describes a call for model matching.
@@ -46,20 +47,25 @@ func (a *analyzer) callSite(lm *langModels, c *ir.Call, recvType string) *callSi
 	return cs
 }
 
-func (a *analyzer) lookup(lm *langModels, cs *callSite) []*entry {
-	if len(lm.byName[cs.name]) == 0 && len(lm.byName["*"]) == 0 {
+// lookupCall returns the model and rule entries that match a call, cached
+// per call shape so that the hot path neither rebuilds the call site nor
+// walks type hierarchies again.
+func (a *analyzer) lookupCall(lm *langModels, c *ir.Call, recvType string) []*entry {
+	name := c.Name
+	if c.Kind == ir.CallNew {
+		name = "<init>"
+	}
+	if len(lm.byName[name]) == 0 && len(lm.byName["*"]) == 0 {
 		return nil
 	}
-	k := lookupKey{lm: lm, name: cs.name, typ: strings.Join(cs.quals, ",")}
-	if cs.plain {
-		k.kind = 1
-	} else if !cs.typeKnown {
-		k.kind = 2
+	k := lookupKey{lm: lm, kind: c.Kind, name: c.Name, qual: c.Qual}
+	if c.Kind == ir.CallMethod {
+		k.qual = recvType
 	}
 	if e, ok := a.lookups[k]; ok {
 		return e
 	}
-	e := lm.lookup(cs)
+	e := lm.lookup(a.callSite(lm, c, recvType))
 	a.lookups[k] = e
 	return e
 }
@@ -223,7 +229,7 @@ func (c *fnCtx) defaultFlow(st *state, recv Val, args []Val) Val {
 
 func (c *fnCtx) library(st *state, in *ir.Instr, recv Val, args []Val, recvType string, newObj int32) Val {
 	call := in.Call
-	entries := c.a.lookup(c.lm, c.a.callSite(c.lm, call, recvType))
+	entries := c.a.lookupCall(c.lm, call, recvType)
 	c.checkSinks(st, in, entries, recv, args)
 	var (
 		out        Val

@@ -3,6 +3,7 @@ package dataflow
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -556,4 +557,40 @@ func TestClosuresPassedToCalls(t *testing.T) {
 	add(f, cl, b)
 	got := run(t, f)
 	require.Len(t, got["sqli"], 2, "%v", got)
+}
+
+func TestBudgetsDegradeWithoutFailing(t *testing.T) {
+	f, cl := file("N")
+	b, req, st, _ := handler(f, cl, "m")
+	p := param(b, req)
+	for range 50 {
+		b.method(st, "execute", p)
+	}
+	add(f, cl, b)
+	cfg := testConfig(t)
+	cfg.Budget.StepsPerFunc = 10
+	res, err := Analyze(context.Background(), []*ir.File{f}, cfg)
+	require.NoError(t, err)
+	require.Positive(t, res.Stats.OverBudget, "the function over budget is counted")
+
+	cfg = testConfig(t)
+	cfg.Budget.Timeout = time.Nanosecond
+	res, err = Analyze(context.Background(), []*ir.File{f}, cfg)
+	require.NoError(t, err, "a spent repository budget ends the analysis, not the scan")
+	require.Positive(t, res.Stats.NotAnalyzed)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = Analyze(ctx, []*ir.File{f}, testConfig(t))
+	require.ErrorIs(t, err, context.Canceled, "a cancelled scan is not a budget")
+}
+
+func TestPropertiesDropConflictingKeys(t *testing.T) {
+	p := NewProperties()
+	p.Add([]byte("# comment\nhashAlg=MD5\ncipher: \"AES/GCM/NoPadding\"\nshared=1\n"))
+	p.Add([]byte("[section]\nshared = 2\nexport TOKEN_ALG=SHA-256\n"))
+	require.Equal(t, map[string]string{"hashAlg": "MD5", "cipher": "AES/GCM/NoPadding", "TOKEN_ALG": "SHA-256"}, p.Map())
+	require.True(t, IsConfigFile("src/main/resources/app.properties"))
+	require.True(t, IsConfigFile(".env.local"))
+	require.False(t, IsConfigFile("app.py"))
 }

@@ -110,7 +110,7 @@ func (c *fnCtx) noteGuard(st *state, in *ir.Instr) {
 			recv = c.val(st, call.Recv)
 			recvType = recv.Type
 		}
-		for _, e := range c.a.lookup(c.lm, c.a.callSite(c.lm, call, recvType)) {
+		for _, e := range c.a.lookupCall(c.lm, call, recvType) {
 			switch {
 			case e.sanitizer != nil && e.sanitizer.Guard:
 				op := call.Recv
@@ -133,7 +133,6 @@ func (c *fnCtx) noteGuard(st *state, in *ir.Instr) {
 				} else if k != nil && a.IsVar() {
 					c.guards[in.Dst] = guard{v: a.Var, mask: allClasses}
 				}
-			case e.container != nil && (e.container.Op == "get_key") && false:
 			}
 		}
 		if call.Name == "contains" || call.Name == "includes" || call.Name == "has" || call.Name == "containsKey" || call.Name == "in_array" {
@@ -626,7 +625,7 @@ func (c *fnCtx) mutObj(st *state, id int32) *Obj {
 func isNumericType(t string) bool {
 	switch strings.TrimPrefix(t, "java.lang.") {
 	case "int", "long", "short", "byte", "double", "float", "boolean", "char", "Integer", "Long", "Short", "Byte", "Double", "Float", "Boolean",
-		"bool", "int64", "int32", "uint", "uint64", "uint32", "float64", "float32", "number", "Number", "integer", "Integer?":
+		"bool", "int64", "int32", "uint", "uint64", "uint32", "float64", "float32", "number", "Number", "integer":
 		return true
 	}
 	return false

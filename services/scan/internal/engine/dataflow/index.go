@@ -218,17 +218,23 @@ func (p *program) overriders(t, name string, nargs int, out []*ir.Func, seen map
 // constructorNames are the names front ends give constructors.
 var constructorNames = []string{"<init>", "__init__", "initialize", "__construct", "constructor"}
 
+// constructor finds the constructor of class t (or of its superclasses).
+func (p *program) constructor(t string, nargs int) []*ir.Func {
+	for _, n := range constructorNames {
+		if m := p.method(t, n, nargs); m != nil {
+			return []*ir.Func{m}
+		}
+	}
+	return nil
+}
+
 // resolve returns the repository functions a call may reach.
 func (p *program) resolve(fn *ir.Func, c *ir.Call, recv Val) []*ir.Func {
 	nargs := len(c.Args)
 	switch c.Kind {
 	case ir.CallNew:
 		if cl := p.class(c.Qual); cl != nil {
-			for _, n := range constructorNames {
-				if m := p.method(cl.QName, n, nargs); m != nil {
-					return []*ir.Func{m}
-				}
-			}
+			return p.constructor(cl.QName, nargs)
 		}
 		return nil
 	case ir.CallStatic:
@@ -249,22 +255,14 @@ func (p *program) resolve(fn *ir.Func, c *ir.Call, recv Val) []*ir.Func {
 				}
 			}
 			if cl := p.class(c.Qual + "." + c.Name); cl != nil { // imported class called like a function
-				for _, n := range constructorNames {
-					if m := p.method(cl.QName, n, nargs); m != nil {
-						return []*ir.Func{m}
-					}
-				}
+				return p.constructor(cl.QName, nargs)
 			}
 			return nil
 		}
-		// lexical scope: enclosing classes, then the file and its package
-		for cl := fn.Class; cl != nil; cl = cl.Outer {
-			if m := p.method(cl.QName, c.Name, nargs); m != nil {
-				return []*ir.Func{m}
-			}
-		}
-		for par := fn.Parent; par != nil; par = par.Parent {
-			for cl := par.Class; cl != nil; cl = cl.Outer {
+		// lexical scope: the classes enclosing the function and the
+		// functions around it, then the file and its package
+		for f := fn; f != nil; f = f.Parent {
+			for cl := f.Class; cl != nil; cl = cl.Outer {
 				if m := p.method(cl.QName, c.Name, nargs); m != nil {
 					return []*ir.Func{m}
 				}
@@ -288,16 +286,12 @@ func (p *program) resolve(fn *ir.Func, c *ir.Call, recv Val) []*ir.Func {
 	case ir.CallSuper:
 		if fn.Class != nil {
 			for _, s := range fn.Class.Super {
-				name := c.Name
-				if m := p.method(s, name, nargs); m != nil {
-					return []*ir.Func{m}
-				}
-				if name == "<init>" {
-					for _, n := range constructorNames {
-						if m := p.method(s, n, nargs); m != nil {
-							return []*ir.Func{m}
-						}
+				if c.Name == "<init>" {
+					if ms := p.constructor(s, nargs); ms != nil {
+						return ms
 					}
+				} else if m := p.method(s, c.Name, nargs); m != nil {
+					return []*ir.Func{m}
 				}
 			}
 		}

@@ -6,11 +6,12 @@ import (
 
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/dataflow"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/finding"
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/ir"
 )
 
 // convert turns a dataflow finding into an engine finding with the rule's
 // metadata, a snippet, a Mermaid trace across files and a fingerprint key.
-func (a *Analyzer) convert(df *dataflow.Finding) (finding.Finding, bool) {
+func (a *Analyzer) convert(df *dataflow.Finding, lineCache map[*ir.File][]string) (finding.Finding, bool) {
 	lang := df.File.Lang
 	rs := a.sets[lang]
 	if rs == nil {
@@ -20,7 +21,11 @@ func (a *Analyzer) convert(df *dataflow.Finding) (finding.Finding, bool) {
 	if r == nil {
 		return finding.Finding{}, false
 	}
-	lines := strings.Split(string(df.File.Src), "\n")
+	lines, ok := lineCache[df.File]
+	if !ok {
+		lines = strings.Split(string(df.File.Src), "\n")
+		lineCache[df.File] = lines
+	}
 	start := max(int(df.Pos.Line)-1, 0)
 	end := min(max(int(df.Pos.EndLine)-1, start), start+10)
 	if start >= len(lines) {

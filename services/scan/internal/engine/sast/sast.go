@@ -212,8 +212,9 @@ func (a *Analyzer) Flow(ctx context.Context, files []*ir.File, props map[string]
 		return nil, FlowStats{}, err
 	}
 	out := make([]finding.Finding, 0, len(res.Findings))
+	lines := map[*ir.File][]string{} // split once per file with findings
 	for i := range res.Findings {
-		if f, ok := a.convert(&res.Findings[i]); ok {
+		if f, ok := a.convert(&res.Findings[i], lines); ok {
 			out = append(out, f)
 		}
 	}

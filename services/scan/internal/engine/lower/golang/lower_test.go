@@ -5,8 +5,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/lower/lowertest"
 
 	"github.com/stretchr/testify/require"
 
@@ -19,14 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden files of TestLowerGo
 // lowerSource parses and lowers one file.
 func lowerSource(t testing.TB, path string, src []byte) *ir.File {
 	t.Helper()
-	p := syntax.NewParser(syntax.Limits{})
-	defer p.Close()
-	root, _, err := p.Parse(context.Background(), syntax.Go, src)
-	require.NoError(t, err)
-	f, err := Lower(path, src, root)
-	require.NoError(t, err)
-	require.NoError(t, ir.ValidateFile(f), path)
-	return f
+	return lowertest.Lower(t, syntax.Go, Lower, path, src)
 }
 
 // Each case is a small file; its IR dump is compared with
@@ -367,16 +361,4 @@ func TestLowerCorpus(t *testing.T) {
 	}
 }
 
-func corpusFiles(t testing.TB) []string {
-	t.Helper()
-	root := filepath.Join("..", "..", "testdata", "corpus", "go")
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
-			out = append(out, p)
-		}
-		return err
-	})
-	require.NoError(t, err)
-	return out
-}
+func corpusFiles(t testing.TB) []string { return lowertest.CorpusFiles(t, "go") }

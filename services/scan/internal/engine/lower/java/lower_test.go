@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/lower/lowertest"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/ir"
@@ -18,14 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden IR files")
 
 func lowerSource(t testing.TB, path string, src []byte) *ir.File {
 	t.Helper()
-	p := syntax.NewParser(syntax.Limits{})
-	defer p.Close()
-	root, _, err := p.Parse(context.Background(), syntax.Java, src)
-	require.NoError(t, err)
-	f, err := Lower(path, src, root)
-	require.NoError(t, err)
-	require.NoError(t, ir.ValidateFile(f), path)
-	return f
+	return lowertest.Lower(t, syntax.Java, Lower, path, src)
 }
 
 // goldenCases are small programs, one per construct; their IR dumps are in
@@ -257,18 +252,7 @@ func TestLowerCorpus(t *testing.T) {
 	}
 }
 
-func corpusFiles(t testing.TB) []string {
-	var out []string
-	root := filepath.Join("..", "..", "testdata", "corpus", "java")
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".java") {
-			out = append(out, p)
-		}
-		return err
-	})
-	require.NoError(t, err)
-	return out
-}
+func corpusFiles(t testing.TB) []string { return lowertest.CorpusFiles(t, "java") }
 
 func TestLowerDetails(t *testing.T) {
 	f := lowerSource(t, "A.java", []byte(`package p;

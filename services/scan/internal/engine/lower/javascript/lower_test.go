@@ -1,12 +1,13 @@
 package javascript
 
 import (
-	"context"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/lower/lowertest"
 
 	"github.com/stretchr/testify/require"
 
@@ -19,14 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden IR files under testd
 // lowerSource parses and lowers src as the repository file path.
 func lowerSource(t testing.TB, path, src string) *ir.File {
 	t.Helper()
-	p := syntax.NewParser(syntax.Limits{})
-	defer p.Close()
-	root, _, err := p.Parse(context.Background(), syntax.LangFor(path), []byte(src))
-	require.NoError(t, err)
-	f, err := Lower(path, []byte(src), root)
-	require.NoError(t, err)
-	require.NoError(t, ir.ValidateFile(f))
-	return f
+	return lowertest.Lower(t, syntax.LangFor(path), Lower, path, []byte(src))
 }
 
 // goldenCases are small snippets of each construct; their IR dumps are
@@ -301,15 +295,4 @@ func TestLowerCorpus(t *testing.T) {
 	}
 }
 
-func corpusFiles(t testing.TB) []string {
-	var out []string
-	root := filepath.Join("..", "..", "testdata", "corpus", "javascript")
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && syntax.LangFor(p) != nil {
-			out = append(out, p)
-		}
-		return err
-	})
-	require.NoError(t, err)
-	return out
-}
+func corpusFiles(t testing.TB) []string { return lowertest.CorpusFiles(t, "javascript") }

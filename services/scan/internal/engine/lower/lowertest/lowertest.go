@@ -4,7 +4,10 @@ package lowertest
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/ir"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/syntax"
@@ -41,4 +44,35 @@ func Fuzz(f *testing.F, lang *syntax.Lang, path string, lower LowerFunc, files [
 			t.Fatalf("%v\n%s", err, ir.Dump(file))
 		}
 	})
+}
+
+// Lower parses src and lowers it with lower, failing the test on any error
+// and on IR that does not validate.
+func Lower(t testing.TB, lang *syntax.Lang, lower LowerFunc, path string, src []byte) *ir.File {
+	t.Helper()
+	p := syntax.NewParser(syntax.Limits{})
+	defer p.Close()
+	root, _, err := p.Parse(context.Background(), lang, src)
+	require.NoError(t, err)
+	f, err := lower(path, src, root)
+	require.NoError(t, err)
+	require.NoError(t, ir.ValidateFile(f), path)
+	return f
+}
+
+// CorpusFiles lists the source files of the labelled corpus of one language
+// directory (testdata/corpus/<dir> of the engine).
+func CorpusFiles(t testing.TB, dir string) []string {
+	t.Helper()
+	root := filepath.Join("..", "..", "testdata", "corpus", dir)
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && syntax.LangFor(p) != nil {
+			out = append(out, p)
+		}
+		return err
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, out, "corpus %s", dir)
+	return out
 }

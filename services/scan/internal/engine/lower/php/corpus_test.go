@@ -2,9 +2,9 @@ package php
 
 import (
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/lower/lowertest"
 
 	"github.com/stretchr/testify/require"
 )
@@ -24,16 +24,4 @@ func TestLowerCorpus(t *testing.T) {
 }
 
 // corpusFiles lists the PHP files of the labelled corpus.
-func corpusFiles(t testing.TB) []string {
-	t.Helper()
-	root := filepath.Join("..", "..", "testdata", "corpus", "php")
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".php") || strings.HasSuffix(p, ".phtml")) {
-			out = append(out, p)
-		}
-		return err
-	})
-	require.NoError(t, err)
-	return out
-}
+func corpusFiles(t testing.TB) []string { return lowertest.CorpusFiles(t, "php") }

@@ -1,11 +1,12 @@
 package php
 
 import (
-	"context"
 	"flag"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/lower/lowertest"
 
 	"github.com/stretchr/testify/require"
 
@@ -18,14 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files of TestLowerGo
 // lowerSource parses and lowers src as the file app/page.php.
 func lowerSource(t testing.TB, src string) *ir.File {
 	t.Helper()
-	p := syntax.NewParser(syntax.Limits{})
-	defer p.Close()
-	root, _, err := p.Parse(context.Background(), syntax.PHP, []byte(src))
-	require.NoError(t, err)
-	f, err := Lower("app/page.php", []byte(src), root)
-	require.NoError(t, err)
-	require.NoError(t, ir.ValidateFile(f))
-	return f
+	return lowertest.Lower(t, syntax.PHP, Lower, "app/page.php", []byte(src))
 }
 
 // goldenCases are small programs, one construct each; their IR dumps are

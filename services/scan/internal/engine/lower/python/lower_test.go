@@ -1,12 +1,12 @@
 package python
 
 import (
-	"context"
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/lower/lowertest"
 
 	"github.com/stretchr/testify/require"
 
@@ -19,14 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files of TestLowerGo
 // lowerSource parses and lowers one file and validates the IR.
 func lowerSource(t testing.TB, path string, src []byte) *ir.File {
 	t.Helper()
-	p := syntax.NewParser(syntax.Limits{})
-	defer p.Close()
-	root, _, err := p.Parse(context.Background(), syntax.Python, src)
-	require.NoError(t, err)
-	f, err := Lower(path, src, root)
-	require.NoError(t, err)
-	require.NoError(t, ir.ValidateFile(f), path)
-	return f
+	return lowertest.Lower(t, syntax.Python, Lower, path, src)
 }
 
 // Each case is a small module (at path, default app/views.py); its IR dump
@@ -337,19 +330,7 @@ func TestModulePath(t *testing.T) {
 }
 
 // corpusFiles lists every Python file of the labelled corpus.
-func corpusFiles(t testing.TB) []string {
-	root := filepath.Join("..", "..", "testdata", "corpus", "python")
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".py") {
-			out = append(out, p)
-		}
-		return err
-	})
-	require.NoError(t, err)
-	require.NotEmpty(t, out)
-	return out
-}
+func corpusFiles(t testing.TB) []string { return lowertest.CorpusFiles(t, "python") }
 
 func TestLowerCorpus(t *testing.T) {
 	for _, file := range corpusFiles(t) {

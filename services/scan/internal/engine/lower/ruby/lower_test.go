@@ -1,12 +1,12 @@
 package ruby
 
 import (
-	"context"
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/vulnscan/vulnscan/services/scan/internal/engine/lower/lowertest"
 
 	"github.com/stretchr/testify/require"
 
@@ -19,14 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // lowerSrc parses and lowers one snippet.
 func lowerSrc(t testing.TB, path, src string) *ir.File {
 	t.Helper()
-	p := syntax.NewParser(syntax.Limits{})
-	defer p.Close()
-	root, _, err := p.Parse(context.Background(), syntax.Ruby, []byte(src))
-	require.NoError(t, err)
-	f, err := Lower(path, []byte(src), root)
-	require.NoError(t, err)
-	require.NoError(t, ir.ValidateFile(f))
-	return f
+	return lowertest.Lower(t, syntax.Ruby, Lower, path, []byte(src))
 }
 
 // TestLowerGolden compares the IR of one snippet per construct with
@@ -125,18 +118,7 @@ func TestLowerRejectsOtherTrees(t *testing.T) {
 }
 
 // corpusFiles returns every Ruby file of the labelled corpus.
-func corpusFiles(t testing.TB) []string {
-	var out []string
-	root := filepath.Join("..", "..", "testdata", "corpus", "ruby")
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".rb") {
-			out = append(out, p)
-		}
-		return err
-	})
-	require.NoError(t, err)
-	return out
-}
+func corpusFiles(t testing.TB) []string { return lowertest.CorpusFiles(t, "ruby") }
 
 // TestLowerCorpus lowers every Ruby file of the corpus into valid IR.
 func TestLowerCorpus(t *testing.T) {
