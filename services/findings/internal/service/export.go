@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode"
 	"time"
+	"unicode"
 
 	"google.golang.org/genproto/googleapis/api/httpbody"
 	"google.golang.org/grpc"

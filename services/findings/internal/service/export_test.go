@@ -49,4 +49,6 @@ func TestCellNeutralizesFormulas(t *testing.T) {
 }
 
 // normalizeCRLF mirrors encoding/csv, which reads a quoted \r\n as \n.
-func normalizeCRLF(s string) string { return string(bytes.ReplaceAll([]byte(s), []byte("\r\n"), []byte("\n"))) }
+func normalizeCRLF(s string) string {
+	return string(bytes.ReplaceAll([]byte(s), []byte("\r\n"), []byte("\n")))
+}
