@@ -13,6 +13,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/config"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
+	"github.com/vulnscan/vulnscan/pkg/redact"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	"github.com/vulnscan/vulnscan/pkg/server"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
@@ -86,6 +87,11 @@ func Run(ctx context.Context, version string) error {
 	defer func() { _ = authConn.Close() }()
 
 	st := &store.Store{Pool: pool}
+	if n, err := st.SealWebhookURLs(ctx, delivery.WebhookKind, box.Seal, redact.Secret); err != nil {
+		return err
+	} else if n > 0 {
+		log.Info("sealed stored webhook URLs", "count", n)
+	}
 	svc := &service.Service{Store: st, Auth: authv1.NewAuthInternalServiceClient(authConn), Box: box, Log: log}
 	p := server.New("findings", log, cfg.GRPCListen, cfg.MetricsAddr)
 	p.Check(pool.Ping)

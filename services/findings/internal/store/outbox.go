@@ -12,30 +12,61 @@ import (
 
 // Integration is an organization's outbound integration.
 type Integration struct {
+	// URL is what may be shown; for a webhook it is the redacted form and
+	// URLEnc holds the sealed URL that deliveries post to.
 	ID, OrgID, Kind, Name, URL, Project string
-	TokenEnc, SecretEnc                 []byte
+	URLEnc, TokenEnc, SecretEnc         []byte
 	CreatedAt                           time.Time
 	RemovedAt                           *time.Time
 }
 
-const integrationCols = `id::text, org_id::text, kind, name, url, project, token_enc, secret_enc, created_at, removed_at`
+const integrationCols = `id::text, org_id::text, kind, name, url, project, url_enc, token_enc, secret_enc, created_at, removed_at`
 
 func scanIntegration(r scanner) (Integration, error) {
 	var i Integration
-	err := r.Scan(&i.ID, &i.OrgID, &i.Kind, &i.Name, &i.URL, &i.Project, &i.TokenEnc, &i.SecretEnc, &i.CreatedAt, &i.RemovedAt)
+	err := r.Scan(&i.ID, &i.OrgID, &i.Kind, &i.Name, &i.URL, &i.Project, &i.URLEnc, &i.TokenEnc, &i.SecretEnc, &i.CreatedAt, &i.RemovedAt)
 	return i, err
 }
 
 // AddIntegration stores an integration.
 func (s *Store) AddIntegration(ctx context.Context, i Integration) (Integration, error) {
 	i.ID = uuid.NewString()
-	row := s.Pool.QueryRow(ctx, `INSERT INTO findings.integrations (id, org_id, kind, name, url, project, token_enc, secret_enc)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+integrationCols, i.ID, i.OrgID, i.Kind, i.Name, i.URL, i.Project, i.TokenEnc, i.SecretEnc)
+	row := s.Pool.QueryRow(ctx, `INSERT INTO findings.integrations (id, org_id, kind, name, url, project, url_enc, token_enc, secret_enc)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING `+integrationCols, i.ID, i.OrgID, i.Kind, i.Name, i.URL, i.Project, i.URLEnc, i.TokenEnc, i.SecretEnc)
 	out, err := scanIntegration(row)
 	if err != nil {
 		return out, fmt.Errorf("insert integration: %w", err)
 	}
 	return out, nil
+}
+
+// SealWebhookURLs seals the URL of every webhook integration stored before
+// URLs were sealed, replacing the clear text with display(url). It is
+// idempotent and runs on start; it returns how many rows it sealed.
+func (s *Store) SealWebhookURLs(ctx context.Context, kind string, seal func([]byte) ([]byte, error), display func(string) string) (int, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT id::text, url FROM findings.integrations WHERE kind = $1 AND url_enc IS NULL`, kind)
+	if err != nil {
+		return 0, fmt.Errorf("list unsealed webhooks: %w", err)
+	}
+	type row struct{ id, url string }
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
+		var x row
+		return x, r.Scan(&x.id, &x.url)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("list unsealed webhooks: %w", err)
+	}
+	for _, x := range list {
+		enc, err := seal([]byte(x.url))
+		if err != nil {
+			return 0, fmt.Errorf("seal webhook url: %w", err)
+		}
+		if _, err := s.Pool.Exec(ctx, `UPDATE findings.integrations SET url_enc = $2, url = $3 WHERE id = $1 AND url_enc IS NULL`,
+			x.id, enc, display(x.url)); err != nil {
+			return 0, fmt.Errorf("seal webhook url: %w", err)
+		}
+	}
+	return len(list), nil
 }
 
 // ListIntegrations lists an organization's active integrations.
