@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/propagation"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -161,9 +162,14 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	root.Handle("/", api)
 
 	h := recordTrace(root)
+	h = dropTraceHeaders(h)
+	// A public endpoint: every request is a new root span (the client's
+	// traceparent becomes a link), only W3C trace context is read for that
+	// link, and baggage is never extracted.
 	h = otelhttp.NewHandler(h, "gateway", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
 		return r.Method + " " + r.URL.Path
-	}), otelhttp.WithFilter(func(r *http.Request) bool { return r.URL.Path != "/healthz" && r.URL.Path != "/readyz" }))
+	}), otelhttp.WithFilter(func(r *http.Request) bool { return r.URL.Path != "/healthz" && r.URL.Path != "/readyz" }),
+		otelhttp.WithPublicEndpointFn(func(*http.Request) bool { return true }), otelhttp.WithPropagators(propagation.TraceContext{}))
 	h = accessLog(log)(h)
 	h = requestID(h)
 	g.Handler = rememberMethod(h)

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -73,17 +72,58 @@ func (r *statusRecorder) Flush() {
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
-var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+// maxClientRequestID bounds the client's X-Request-Id kept for the log.
+const maxClientRequestID = 64
 
-// requestID accepts a sane X-Request-Id or makes one, and echoes it.
+// requestID gives every request an id the gateway generates itself, echoed
+// in X-Request-Id and carried to the services. A client's X-Request-Id is
+// never adopted, since it would let anyone forge log correlation across
+// tenants; it is only recorded in the access log as client_request_id, cut
+// to 64 characters from a safe alphabet (see clientRequestID).
 func requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
-		if !requestIDPattern.MatchString(id) {
-			id = uuid.NewString()
-		}
+		id := uuid.NewString()
 		w.Header().Set("X-Request-Id", id)
-		next.ServeHTTP(w, r.WithContext(logging.WithRequestID(r.Context(), id)))
+		ctx := logging.WithRequestID(r.Context(), id)
+		if c := clientRequestID(r.Header.Get("X-Request-Id")); c != "" {
+			ctx = context.WithValue(ctx, clientRequestIDKey{}, c)
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+type clientRequestIDKey struct{}
+
+// clientRequestID keeps letters, digits and ._:- of a client's request id,
+// at most maxClientRequestID of them, so that it cannot inject log syntax.
+func clientRequestID(v string) string {
+	var b strings.Builder
+	for _, c := range v {
+		if b.Len() >= maxClientRequestID {
+			break
+		}
+		if c < 0x80 && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._:-", c)) {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// untrustedTraceHeaders are the inbound trace context headers. The gateway
+// is a public endpoint: it starts a new root span for every request
+// (recording a valid inbound traceparent only as a span link) and drops
+// these headers so that nothing downstream can adopt a client's trace id,
+// sampling decision, trace state or baggage.
+var untrustedTraceHeaders = []string{"Traceparent", "Tracestate", "Baggage", "Uber-Trace-Id", "X-B3-Traceid", "X-B3-Spanid", "X-B3-Sampled", "B3", "X-Cloud-Trace-Context"}
+
+// dropTraceHeaders removes untrustedTraceHeaders; it runs inside the
+// tracing middleware, which has read traceparent for the link.
+func dropTraceHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, h := range untrustedTraceHeaders {
+			r.Header.Del(h)
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -109,6 +149,9 @@ func accessLog(log *slog.Logger) func(http.Handler) http.Handler {
 				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds()) / 1000, "remote", r.RemoteAddr}
 			if slot.id != "" {
 				attrs = append(attrs, "trace_id", slot.id)
+			}
+			if c, ok := r.Context().Value(clientRequestIDKey{}).(string); ok {
+				attrs = append(attrs, "client_request_id", c)
 			}
 			log.InfoContext(r.Context(), "http", attrs...)
 		})
