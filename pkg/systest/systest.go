@@ -35,6 +35,11 @@ import (
 type Options struct {
 	// Env adds or overrides environment variables of every process.
 	Env map[string]string
+	// DatabaseURL, when set, is used as it is instead of a fresh database
+	// on the shared server (e.g. a private cluster from StartPostgres).
+	DatabaseURL string
+	// RedisURL, when set, replaces REDIS_URL (e.g. from StartRedis).
+	RedisURL string
 }
 
 // System is a running vulnscan.
@@ -96,12 +101,19 @@ func Start(opts Options) (*System, error) {
 	if s.bin, err = binaries(); err != nil {
 		return fail(err)
 	}
-	url, drop, err := dbtest.CreateDatabase(context.Background(), "vssys")
-	if err != nil {
-		return fail(err)
+	if opts.DatabaseURL != "" {
+		s.DatabaseURL = opts.DatabaseURL
+	} else {
+		url, drop, err := dbtest.CreateDatabase(context.Background(), "vssys")
+		if err != nil {
+			return fail(err)
+		}
+		s.DatabaseURL, s.drop = url, drop
 	}
-	s.DatabaseURL, s.drop = url, drop
-	s.RedisURL = os.Getenv("REDIS_URL")
+	s.RedisURL = opts.RedisURL
+	if s.RedisURL == "" {
+		s.RedisURL = os.Getenv("REDIS_URL")
+	}
 	if s.RedisURL == "" {
 		s.RedisURL = config.DefaultRedisURL
 	}

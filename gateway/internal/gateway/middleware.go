@@ -5,10 +5,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
@@ -34,6 +35,7 @@ type ctxKey int
 const (
 	principalKey ctxKey = iota
 	bodyLimitKey
+	bodySlowKey
 )
 
 func principalFrom(ctx context.Context) (principal.Principal, bool) {
@@ -171,8 +173,28 @@ func recordTrace(next http.Handler) http.Handler {
 	})
 }
 
+// msgAuthFailures answers a client address over its failed-authentication
+// budget.
+const msgAuthFailures = "Too many failed authentication attempts; retry after the time in Retry-After"
+
+// clientAddr is the address failed authentications are counted by: the
+// TCP peer. Forwarding headers are not trusted, since any client can set
+// them; behind a proxy every client shares the proxy's budget.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
 // authenticate resolves X-Api-Key into a principal for every /v1 request.
-func authenticate(v *keyauth.Verifier, log *slog.Logger) func(http.Handler) http.Handler {
+// A client address whose failed authentications (unknown, revoked or
+// expired keys) exceeded its budget is answered 429 before any lookup, so
+// guessing keys costs the auth service and its database at most that
+// budget; a key this replica already holds as active still passes, since it
+// costs nothing to check.
+func authenticate(v *keyauth.Verifier, failures *buckets, log *slog.Logger, limited prometheus.Counter) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !strings.HasPrefix(r.URL.Path, "/v1/") && r.URL.Path != "/v1" {
@@ -188,9 +210,19 @@ func authenticate(v *keyauth.Verifier, log *slog.Logger) func(http.Handler) http
 				}
 				return
 			}
+			addr := clientAddr(r)
+			if over, wait := failures.empty(addr); over && !v.Active(key) {
+				limited.Inc()
+				w.Header().Set("Retry-After", strconv.Itoa(retryAfter(wait)))
+				httperr.Write(w, http.StatusTooManyRequests, msgAuthFailures)
+				return
+			}
 			e, err := v.Verify(r.Context(), key)
 			switch msg := keyauth.Message(err); {
 			case msg != "":
+				if !errors.Is(err, keyauth.ErrMalformed) { // malformed keys cost no lookup
+					failures.take(addr)
+				}
 				httperr.Write(w, http.StatusUnauthorized, msg)
 				return
 			case err != nil:
@@ -226,8 +258,13 @@ func requireScope(next http.Handler) http.Handler {
 	})
 }
 
-// rateLimit applies the per-key GCRA limit shared by every replica through Redis.
-func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, log *slog.Logger, limited prometheus.Counter) func(http.Handler) http.Handler {
+// rateLimit applies the per-key GCRA limit shared by every replica through
+// Redis. When Redis does not answer, each replica applies the fallback
+// limit (per key, in process) instead: the API stays up without ever
+// letting everything through. Both paths set X-RateLimit-Limit and
+// X-RateLimit-Remaining, and Retry-After on a 429.
+func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, local *buckets, localBurst int, log *slog.Logger, limited, fallback prometheus.Counter) func(http.Handler) http.Handler {
+	var lastWarn atomic.Int64
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			p, ok := principalFrom(r.Context())
@@ -235,18 +272,28 @@ func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, log *slog.Logger, 
 				next.ServeHTTP(w, r)
 				return
 			}
-			res, err := l.Allow(r.Context(), "vulnscan:ratelimit:"+p.KeyID, limit)
+			ctx, cancel := context.WithTimeout(r.Context(), redisTimeout)
+			res, err := l.Allow(ctx, "vulnscan:ratelimit:"+p.KeyID, limit)
+			cancel()
+			var (
+				allowed, burst, remaining = false, limit.Burst, 0
+				wait                      time.Duration
+			)
 			if err != nil {
-				// Fail open: an unavailable limiter must not take the API down.
-				log.WarnContext(r.Context(), "rate limiter unavailable", "error", err.Error())
-				next.ServeHTTP(w, r)
-				return
+				if now := time.Now().Unix(); lastWarn.Swap(now) != now { // at most one line a second
+					log.WarnContext(r.Context(), "rate limiter unavailable; limiting in process", "error", err.Error())
+				}
+				fallback.Inc()
+				burst = localBurst
+				allowed, remaining, wait = local.take(p.KeyID)
+			} else {
+				allowed, remaining, wait = res.Allowed > 0, res.Remaining, res.RetryAfter
 			}
-			w.Header().Set("X-RateLimit-Limit", strconv.Itoa(limit.Burst))
-			w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-			if res.Allowed == 0 {
+			w.Header().Set("X-RateLimit-Limit", strconv.Itoa(burst))
+			w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+			if !allowed {
 				limited.Inc()
-				w.Header().Set("Retry-After", strconv.Itoa(int(math.Max(1, math.Ceil(res.RetryAfter.Seconds())))))
+				w.Header().Set("Retry-After", strconv.Itoa(retryAfter(wait)))
 				httperr.Write(w, http.StatusTooManyRequests, "Rate limit exceeded; retry after the time in Retry-After")
 				return
 			}
@@ -254,6 +301,9 @@ func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, log *slog.Logger, 
 		})
 	}
 }
+
+// redisTimeout bounds a rate-limit call to Redis on the request path.
+const redisTimeout = 300 * time.Millisecond
 
 // limitedBody caps a request body and records that the cap was hit, so that
 // the error handler answers 413 instead of a decoding error.
@@ -273,7 +323,17 @@ func (b limitedBody) Read(p []byte) (int, error) {
 
 func (b limitedBody) Close() error { return b.rc.Close() }
 
-func limitBodies(max int64, next http.Handler) http.Handler {
+// bodyRate is the slowest request body accepted: at least min bytes in
+// every window.
+type bodyRate struct {
+	window time.Duration
+	min    int64
+}
+
+// limitBodies caps request bodies in size and, for requests that carry a
+// body, in slowness (see minRateBody): a body cut for its rate is answered
+// 408 by whoever reads it.
+func limitBodies(max int64, rate bodyRate, cut prometheus.Counter, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		max := max
 		if r.URL.Path == uploadPath {
@@ -284,9 +344,25 @@ func limitBodies(max int64, next http.Handler) http.Handler {
 			return
 		}
 		hit := new(bool)
-		r.Body = limitedBody{rc: http.MaxBytesReader(w, r.Body, max), hit: hit}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), bodyLimitKey, hit)))
+		var body io.ReadCloser = limitedBody{rc: http.MaxBytesReader(w, r.Body, max), hit: hit}
+		slow := new(bool)
+		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
+			body = newMinRateBody(body, w, rate.window, rate.min, slow)
+		}
+		r.Body = body
+		ctx := context.WithValue(r.Context(), bodyLimitKey, hit)
+		ctx = context.WithValue(ctx, bodySlowKey, slow)
+		next.ServeHTTP(w, r.WithContext(ctx))
+		if *slow {
+			cut.Inc()
+		}
 	})
+}
+
+// bodyTooSlow reports whether the request's body was cut for its rate.
+func bodyTooSlow(ctx context.Context) bool {
+	slow, _ := ctx.Value(bodySlowKey).(*bool)
+	return slow != nil && *slow
 }
 
 func bodyLimitHit(ctx context.Context) bool {
