@@ -90,6 +90,8 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	uploadsFull := prometheus.NewCounter(prometheus.CounterOpts{Name: "gateway_uploads_refused_total", Help: "Uploads refused with 429 because a concurrency cap was full."})
 	g.Registry.MustRegister(requests, latency, limited, authLimited, fallback, cutBodies, uploadsFull)
 	g.cutBodies, g.uploadsFull = cutBodies, uploadsFull
+	g.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_uploads_in_progress", Help: "Uploads holding a concurrency slot."},
+		func() float64 { return float64(g.uploads.inProgress()) }))
 	for source, n := range map[string]*atomic.Int64{"local": &g.Verifier.Stats.LocalHits, "redis": &g.Verifier.Stats.RedisHits, "auth": &g.Verifier.Stats.AuthLookups} {
 		g.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "gateway_key_lookups_total", Help: "API key checks by where they were answered (auth means a database query).",

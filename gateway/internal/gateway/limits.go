@@ -116,6 +116,12 @@ func (u *uploadSlots) acquire(key, org string) bool {
 	return true
 }
 
+func (u *uploadSlots) inProgress() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.total
+}
+
 func (u *uploadSlots) release(key, org string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
