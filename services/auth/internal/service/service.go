@@ -129,7 +129,7 @@ func (s *Service) issueKeyFrom(ctx context.Context, orgID, userID, parentID, nam
 	k, err := s.Store.CreateKey(ctx, store.Key{OrgID: orgID, UserID: userID, ParentID: parentID, Name: name, Prefix: prefix, Hash: hash, Scopes: scopes, ExpiresAt: expires}, s.MaxActiveKeys)
 	switch {
 	case errors.Is(err, store.ErrParentInactive):
-		return k, "", apierr.Unauthenticated("API key has been revoked")
+		return k, "", apierr.Unauthenticated("The API key creating this key is no longer active")
 	case errors.Is(err, store.ErrOutlivesParent):
 		return k, "", apierr.Invalid("expires_at must not be later than the expiry of the API key creating it")
 	case errors.Is(err, store.ErrTooManyKeys):
