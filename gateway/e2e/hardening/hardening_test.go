@@ -405,7 +405,6 @@ func TestStoresStopAndRestartUnderLoad(t *testing.T) {
 		}
 		return false
 	}, 30*time.Second, 200*time.Millisecond, "writes recover without restarting any process")
-	only(l.phase(t, o.WriteKey, time.Second), 200, 201)
 	require.Eventually(t, func() bool {
 		resp, err := client.Get("http://" + sys.HTTPAddr + "/readyz")
 		if err != nil {
@@ -414,6 +413,7 @@ func TestStoresStopAndRestartUnderLoad(t *testing.T) {
 		_ = resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	}, 30*time.Second, 200*time.Millisecond)
+	only(l.phase(t, o.WriteKey, time.Second), 200, 201)
 
 	require.NotEmpty(t, l.accepted)
 	for _, id := range l.accepted {
