@@ -85,7 +85,8 @@ type Postgres struct {
 }
 
 // StartPostgres initializes and starts a private cluster on a free port
-// with fsync off (test data is disposable) and creates database vulnscan.
+// with fsync off (test data is disposable, commits still synchronous) and
+// creates database vulnscan.
 func StartPostgres() (*Postgres, error) {
 	bin, err := pgBin()
 	if err != nil {
@@ -140,7 +141,10 @@ func (p *Postgres) asPostgres(name string, args ...string) *exec.Cmd {
 
 // Start (re)starts the cluster and waits until it accepts connections.
 func (p *Postgres) Start() error {
-	opts := "-c listen_addresses=127.0.0.1 -p " + p.port + " -k " + p.dir + " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+	// fsync is off (the machine does not crash under a test), but commits
+	// stay synchronous: Stop is a crash of the server, and a commit it
+	// acknowledged must survive it, as the fault tests check.
+	opts := "-c listen_addresses=127.0.0.1 -p " + p.port + " -k " + p.dir + " -c fsync=off -c full_page_writes=off -c max_connections=200"
 	if out, err := p.asPostgres(filepath.Join(p.bin, "pg_ctl"), "-D", p.dir, "-o", opts, "-l", filepath.Join(p.dir, "server.log"), "-w", "-t", "60", "start").CombinedOutput(); err != nil {
 		return fmt.Errorf("pg_ctl start: %w: %s", err, out)
 	}
