@@ -276,8 +276,10 @@ func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, local *buckets, lo
 			res, err := l.Allow(ctx, "vulnscan:ratelimit:"+p.KeyID, limit)
 			cancel()
 			var (
-				allowed, burst, remaining = false, limit.Burst, 0
-				wait                      time.Duration
+				allowed   bool
+				remaining int
+				wait      time.Duration
+				burst     = limit.Burst
 			)
 			if err != nil {
 				if now := time.Now().Unix(); lastWarn.Swap(now) != now { // at most one line a second
