@@ -58,7 +58,8 @@ type Verifier struct {
 	now      func() time.Time
 	Stats    Stats
 
-	local *keycache.LRU
+	local    *keycache.LRU
+	lastWarn atomic.Int64
 }
 
 // NegativeTTL is how long a replica remembers that a key hash is unknown.
@@ -99,6 +100,14 @@ func (v *Verifier) Listen(ctx context.Context) error {
 			}
 			v.evict(m.Payload)
 		}
+	}
+}
+
+// warn logs a Redis failure at most once a second: during an outage every
+// request would otherwise log it.
+func (v *Verifier) warn(ctx context.Context, msg string, err error) {
+	if now := v.now().Unix(); v.lastWarn.Swap(now) != now {
+		v.log.WarnContext(ctx, msg, "error", err.Error())
 	}
 }
 
@@ -175,7 +184,7 @@ func (v *Verifier) lookup(ctx context.Context, hash string) (keycache.Entry, err
 			return e, nil
 		}
 	} else if !errors.Is(err, redis.Nil) {
-		v.log.WarnContext(ctx, "key cache unavailable, asking the auth service", "error", err.Error())
+		v.warn(ctx, "key cache unavailable, asking the auth service", err)
 	}
 
 	v.Stats.AuthLookups.Add(1)
@@ -200,7 +209,7 @@ func (v *Verifier) lookup(ctx context.Context, hash string) (keycache.Entry, err
 	defer wcancel()
 	ok, err := v.rdb.SetNX(wctx, rkey, payload, ttl).Result()
 	if err != nil {
-		v.log.WarnContext(ctx, "cannot write key cache", "error", err.Error())
+		v.warn(ctx, "cannot write key cache", err)
 		return e, nil
 	}
 	if !ok {
