@@ -69,8 +69,9 @@ func (g guard) check(ctx context.Context, method string) (context.Context, error
 	if len(toks) > 1 || g.verifier == nil {
 		return ctx, status.Error(codes.Unauthenticated, "invalid identity token")
 	}
+	// The first request id is the one the request-id interceptor adopts.
 	rid := ""
-	if v := md.Get(RequestIDKey); len(v) == 1 {
+	if v := md.Get(RequestIDKey); len(v) > 0 {
 		rid = v[0]
 	}
 	p, err := g.verifier.Verify(toks[0], rid, method)
