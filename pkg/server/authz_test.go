@@ -44,7 +44,9 @@ func TestPolicyAllows(t *testing.T) {
 
 // whoAmI answers the health check with SERVING only when the call carried a
 // verified principal of org "org-a", so tests can see what the guard attached.
-type whoAmI struct{ healthpb.UnimplementedHealthServer }
+type whoAmI struct {
+	healthpb.UnimplementedHealthServer
+}
 
 func (whoAmI) Check(ctx context.Context, _ *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
 	p, err := principal.From(ctx)
