@@ -8,8 +8,9 @@
 // when set, otherwise a key derived from the master key with HKDF-SHA256 and
 // the service's name, so a service never holds a key that opens another
 // service's secrets even though one variable configures them all. Keys named
-// in <SERVICE>_PREVIOUS_SECRET_KEYS (comma-separated) still open what they
-// sealed, which is how a key is rotated.
+// in <SERVICE>_PREVIOUS_SECRET_KEYS (comma-separated), and keys derived from
+// the retired master keys in VULNSCAN_PREVIOUS_SECRET_KEYS, still open what
+// they sealed, which is how a key is rotated.
 //
 // Format. A sealed value is 0x02, a 4-byte key id, a 12-byte nonce and the
 // GCM ciphertext; the associated data names the table, the column and the row
@@ -101,7 +102,10 @@ type Keys struct {
 	Own string
 	// Previous are <SERVICE>_PREVIOUS_SECRET_KEYS, still accepted for opening.
 	Previous []string
-	DataDir  string
+	// PreviousMasters are VULNSCAN_PREVIOUS_SECRET_KEYS: retired master keys
+	// whose derived service keys still open.
+	PreviousMasters []string
+	DataDir         string
 }
 
 // Load returns the Box of a service.
@@ -124,7 +128,7 @@ func Load(k Keys) (*Box, error) {
 		if k.Service == "" {
 			return nil, errors.New("secretbox: a service name is required to derive its key")
 		}
-		if raw, err = hkdf.Key(sha256.New, master, []byte("vulnscan-secretbox"), "service:"+k.Service, 32); err != nil {
+		if raw, err = derive(master, k.Service); err != nil {
 			return nil, err
 		}
 	}
@@ -143,12 +147,32 @@ func Load(k Keys) (*Box, error) {
 		}
 		b.previous = append(b.previous, pk)
 	}
+	for _, p := range k.PreviousMasters {
+		pm, err := decodeKey(p)
+		if err != nil {
+			return nil, fmt.Errorf("VULNSCAN_PREVIOUS_SECRET_KEYS: %w", err)
+		}
+		d, err := derive(pm, k.Service)
+		if err != nil {
+			return nil, err
+		}
+		pk, err := newKey(d)
+		if err != nil {
+			return nil, err
+		}
+		b.previous = append(b.previous, pk)
+	}
 	lk, err := newKey(master)
 	if err != nil {
 		return nil, err
 	}
 	b.legacy = &lk
 	return b, nil
+}
+
+// derive returns a service's key derived from a master key.
+func derive(master []byte, service string) ([]byte, error) {
+	return hkdf.Key(sha256.New, master, []byte("vulnscan-secretbox"), "service:"+service, 32)
 }
 
 func decodeKey(s string) ([]byte, error) {
@@ -262,5 +286,5 @@ func Legacy(sealed []byte) bool { return len(sealed) > 0 && sealed[0] == legacyV
 func KeysFromEnv(env *config.Env, service, dataDir string) Keys {
 	up := strings.ToUpper(service)
 	return Keys{Service: service, Master: env.String("VULNSCAN_SECRET_KEY", ""), Own: env.String(up+"_SECRET_KEY", ""),
-		Previous: env.List(up + "_PREVIOUS_SECRET_KEYS"), DataDir: dataDir}
+		Previous: env.List(up + "_PREVIOUS_SECRET_KEYS"), PreviousMasters: env.List("VULNSCAN_PREVIOUS_SECRET_KEYS"), DataDir: dataDir}
 }

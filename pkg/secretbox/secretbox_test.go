@@ -114,6 +114,31 @@ func TestRotation(t *testing.T) {
 	require.Equal(t, "x", string(pt))
 }
 
+// A retired master key still opens through the key derived from it.
+func TestMasterRotation(t *testing.T) {
+	t.Parallel()
+	k1 := "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	k2 := "1f1e1d1c1b1a191817161514131211100f0e0d0c0b0a09080706050403020100"
+	before, err := Load(Keys{Service: "auth", Master: k1})
+	require.NoError(t, err)
+	ct, err := before.Seal([]byte("x"), rowA)
+	require.NoError(t, err)
+	after, err := Load(Keys{Service: "auth", Master: k2})
+	require.NoError(t, err)
+	_, _, err = after.Open(ct, rowA)
+	require.ErrorIs(t, err, ErrOpen)
+	during, err := Load(Keys{Service: "auth", Master: k2, PreviousMasters: []string{k1}})
+	require.NoError(t, err)
+	pt, _, err := during.Open(ct, rowA)
+	require.NoError(t, err)
+	require.Equal(t, "x", string(pt))
+	// The new value is sealed with the new key.
+	ct2, err := during.Seal([]byte("y"), rowA)
+	require.NoError(t, err)
+	_, _, err = after.Open(ct2, rowA)
+	require.NoError(t, err)
+}
+
 func encodeHex(b []byte) string {
 	const digits = "0123456789abcdef"
 	out := make([]byte, 0, 2*len(b))
