@@ -8,6 +8,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -345,9 +346,10 @@ func (s *Store) ListRepos(ctx context.Context, orgID string) ([]Repo, error) {
 }
 
 // RepoTokenAD binds a connected repository's sealed token to its row, named
-// by the key it is upserted by (organization and normalized URL).
+// by the key it is upserted by (organization, in PostgreSQL's lower-case
+// text form of a uuid, and normalized URL).
 func RepoTokenAD(orgID, urlKey string) secretbox.AD {
-	return secretbox.AD{Table: "auth.connected_repos", Column: "token_enc", Row: orgID + "/" + urlKey}
+	return secretbox.AD{Table: "auth.connected_repos", Column: "token_enc", Row: strings.ToLower(orgID) + "/" + urlKey}
 }
 
 // SealedColumns are the auth schema's sealed columns, re-sealed on start
