@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/mtls"
+	"github.com/vulnscan/vulnscan/pkg/principal"
 )
 
 // Config is the gateway process configuration.
@@ -39,6 +41,11 @@ type Config struct {
 	BodyRateWindow time.Duration
 	// Concurrent upload caps per key, per organization and per replica.
 	UploadsPerKey, UploadsPerOrg, UploadsGlobal int
+
+	// Identity is the gateway's certificate on the internal plane and Signer
+	// its key for the tenant identities it asserts to the services.
+	Identity *mtls.Identity
+	Signer   *principal.Signer
 }
 
 // ReadConfig reads the configuration from env.

@@ -118,7 +118,7 @@ func (w *Worker) redacted(d store.Delivery, err error) string {
 	if d.Integration.Kind == WebhookKind {
 		hide = redact.Secret
 	}
-	target, _ := w.open(d.Integration.URLEnc)
+	target, _ := w.open(d.Integration.URLEnc, store.IntegrationURLAD(d.Integration.ID))
 	return redact.Error(err, hide, target)
 }
 
@@ -152,17 +152,17 @@ func (w *Worker) send(ctx context.Context, d store.Delivery) (string, error) {
 	if err := json.Unmarshal(d.Payload, &ev); err != nil {
 		return "", fmt.Errorf("decode event: %w", err)
 	}
-	token, err := w.open(d.Integration.TokenEnc)
+	token, err := w.open(d.Integration.TokenEnc, store.IntegrationTokenAD(d.Integration.ID))
 	if err != nil {
 		return "", err
 	}
-	secret, err := w.open(d.Integration.SecretEnc)
+	secret, err := w.open(d.Integration.SecretEnc, store.IntegrationSecretAD(d.Integration.ID))
 	if err != nil {
 		return "", err
 	}
 	// The URL to post to is the sealed one; Integration.URL is only its
 	// display form (rows are sealed on start, so a clear one is legacy).
-	if target, err := w.open(d.Integration.URLEnc); err != nil {
+	if target, err := w.open(d.Integration.URLEnc, store.IntegrationURLAD(d.Integration.ID)); err != nil {
 		return "", err
 	} else if target != "" {
 		d.Integration.URL = target
@@ -209,11 +209,11 @@ func replaceIssue(m map[string]any, ext string) {
 	}
 }
 
-func (w *Worker) open(sealed []byte) (string, error) {
+func (w *Worker) open(sealed []byte, ad secretbox.AD) (string, error) {
 	if len(sealed) == 0 {
 		return "", nil
 	}
-	b, err := w.Box.Open(sealed)
+	b, _, err := w.Box.Open(sealed, ad)
 	if err != nil {
 		return "", fmt.Errorf("open integration credentials: %w", err)
 	}

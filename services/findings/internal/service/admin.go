@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/google/uuid"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/vulnscan/vulnscan/pkg/apierr"
@@ -52,7 +53,7 @@ func (a *Admin) AddIntegration(ctx context.Context, req *findingsv1.AddIntegrati
 		}
 		return nil, apierr.Internal.Wrap(err)
 	}
-	i := store.Integration{OrgID: req.GetOrgId(), Kind: req.GetKind(), Name: req.GetName(), URL: redact.URL(req.GetUrl()), Project: req.GetProject()}
+	i := store.Integration{ID: uuid.NewString(), OrgID: req.GetOrgId(), Kind: req.GetKind(), Name: req.GetName(), URL: redact.URL(req.GetUrl()), Project: req.GetProject()}
 	if i.Name == "" {
 		i.Name = req.GetKind()
 	}
@@ -60,19 +61,19 @@ func (a *Admin) AddIntegration(ctx context.Context, req *findingsv1.AddIntegrati
 	// The URL is sealed like a token: for a webhook it is the credential
 	// (only its host is kept for display), and for an API base URL it may
 	// carry userinfo or a query the display form drops.
-	if i.URLEnc, err = a.Box.Seal([]byte(req.GetUrl())); err != nil {
+	if i.URLEnc, err = a.Box.Seal([]byte(req.GetUrl()), store.IntegrationURLAD(i.ID)); err != nil {
 		return nil, apierr.Internal.Wrap(err)
 	}
 	if req.GetKind() == WebhookKind {
 		i.URL = redact.Secret(req.GetUrl())
 	}
 	if req.GetToken() != "" {
-		if i.TokenEnc, err = a.Box.Seal([]byte(req.GetToken())); err != nil {
+		if i.TokenEnc, err = a.Box.Seal([]byte(req.GetToken()), store.IntegrationTokenAD(i.ID)); err != nil {
 			return nil, apierr.Internal.Wrap(err)
 		}
 	}
 	if req.GetSecret() != "" {
-		if i.SecretEnc, err = a.Box.Seal([]byte(req.GetSecret())); err != nil {
+		if i.SecretEnc, err = a.Box.Seal([]byte(req.GetSecret()), store.IntegrationSecretAD(i.ID)); err != nil {
 			return nil, apierr.Internal.Wrap(err)
 		}
 	}

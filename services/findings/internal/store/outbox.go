@@ -8,7 +8,35 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/vulnscan/vulnscan/pkg/boot"
+	"github.com/vulnscan/vulnscan/pkg/secretbox"
 )
+
+// IntegrationTokenAD and IntegrationSecretAD bind an integration's sealed
+// credentials to its row and to their purpose: a token cannot be opened as a
+// signing secret, nor on another integration.
+func IntegrationTokenAD(id string) secretbox.AD {
+	return secretbox.AD{Table: "findings.integrations", Column: "token_enc", Row: id}
+}
+
+// IntegrationURLAD binds an integration's sealed URL (a webhook's is a
+// credential) to its row.
+func IntegrationURLAD(id string) secretbox.AD {
+	return secretbox.AD{Table: "findings.integrations", Column: "url_enc", Row: id}
+}
+
+// IntegrationSecretAD: see IntegrationTokenAD.
+func IntegrationSecretAD(id string) secretbox.AD {
+	return secretbox.AD{Table: "findings.integrations", Column: "secret_enc", Row: id}
+}
+
+// SealedColumns are the findings schema's sealed columns, re-sealed on start
+// when still in the legacy format.
+var SealedColumns = []boot.SealedColumn{
+	{Table: "findings.integrations", Column: "token_enc", Key: "id", RowExpr: "id::text"},
+	{Table: "findings.integrations", Column: "secret_enc", Key: "id", RowExpr: "id::text"},
+}
 
 // Integration is an organization's outbound integration.
 type Integration struct {
@@ -30,7 +58,9 @@ func scanIntegration(r scanner) (Integration, error) {
 
 // AddIntegration stores an integration.
 func (s *Store) AddIntegration(ctx context.Context, i Integration) (Integration, error) {
-	i.ID = uuid.NewString()
+	if i.ID == "" {
+		i.ID = uuid.NewString()
+	}
 	row := s.Pool.QueryRow(ctx, `INSERT INTO findings.integrations (id, org_id, kind, name, url, project, url_enc, token_enc, secret_enc)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING `+integrationCols, i.ID, i.OrgID, i.Kind, i.Name, i.URL, i.Project, i.URLEnc, i.TokenEnc, i.SecretEnc)
 	out, err := scanIntegration(row)
@@ -43,7 +73,7 @@ func (s *Store) AddIntegration(ctx context.Context, i Integration) (Integration,
 // SealWebhookURLs seals the URL of every webhook integration stored before
 // URLs were sealed, replacing the clear text with display(url). It is
 // idempotent and runs on start; it returns how many rows it sealed.
-func (s *Store) SealWebhookURLs(ctx context.Context, kind string, seal func([]byte) ([]byte, error), display func(string) string) (int, error) {
+func (s *Store) SealWebhookURLs(ctx context.Context, kind string, seal func(id string, url []byte) ([]byte, error), display func(string) string) (int, error) {
 	rows, err := s.Pool.Query(ctx, `SELECT id::text, url FROM findings.integrations WHERE kind = $1 AND url_enc IS NULL`, kind)
 	if err != nil {
 		return 0, fmt.Errorf("list unsealed webhooks: %w", err)
@@ -57,7 +87,7 @@ func (s *Store) SealWebhookURLs(ctx context.Context, kind string, seal func([]by
 		return 0, fmt.Errorf("list unsealed webhooks: %w", err)
 	}
 	for _, x := range list {
-		enc, err := seal([]byte(x.url))
+		enc, err := seal(x.id, []byte(x.url))
 		if err != nil {
 			return 0, fmt.Errorf("seal webhook url: %w", err)
 		}
