@@ -287,4 +287,3 @@ func (p *Parser) Parse(ctx context.Context, l *Lang, src []byte) (*Node, int, er
 	}
 	return root, n, err
 }
-
