@@ -491,12 +491,18 @@ func (c *fnCtx) block(b int) []int {
 		}
 	}
 	var out []int
-	flow := func(to int, s *state) {
+	// flow hands s to a successor. The last flow of the block's state gives
+	// it away (owned): a successor reached for the first time takes it
+	// instead of a copy, as nothing reads the state after that.
+	flow := func(to int, s *state, owned bool) {
 		if to < 0 || to >= len(c.in) {
 			return
 		}
 		if c.in[to] == nil {
-			c.in[to] = s.copy()
+			if !owned {
+				s = s.copy()
+			}
+			c.in[to] = s
 			out = append(out, to)
 		} else if c.in[to].join(s) {
 			out = append(out, to)
@@ -505,21 +511,21 @@ func (c *fnCtx) block(b int) []int {
 	if len(blk.Handlers) > 0 {
 		h := entry.copy()
 		h.join(st)
-		for _, to := range blk.Handlers {
-			flow(to, h)
+		for i, to := range blk.Handlers {
+			flow(to, h, i == len(blk.Handlers)-1)
 		}
 	}
 	switch blk.Term {
 	case ir.TermJump:
-		flow(blk.Succs[0], st)
+		flow(blk.Succs[0], st, true)
 	case ir.TermIf:
 		cond := c.val(st, blk.Cond)
 		if cond.Const != nil {
 			if t, ok := truthy(cond.Const); ok {
 				if t {
-					flow(blk.Succs[0], st)
+					flow(blk.Succs[0], st, true)
 				} else {
-					flow(blk.Succs[1], st)
+					flow(blk.Succs[1], st, true)
 				}
 				break
 			}
@@ -530,13 +536,13 @@ func (c *fnCtx) block(b int) []int {
 				if g.neg {
 					holds, other = other, holds
 				}
-				flow(holds, c.refine(st, g))
-				flow(other, st)
+				flow(holds, c.refine(st, g), true)
+				flow(other, st, true)
 				break
 			}
 		}
-		flow(blk.Succs[0], st)
-		flow(blk.Succs[1], st)
+		flow(blk.Succs[0], st, false)
+		flow(blk.Succs[1], st, true)
 	case ir.TermReturn:
 		if !blk.Val.IsNone() {
 			v := c.val(st, blk.Val)
@@ -552,8 +558,8 @@ func (c *fnCtx) block(b int) []int {
 				c.thrown = j
 			}
 		}
-		for _, to := range blk.Succs {
-			flow(to, st)
+		for i, to := range blk.Succs {
+			flow(to, st, i == len(blk.Succs)-1)
 		}
 		if len(blk.Succs) == 0 {
 			c.exitJoin(st)
@@ -564,9 +570,11 @@ func (c *fnCtx) block(b int) []int {
 	return out
 }
 
+// exitJoin joins the state at a function's exit; the caller's state is not
+// read afterwards, so the first one is kept without a copy.
 func (c *fnCtx) exitJoin(st *state) {
 	if c.exit == nil {
-		c.exit = st.copy()
+		c.exit = st
 	} else {
 		c.exit.join(st)
 	}
