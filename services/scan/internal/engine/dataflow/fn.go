@@ -48,6 +48,30 @@ type fnCtx struct {
 	guards map[ir.VarID]guard
 	// stopped: the last call never returns (abort, exit): the path ends.
 	stopped bool
+	// spare holds states no block will read again; their arrays are reused
+	// by the next copy instead of allocating.
+	spare []*state
+}
+
+// copyState returns a copy of s, reusing a spare state's arrays.
+func (c *fnCtx) copyState(s *state) *state {
+	n := len(c.spare)
+	if n == 0 {
+		return s.copy()
+	}
+	d := c.spare[n-1]
+	c.spare = c.spare[:n-1]
+	d.vars = append(d.vars[:0], s.vars...)
+	clear(d.objs)
+	d.objs = append(d.objs[:0], s.objs...)
+	return d
+}
+
+// release gives back a state that no block reads again. Only its own arrays
+// are reused; the values and objects they held, which other states may
+// share, are left alone.
+func (c *fnCtx) release(s *state) {
+	c.spare = append(c.spare, s)
 }
 
 // guard is what a true condition establishes: v is clean of mask (a check
@@ -176,7 +200,7 @@ func (c *fnCtx) allConstant(st *state, v Val) bool {
 
 // refine applies a guard to the state of the branch where it holds.
 func (c *fnCtx) refine(st *state, g guard) *state {
-	out := st.copy()
+	out := c.copyState(st)
 	v := c.get(out, g.v)
 	if g.eq != nil {
 		v = Val{Def: true, Const: g.eq, Type: v.Type}
@@ -466,7 +490,7 @@ func (c *fnCtx) block(b int) []int {
 	blk := c.fn.Blocks[b]
 	c.visits[b]++
 	entry := c.in[b]
-	st := entry.copy()
+	st := c.copyState(entry)
 	if c.visits[b] > 6 {
 		st.widen(entry)
 	}
@@ -478,12 +502,14 @@ func (c *fnCtx) block(b int) []int {
 		c.steps++
 		if c.steps > c.a.cfg.Budget.StepsPerFunc {
 			c.over = true
+			c.release(st)
 			return nil
 		}
 		in := &blk.Instrs[i]
 		c.exec(st, in)
 		if c.stopped {
 			c.stopped = false
+			c.release(st)
 			return nil
 		}
 		if in.Dst >= 0 {
@@ -493,23 +519,31 @@ func (c *fnCtx) block(b int) []int {
 	var out []int
 	// flow hands s to a successor. The last flow of the block's state gives
 	// it away (owned): a successor reached for the first time takes it
-	// instead of a copy, as nothing reads the state after that.
+	// instead of a copy, and otherwise it is released, as nothing reads the
+	// state after that.
 	flow := func(to int, s *state, owned bool) {
-		if to < 0 || to >= len(c.in) {
-			return
-		}
-		if c.in[to] == nil {
+		switch {
+		case to < 0 || to >= len(c.in):
+			if owned {
+				c.release(s)
+			}
+		case c.in[to] == nil:
 			if !owned {
-				s = s.copy()
+				s = c.copyState(s)
 			}
 			c.in[to] = s
 			out = append(out, to)
-		} else if c.in[to].join(s) {
-			out = append(out, to)
+		default:
+			if c.in[to].join(s) {
+				out = append(out, to)
+			}
+			if owned {
+				c.release(s)
+			}
 		}
 	}
 	if len(blk.Handlers) > 0 {
-		h := entry.copy()
+		h := c.copyState(entry)
 		h.join(st)
 		for i, to := range blk.Handlers {
 			flow(to, h, i == len(blk.Handlers)-1)
@@ -577,6 +611,7 @@ func (c *fnCtx) exitJoin(st *state) {
 		c.exit = st
 	} else {
 		c.exit.join(st)
+		c.release(st)
 	}
 }
 
