@@ -167,6 +167,7 @@ type analyzer struct {
 	// constLists holds the globals every store of which is the same list of
 	// constants (nil once any store is something else).
 	constLists map[string][]*ir.Const
+	scratch    scratch
 }
 
 // noteConstList records what a store into a global leaves there.

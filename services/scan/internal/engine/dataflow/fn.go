@@ -214,8 +214,11 @@ func (c *fnCtx) refine(st *state, g guard) *state {
 // assignSlots decides which variables are carried between blocks.
 func (c *fnCtx) assignSlots() int {
 	fn := c.fn
-	c.slot = make([]int32, len(fn.Vars))
-	home := make([]int32, len(fn.Vars)) // block of first sight, -2 when carried
+	sc := &c.a.scratch
+	c.slot = resize(sc.slot, len(fn.Vars))
+	sc.slot = c.slot
+	home := resize(sc.home, len(fn.Vars)) // block of first sight, -2 when carried
+	sc.home = home
 	for i := range home {
 		home[i] = -1
 	}
@@ -231,10 +234,13 @@ func (c *fnCtx) assignSlots() int {
 	for _, p := range fn.Params {
 		carried(p.Var)
 	}
-	defined := make([]bool, len(fn.Vars))
+	defined := resize(sc.defined, len(fn.Vars))
+	sc.defined = defined
+	clear(defined)
+	touched := sc.touched[:0]
 	for _, blk := range fn.Blocks {
 		b := int32(blk.ID)
-		var touched []ir.VarID
+		touched = touched[:0]
 		use := func(v ir.Value) {
 			if !v.IsVar() || int(v.Var) >= len(home) {
 				return
@@ -282,6 +288,7 @@ func (c *fnCtx) assignSlots() int {
 			defined[d] = false
 		}
 	}
+	sc.touched = touched
 	n := int32(0)
 	for i := range c.slot {
 		if home[i] == -2 || home[i] == -1 {
@@ -291,7 +298,9 @@ func (c *fnCtx) assignSlots() int {
 			c.slot[i] = -1
 		}
 	}
-	c.locals = make([]Val, len(fn.Vars))
+	c.locals = resize(sc.locals, len(fn.Vars))
+	sc.locals = c.locals
+	clear(c.locals)
 	return int(n)
 }
 
@@ -321,15 +330,24 @@ func (a *analyzer) analyzeFunc(fn *ir.Func) (sum *summary) {
 			sum = &summary{}
 		}
 	}()
-	c := &fnCtx{a: a, fn: fn, file: fn.File, lm: a.p.models(fn.File), in: make([]*state, len(fn.Blocks)), visits: make([]int, len(fn.Blocks)),
-		objIDs: map[objKey]int32{}, sum: &summary{}}
+	sc := &a.scratch
+	c := &fnCtx{a: a, fn: fn, file: fn.File, lm: a.p.models(fn.File), in: resize(sc.in, len(fn.Blocks)), visits: resize(sc.visits, len(fn.Blocks)),
+		objIDs: map[objKey]int32{}, sum: &summary{}, spare: sc.spare}
+	sc.in, sc.visits = c.in, c.visits
+	clear(c.in)
+	clear(c.visits)
+	// the states are given back for the next function once this one's
+	// summary is made
+	defer c.recycle()
 	if len(fn.Blocks) == 0 {
 		return c.sum
 	}
 	nslots := c.assignSlots()
 	c.in[0] = c.entryState(nslots)
-	work := []int{0}
-	queued := make([]bool, len(fn.Blocks))
+	work := append(sc.work[:0], 0)
+	queued := resize(sc.queued, len(fn.Blocks))
+	sc.queued = queued
+	clear(queued)
 	queued[0] = true
 	for len(work) > 0 && !c.over {
 		// lowest block id first: front ends number blocks roughly in order
@@ -350,11 +368,56 @@ func (a *analyzer) analyzeFunc(fn *ir.Func) (sum *summary) {
 			}
 		}
 	}
+	sc.work = work
 	if c.over {
 		a.st.OverBudget++
 	}
 	c.finishSummary()
 	return c.sum
+}
+
+// scratch holds the arrays one function's analysis needs, reused by the
+// next function the same analyzer analyses (an analyzer analyses one
+// function at a time) instead of allocating them for every function.
+type scratch struct {
+	slot, home []int32
+	defined    []bool
+	touched    []ir.VarID
+	locals     []Val
+	in         []*state
+	visits     []int
+	queued     []bool
+	work       []int
+	// spare holds states no function reads again.
+	spare []*state
+}
+
+// resize returns s with length n, reusing its array when large enough.
+// The contents are not cleared.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// recycle gives the function's block states and exit state to the next
+// function once the summary is made: a summary holds values, never a
+// state, so nothing reads these arrays again. Each state is given once: the
+// block entry states are distinct, and the exit state is never one of them
+// (it is a block's own working copy).
+func (c *fnCtx) recycle() {
+	for i, s := range c.in {
+		if s != nil {
+			c.spare = append(c.spare, s)
+			c.in[i] = nil
+		}
+	}
+	if c.exit != nil {
+		c.spare = append(c.spare, c.exit)
+		c.exit = nil
+	}
+	c.a.scratch.spare = c.spare
 }
 
 func (c *fnCtx) newObj(st *state, key objKey, o *Obj) int32 {
@@ -376,7 +439,15 @@ func (c *fnCtx) newObj(st *state, key objKey, o *Obj) int32 {
 
 func (c *fnCtx) entryState(nslots int) *state {
 	fn := c.fn
-	st := &state{vars: make([]Val, nslots)}
+	st := &state{}
+	if n := len(c.spare); n > 0 {
+		st = c.spare[n-1]
+		c.spare = c.spare[:n-1]
+		clear(st.objs)
+		st.objs = st.objs[:0]
+	}
+	st.vars = resize(st.vars, nslots)
+	clear(st.vars)
 	ep := c.a.entries[fn]
 	mk := func(v ir.VarID, src int32, what string) {
 		lab := Label{Src: src, Classes: ^uint32(0), Trace: (*Trace)(nil).add(c.file, fn.Pos, what)}
