@@ -177,8 +177,8 @@ func (pc *patternCtx) match(p *patternSpec, n *syntax.Node) bool {
 	}
 	if len(p.res) > 0 || p.notRe != nil {
 		text := pc.nodeText(n)
-		for _, re := range p.res {
-			if !re.MatchString(text) {
+		for i, re := range p.res {
+			if !containsAnyFold(text, p.needs[i]) || !re.MatchString(text) {
 				return false
 			}
 		}

@@ -37,11 +37,15 @@ type patternSpec struct {
 	PathRegex    string   `yaml:"path_regex"` // must match the repository-relative file path
 	callee       *regexp.Regexp
 	res          []*regexp.Regexp
-	notRe        *regexp.Regexp
-	lineRe       *regexp.Regexp
-	fileRe       *regexp.Regexp
-	fileNotRe    *regexp.Regexp
-	pathRe       *regexp.Regexp
+	// needs holds, per regex of res, literals one of which every match
+	// contains (lower case ASCII), nil when none is known: a node text
+	// holding none of them is rejected without running the regex.
+	needs     [][]string
+	notRe     *regexp.Regexp
+	lineRe    *regexp.Regexp
+	fileRe    *regexp.Regexp
+	fileNotRe *regexp.Regexp
+	pathRe    *regexp.Regexp
 }
 
 type ruleSpec struct {
@@ -232,6 +236,7 @@ func compilePattern(p *patternSpec) error {
 			return err
 		}
 		p.res = append(p.res, re)
+		p.needs = append(p.needs, requiredLiterals(r))
 	}
 	return nil
 }
