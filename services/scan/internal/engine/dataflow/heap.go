@@ -151,6 +151,11 @@ func (s *state) join(t *state) bool {
 		if o == nil || s.objs[i] == o {
 			continue
 		}
+		if a := s.objs[i]; a != nil && (a.ListOK || len(a.List) == 0) && objEqual(a, o) {
+			// joining equal objects leaves a as it is (joins of values are
+			// idempotent): spare the copy joinObj would make to find out
+			continue
+		}
 		j := joinObj(s.objs[i], o)
 		if !objEqual(j, s.objs[i]) {
 			s.objs[i] = j
