@@ -155,7 +155,7 @@ func (w *Worker) Prepare(ctx context.Context, file string, src []byte) (Prepared
 	}
 	ctx, cancel := context.WithTimeout(ctx, w.a.limits.Timeout)
 	defer cancel()
-	root, nodes, err := w.p.Parse(ctx, l, src)
+	root, nodes, err := w.p.ParseTransient(ctx, l, src)
 	if err != nil {
 		return Prepared{}, err
 	}

@@ -65,6 +65,11 @@ func cTree(t *sitter.Tree) (unsafe.Pointer, error) {
 type copyBuf struct {
 	recs []C.vs_node
 	kids []int32
+	// reuse: the previous tree's nodes and child lists are no longer read,
+	// so build may overwrite them (see Parser.ParseTransient).
+	reuse    bool
+	nodes    []Node
+	children []*Node
 }
 
 // keepRecs is the largest record buffer kept between files (about 7 MB);
@@ -140,10 +145,21 @@ func (b *copyBuf) build(recs []C.vs_node, l *Lang) *Node {
 	for i := 1; i < n; i++ {
 		counts[recs[i].parent]++
 	}
-	nodes := make([]Node, n)
+	var nodes []Node
 	var kids []*Node
-	if n > 1 {
-		kids = make([]*Node, n-1)
+	if b.reuse && n <= keepRecs {
+		if cap(b.nodes) < n {
+			b.nodes = make([]Node, n)
+			b.children = make([]*Node, n)
+		}
+		nodes, kids = b.nodes[:n], b.children[:n]
+		clear(nodes)
+		clear(kids)
+	} else {
+		nodes = make([]Node, n)
+		if n > 1 {
+			kids = make([]*Node, n-1)
+		}
 	}
 	off := 0
 	for i := range nodes {

@@ -250,6 +250,21 @@ func (p *Parser) ParseOnly(l *Lang, src []byte) error {
 
 // Parse parses src and returns the copied tree and its node count.
 func (p *Parser) Parse(ctx context.Context, l *Lang, src []byte) (*Node, int, error) {
+	p.buf.reuse = false
+	return p.parse(ctx, l, src)
+}
+
+// ParseTransient is Parse for a caller that is done with the tree before it
+// parses again: the tree's nodes live in arrays the next ParseTransient on
+// this Parser overwrites, sparing the collector a tree per file. The
+// analysis of a file uses it, as nothing it keeps (findings, the lowered
+// code) points into the tree.
+func (p *Parser) ParseTransient(ctx context.Context, l *Lang, src []byte) (*Node, int, error) {
+	p.buf.reuse = true
+	return p.parse(ctx, l, src)
+}
+
+func (p *Parser) parse(ctx context.Context, l *Lang, src []byte) (*Node, int, error) {
 	tp := p.parser(l)
 	limit := p.limits.Timeout
 	if limit <= 0 {

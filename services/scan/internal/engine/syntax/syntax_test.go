@@ -140,6 +140,12 @@ func sameTree(t *testing.T, want, got *Node, where string) {
 // TestCopyMatchesBinding checks the C walk against the binding's node API on
 // the labelled corpus in every language, on files with syntax errors, on
 // files without a final newline and across record buffer refills.
+type input struct {
+	name string
+	lang *Lang
+	src  []byte
+}
+
 func TestCopyMatchesBinding(t *testing.T) {
 	var files []string
 	err := filepath.WalkDir("../testdata/corpus", func(p string, d os.DirEntry, err error) error {
@@ -150,11 +156,6 @@ func TestCopyMatchesBinding(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Greater(t, len(files), 300)
-	type input struct {
-		name string
-		lang *Lang
-		src  []byte
-	}
 	var inputs []input
 	for _, f := range files {
 		src, err := os.ReadFile(f)
@@ -170,8 +171,22 @@ func TestCopyMatchesBinding(t *testing.T) {
 	)
 	p := NewParser(Limits{})
 	defer p.Close()
+	// ParseTransient overwrites the previous tree's arrays: files of
+	// every size one after the other must still come out whole, with
+	// nothing left over from the file before
+	for _, transient := range []bool{false, true} {
+		checkCopies(t, p, inputs, transient)
+	}
+}
+
+func checkCopies(t *testing.T, p *Parser, inputs []input, transient bool) {
 	for _, in := range inputs {
-		got, n, err := p.Parse(context.Background(), in.lang, in.src)
+		parse := p.Parse
+		if transient {
+			parse = p.ParseTransient
+			in.name += " (transient)"
+		}
+		got, n, err := parse(context.Background(), in.lang, in.src)
 		require.NoError(t, err, in.name)
 		tree, err := p.parser(in.lang).ParseCtx(context.Background(), nil, in.src)
 		require.NoError(t, err)
