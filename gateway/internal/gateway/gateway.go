@@ -179,12 +179,13 @@ func (g *Gateway) Close() {
 
 // successStatus answers 201 for a successful POST and 204 for a DELETE.
 // A POST that acts on an existing resource rather than creating one
-// (cancelling a scan) answers 200.
+// (cancelling a scan, a bulk triage change) answers 200.
 func successStatus(ctx context.Context, w http.ResponseWriter, m proto.Message) error {
 	if req, ok := ctx.Value(requestMethodKey{}).(string); ok {
 		switch req {
 		case http.MethodPost:
-			if _, action := m.(*scanv1.CancelScanResponse); action {
+			switch m.(type) {
+			case *scanv1.CancelScanResponse, *findingsv1.BulkUpdateFindingsResponse:
 				return nil
 			}
 			w.WriteHeader(http.StatusCreated)

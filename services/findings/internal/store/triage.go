@@ -43,6 +43,20 @@ type Updated struct {
 func (s *Store) Apply(ctx context.Context, orgID, id string, u Update, actor Actor) (Updated, error) {
 	var out Updated
 	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		var err error
+		out, _, err = s.applyTx(ctx, tx, orgID, id, u, actor, nil)
+		return err
+	})
+	return out, err
+}
+
+// applyTx applies u to one finding inside tx. With a batch id (a bulk
+// change) the audit records carry it and no per-finding outbox event is
+// written: the caller writes one event for the batch.
+func (s *Store) applyTx(ctx context.Context, tx pgx.Tx, orgID, id string, u Update, actor Actor, batchID *string) (Updated, []Change, error) {
+	var out Updated
+	var changes []Change
+	err := func() error {
 		var repoKey, state, severity string
 		var dup *string
 		err := tx.QueryRow(ctx, `SELECT repo_key, state, severity, duplicate_of::text FROM findings.findings
@@ -74,7 +88,6 @@ func (s *Store) Apply(ctx context.Context, orgID, id string, u Update, actor Act
 			newSev = *u.Severity
 		}
 
-		var changes []Change
 		if newState != state {
 			changes = append(changes, Change{Field: "state", From: &state, To: &newState, Reason: u.StateReason})
 		}
@@ -103,13 +116,13 @@ func (s *Store) Apply(ctx context.Context, orgID, id string, u Update, actor Act
 		} else if u.SeverityReason != "" {
 			comment = &u.SeverityReason
 		}
-		if err := s.recordChange(ctx, tx, orgID, id, actor, changes, reaction, comment, "finding.updated"); err != nil {
+		if err := s.recordChange(ctx, tx, orgID, id, actor, changes, reaction, comment, "finding.updated", batchID); err != nil {
 			return err
 		}
 		out = Updated{ID: id, State: newState, Severity: newSev, DuplicateOf: newDup}
 		return nil
-	})
-	return out, err
+	}()
+	return out, changes, err
 }
 
 func eqPtr(a, b *string) bool {
@@ -153,14 +166,14 @@ func checkCanonical(ctx context.Context, tx pgx.Tx, orgID, id, repoKey, canonica
 // recordChange writes the audit records of changes, one triage thread
 // entry (when reaction or comment is set, or anything changed) and, when
 // anything changed, one outbox event per active integration.
-func (s *Store) recordChange(ctx context.Context, tx pgx.Tx, orgID, id string, actor Actor, changes []Change, reaction, comment *string, event string) error {
+func (s *Store) recordChange(ctx context.Context, tx pgx.Tx, orgID, id string, actor Actor, changes []Change, reaction, comment *string, event string, batchID *string) error {
 	for _, c := range changes {
 		var reason *string
 		if c.Reason != "" {
 			reason = &c.Reason
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO findings.audit_log (finding_id, org_id, field, from_value, to_value, reason, actor_user_id, actor_key_id, source)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, id, orgID, c.Field, c.From, c.To, reason, actor.UserID, nullIfEmpty(actor.KeyID), actor.Source); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO findings.audit_log (finding_id, org_id, field, from_value, to_value, reason, actor_user_id, actor_key_id, source, batch_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, id, orgID, c.Field, c.From, c.To, reason, actor.UserID, nullIfEmpty(actor.KeyID), actor.Source, batchID); err != nil {
 			return fmt.Errorf("insert audit record: %w", err)
 		}
 	}
@@ -169,7 +182,7 @@ func (s *Store) recordChange(ctx context.Context, tx pgx.Tx, orgID, id string, a
 			return err
 		}
 	}
-	if len(changes) == 0 {
+	if len(changes) == 0 || batchID != nil {
 		return nil
 	}
 	c := ""
