@@ -30,7 +30,7 @@ func (p *Public) BulkUpdateFindings(ctx context.Context, req *findingsv1.BulkUpd
 		return nil, err
 	}
 	u, err := update(&findingsv1.UpdateFindingRequest{State: req.State, Severity: req.Severity, DuplicateOf: req.DuplicateOf,
-		StateReason: req.StateReason, SeverityReason: req.SeverityReason, Reason: req.Reason})
+		StateReason: req.StateReason, SeverityReason: req.SeverityReason, Reason: req.Reason, ExpiresAt: req.ExpiresAt})
 	if err != nil {
 		return nil, err
 	}

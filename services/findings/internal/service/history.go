@@ -11,6 +11,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/principal"
 	"github.com/vulnscan/vulnscan/pkg/validate"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
+	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
 
 // keyPrefixLen is how much of an API key's id the history shows: enough to
@@ -64,7 +65,9 @@ func (p *Public) GetFindingHistory(ctx context.Context, req *findingsv1.GetFindi
 		default:
 			a.Type = "user"
 		}
-		if e.ActorUserID != nil {
+		if a.Type == "agent" {
+			a.Username = wrapperspb.String(store.AgentUsername)
+		} else if e.ActorUserID != nil {
 			a.UserId = wrapperspb.String(*e.ActorUserID)
 			if name, err := p.username(ctx, *e.ActorUserID); err == nil {
 				a.Username = wrapperspb.String(name)

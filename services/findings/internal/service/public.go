@@ -3,9 +3,11 @@ package service
 import (
 	"context"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/principal"
@@ -189,6 +191,19 @@ func update(req *findingsv1.UpdateFindingRequest) (store.Update, error) {
 			}
 		}
 	}
+	if req.ExpiresAt != nil {
+		if u.State == nil || *u.State != "accepted_risk" {
+			return u, apierr.Invalid("expires_at requires state accepted_risk")
+		}
+		at, err := time.Parse(time.RFC3339Nano, req.GetExpiresAt())
+		if err != nil {
+			return u, apierr.Invalid("expires_at must be an RFC 3339 time, for example 2030-01-31T00:00:00Z")
+		}
+		if !at.After(time.Now()) {
+			return u, apierr.Invalid("expires_at must be in the future")
+		}
+		u.ExpiresAt = &at
+	}
 	u.StateReason, u.SeverityReason = req.GetReason(), req.GetReason()
 	if req.StateReason != nil {
 		u.StateReason = req.GetStateReason()
@@ -219,7 +234,11 @@ func (p *Public) UpdateFinding(ctx context.Context, req *findingsv1.UpdateFindin
 	if err != nil {
 		return nil, translate(err)
 	}
-	return &findingsv1.UpdateFindingResponse{Id: r.ID, State: r.State, Severity: r.Severity, DuplicateOf: str(r.DuplicateOf)}, nil
+	out := &findingsv1.UpdateFindingResponse{Id: r.ID, State: r.State, Severity: r.Severity, DuplicateOf: str(r.DuplicateOf)}
+	if r.ExpiresAt != nil {
+		out.ExpiresAt = timestamppb.New(*r.ExpiresAt)
+	}
+	return out, nil
 }
 
 func (p *Public) actor(ctx context.Context, caller principal.Principal) (store.Actor, error) {

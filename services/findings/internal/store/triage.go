@@ -30,12 +30,15 @@ type Update struct {
 	DuplicateOf    *string
 	StateReason    string
 	SeverityReason string
+	// ExpiresAt ends a risk acceptance (only with State accepted_risk).
+	ExpiresAt *time.Time
 }
 
 // Updated is a finding's triage fields after a change.
 type Updated struct {
 	ID, State, Severity string
 	DuplicateOf         *string
+	ExpiresAt           *time.Time
 }
 
 // Apply applies u to an approved finding of the organization in one
@@ -59,8 +62,9 @@ func (s *Store) applyTx(ctx context.Context, tx pgx.Tx, orgID, id string, u Upda
 	err := func() error {
 		var repoKey, state, severity string
 		var dup *string
-		err := tx.QueryRow(ctx, `SELECT repo_key, state, severity, duplicate_of::text FROM findings.findings
-			WHERE id = $1 AND org_id = $2 AND verification_status = 'approved' FOR UPDATE`, id, orgID).Scan(&repoKey, &state, &severity, &dup)
+		var expires *time.Time
+		err := tx.QueryRow(ctx, `SELECT repo_key, state, severity, duplicate_of::text, risk_expires_at FROM findings.findings
+			WHERE id = $1 AND org_id = $2 AND verification_status = 'approved' FOR UPDATE`, id, orgID).Scan(&repoKey, &state, &severity, &dup, &expires)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -87,6 +91,15 @@ func (s *Store) applyTx(ctx context.Context, tx pgx.Tx, orgID, id string, u Upda
 		if u.Severity != nil {
 			newSev = *u.Severity
 		}
+		// A risk acceptance's end is set by accepting (none: until changed)
+		// and dropped when the finding leaves accepted_risk.
+		newExpires := expires
+		switch {
+		case u.State != nil && *u.State == "accepted_risk":
+			newExpires = u.ExpiresAt
+		case newState != "accepted_risk":
+			newExpires = nil
+		}
 
 		if newState != state {
 			changes = append(changes, Change{Field: "state", From: &state, To: &newState, Reason: u.StateReason})
@@ -97,10 +110,13 @@ func (s *Store) applyTx(ctx context.Context, tx pgx.Tx, orgID, id string, u Upda
 		if !eqPtr(dup, newDup) {
 			changes = append(changes, Change{Field: "duplicate_of", From: dup, To: newDup, Reason: u.StateReason})
 		}
+		if from, to := timeText(expires), timeText(newExpires); !eqPtr(from, to) {
+			changes = append(changes, Change{Field: "risk_expires_at", From: from, To: to, Reason: u.StateReason})
+		}
 		if len(changes) > 0 {
-			if _, err := tx.Exec(ctx, `UPDATE findings.findings SET state = $2, severity = $3, severity_rank = $4, duplicate_of = $5,
+			if _, err := tx.Exec(ctx, `UPDATE findings.findings SET state = $2, severity = $3, severity_rank = $4, duplicate_of = $5, risk_expires_at = $6,
 				updated_at = CASE WHEN state <> $2 OR severity <> $3 THEN now() ELSE updated_at END WHERE id = $1`,
-				id, newState, newSev, SeverityRank(newSev), newDup); err != nil {
+				id, newState, newSev, SeverityRank(newSev), newDup, newExpires); err != nil {
 				return fmt.Errorf("update finding: %w", err)
 			}
 		}
@@ -119,10 +135,20 @@ func (s *Store) applyTx(ctx context.Context, tx pgx.Tx, orgID, id string, u Upda
 		if err := s.recordChange(ctx, tx, orgID, id, actor, changes, reaction, comment, "finding.updated", batchID); err != nil {
 			return err
 		}
-		out = Updated{ID: id, State: newState, Severity: newSev, DuplicateOf: newDup}
+		out = Updated{ID: id, State: newState, Severity: newSev, DuplicateOf: newDup, ExpiresAt: newExpires}
 		return nil
 	}()
 	return out, changes, err
+}
+
+// timeText renders a time for the audit trail (RFC 3339, UTC, to the
+// microsecond Postgres keeps).
+func timeText(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano)
+	return &s
 }
 
 func eqPtr(a, b *string) bool {

@@ -903,8 +903,12 @@ type UpdateFindingRequest struct {
 	StateReason    *string         `protobuf:"bytes,5,opt,name=state_reason,json=stateReason,proto3,oneof" json:"state_reason,omitempty"`
 	SeverityReason *string         `protobuf:"bytes,6,opt,name=severity_reason,json=severityReason,proto3,oneof" json:"severity_reason,omitempty"`
 	Reason         *string         `protobuf:"bytes,7,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// expires_at ends a risk acceptance: an RFC 3339 time in the future,
+	// only with state accepted_risk. At that time the finding reopens on its
+	// own. Accepting without it accepts until changed.
+	ExpiresAt     *string `protobuf:"bytes,8,opt,name=expires_at,json=expiresAt,proto3,oneof" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdateFindingRequest) Reset() {
@@ -986,12 +990,22 @@ func (x *UpdateFindingRequest) GetReason() string {
 	return ""
 }
 
+func (x *UpdateFindingRequest) GetExpiresAt() string {
+	if x != nil && x.ExpiresAt != nil {
+		return *x.ExpiresAt
+	}
+	return ""
+}
+
 type UpdateFindingResponse struct {
-	state         protoimpl.MessageState  `protogen:"open.v1"`
-	Id            string                  `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	State         string                  `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
-	Severity      string                  `protobuf:"bytes,3,opt,name=severity,proto3" json:"severity,omitempty"`
-	DuplicateOf   *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=duplicate_of,json=duplicateOf,proto3" json:"duplicate_of,omitempty"`
+	state       protoimpl.MessageState  `protogen:"open.v1"`
+	Id          string                  `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	State       string                  `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	Severity    string                  `protobuf:"bytes,3,opt,name=severity,proto3" json:"severity,omitempty"`
+	DuplicateOf *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=duplicate_of,json=duplicateOf,proto3" json:"duplicate_of,omitempty"`
+	// expires_at is when the risk acceptance ends; null when the finding is
+	// not accepted_risk or accepted without an end.
+	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1050,6 +1064,13 @@ func (x *UpdateFindingResponse) GetSeverity() string {
 func (x *UpdateFindingResponse) GetDuplicateOf() *wrapperspb.StringValue {
 	if x != nil {
 		return x.DuplicateOf
+	}
+	return nil
+}
+
+func (x *UpdateFindingResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
 	}
 	return nil
 }
@@ -1129,8 +1150,10 @@ type BulkUpdateFindingsRequest struct {
 	StateReason    *string         `protobuf:"bytes,6,opt,name=state_reason,json=stateReason,proto3,oneof" json:"state_reason,omitempty"`
 	SeverityReason *string         `protobuf:"bytes,7,opt,name=severity_reason,json=severityReason,proto3,oneof" json:"severity_reason,omitempty"`
 	Reason         *string         `protobuf:"bytes,8,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// expires_at as in PATCH /v1/findings/{id}.
+	ExpiresAt     *string `protobuf:"bytes,9,opt,name=expires_at,json=expiresAt,proto3,oneof" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *BulkUpdateFindingsRequest) Reset() {
@@ -1215,6 +1238,13 @@ func (x *BulkUpdateFindingsRequest) GetSeverityReason() string {
 func (x *BulkUpdateFindingsRequest) GetReason() string {
 	if x != nil && x.Reason != nil {
 		return *x.Reason
+	}
+	return ""
+}
+
+func (x *BulkUpdateFindingsRequest) GetExpiresAt() string {
+	if x != nil && x.ExpiresAt != nil {
+		return *x.ExpiresAt
 	}
 	return ""
 }
@@ -3409,7 +3439,7 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\bseverity\x18\x03 \x01(\tR\bseverity\x12\x14\n" +
 	"\x05state\x18\x04 \x01(\tR\x05state\"#\n" +
 	"\x11GetFindingRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"\xd7\x02\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"\x8a\x03\n" +
 	"\x14UpdateFindingRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
 	"\x05state\x18\x02 \x01(\tH\x00R\x05state\x88\x01\x01\x12\x1f\n" +
@@ -3417,21 +3447,26 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\fduplicate_of\x18\x04 \x01(\v2\x16.google.protobuf.ValueR\vduplicateOf\x12&\n" +
 	"\fstate_reason\x18\x05 \x01(\tH\x02R\vstateReason\x88\x01\x01\x12,\n" +
 	"\x0fseverity_reason\x18\x06 \x01(\tH\x03R\x0eseverityReason\x88\x01\x01\x12\x1b\n" +
-	"\x06reason\x18\a \x01(\tH\x04R\x06reason\x88\x01\x01B\b\n" +
+	"\x06reason\x18\a \x01(\tH\x04R\x06reason\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"expires_at\x18\b \x01(\tH\x05R\texpiresAt\x88\x01\x01B\b\n" +
 	"\x06_stateB\v\n" +
 	"\t_severityB\x0f\n" +
 	"\r_state_reasonB\x12\n" +
 	"\x10_severity_reasonB\t\n" +
-	"\a_reason\"\x9a\x01\n" +
+	"\a_reasonB\r\n" +
+	"\v_expires_at\"\xd5\x01\n" +
 	"\x15UpdateFindingResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x1a\n" +
 	"\bseverity\x18\x03 \x01(\tR\bseverity\x12?\n" +
-	"\fduplicate_of\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\vduplicateOf\"[\n" +
+	"\fduplicate_of\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\vduplicateOf\x129\n" +
+	"\n" +
+	"expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"[\n" +
 	"\x0eFindingsFilter\x12\x1a\n" +
 	"\bseverity\x18\x01 \x01(\tR\bseverity\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x17\n" +
-	"\ascan_id\x18\x03 \x01(\tR\x06scanId\"\x9c\x03\n" +
+	"\ascan_id\x18\x03 \x01(\tR\x06scanId\"\xcf\x03\n" +
 	"\x19BulkUpdateFindingsRequest\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\tR\x03ids\x12<\n" +
 	"\x06filter\x18\x02 \x01(\v2$.vulnscan.findings.v1.FindingsFilterR\x06filter\x12\x19\n" +
@@ -3440,12 +3475,15 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\fduplicate_of\x18\x05 \x01(\v2\x16.google.protobuf.ValueR\vduplicateOf\x12&\n" +
 	"\fstate_reason\x18\x06 \x01(\tH\x02R\vstateReason\x88\x01\x01\x12,\n" +
 	"\x0fseverity_reason\x18\a \x01(\tH\x03R\x0eseverityReason\x88\x01\x01\x12\x1b\n" +
-	"\x06reason\x18\b \x01(\tH\x04R\x06reason\x88\x01\x01B\b\n" +
+	"\x06reason\x18\b \x01(\tH\x04R\x06reason\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"expires_at\x18\t \x01(\tH\x05R\texpiresAt\x88\x01\x01B\b\n" +
 	"\x06_stateB\v\n" +
 	"\t_severityB\x0f\n" +
 	"\r_state_reasonB\x12\n" +
 	"\x10_severity_reasonB\t\n" +
-	"\a_reason\"\x89\x01\n" +
+	"\a_reasonB\r\n" +
+	"\v_expires_at\"\x89\x01\n" +
 	"\x1aBulkUpdateFindingsResponse\x12\x19\n" +
 	"\bbatch_id\x18\x01 \x01(\tR\abatchId\x12\x18\n" +
 	"\amatched\x18\x02 \x01(\x05R\amatched\x12\x18\n" +
@@ -3719,70 +3757,71 @@ var file_vulnscan_findings_v1_findings_proto_depIdxs = []int32{
 	0,  // 18: vulnscan.findings.v1.ListScanFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
 	46, // 19: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
 	44, // 20: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
-	11, // 21: vulnscan.findings.v1.BulkUpdateFindingsRequest.filter:type_name -> vulnscan.findings.v1.FindingsFilter
-	46, // 22: vulnscan.findings.v1.BulkUpdateFindingsRequest.duplicate_of:type_name -> google.protobuf.Value
-	44, // 23: vulnscan.findings.v1.HistoryActor.user_id:type_name -> google.protobuf.StringValue
-	44, // 24: vulnscan.findings.v1.HistoryActor.username:type_name -> google.protobuf.StringValue
-	44, // 25: vulnscan.findings.v1.HistoryActor.api_key_id_prefix:type_name -> google.protobuf.StringValue
-	44, // 26: vulnscan.findings.v1.HistoryActor.integration:type_name -> google.protobuf.StringValue
-	44, // 27: vulnscan.findings.v1.HistoryEntry.from:type_name -> google.protobuf.StringValue
-	44, // 28: vulnscan.findings.v1.HistoryEntry.to:type_name -> google.protobuf.StringValue
-	44, // 29: vulnscan.findings.v1.HistoryEntry.reason:type_name -> google.protobuf.StringValue
-	15, // 30: vulnscan.findings.v1.HistoryEntry.actor:type_name -> vulnscan.findings.v1.HistoryActor
-	44, // 31: vulnscan.findings.v1.HistoryEntry.batch_id:type_name -> google.protobuf.StringValue
-	45, // 32: vulnscan.findings.v1.HistoryEntry.created_at:type_name -> google.protobuf.Timestamp
-	16, // 33: vulnscan.findings.v1.GetFindingHistoryResponse.data:type_name -> vulnscan.findings.v1.HistoryEntry
-	44, // 34: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
-	44, // 35: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
-	22, // 36: vulnscan.findings.v1.ReportFindingsRequest.findings:type_name -> vulnscan.findings.v1.ReportedFinding
-	24, // 37: vulnscan.findings.v1.ReportFindingsResponse.results:type_name -> vulnscan.findings.v1.ReportedFindingResult
-	45, // 38: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
-	31, // 39: vulnscan.findings.v1.ListFindingsForOperatorResponse.data:type_name -> vulnscan.findings.v1.OperatorFinding
-	34, // 40: vulnscan.findings.v1.ScanSummary.verification:type_name -> vulnscan.findings.v1.VerificationCounts
-	35, // 41: vulnscan.findings.v1.GetScanSummariesResponse.summaries:type_name -> vulnscan.findings.v1.ScanSummary
-	45, // 42: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
-	37, // 43: vulnscan.findings.v1.AddIntegrationResponse.integration:type_name -> vulnscan.findings.v1.Integration
-	37, // 44: vulnscan.findings.v1.ListIntegrationsResponse.data:type_name -> vulnscan.findings.v1.Integration
-	45, // 45: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
-	3,  // 46: vulnscan.findings.v1.FindingsService.ListFindings:input_type -> vulnscan.findings.v1.ListFindingsRequest
-	4,  // 47: vulnscan.findings.v1.FindingsService.ListScanFindings:input_type -> vulnscan.findings.v1.ListScanFindingsRequest
-	7,  // 48: vulnscan.findings.v1.FindingsService.ExportScanFindings:input_type -> vulnscan.findings.v1.ExportScanFindingsRequest
-	8,  // 49: vulnscan.findings.v1.FindingsService.GetFinding:input_type -> vulnscan.findings.v1.GetFindingRequest
-	9,  // 50: vulnscan.findings.v1.FindingsService.UpdateFinding:input_type -> vulnscan.findings.v1.UpdateFindingRequest
-	12, // 51: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:input_type -> vulnscan.findings.v1.BulkUpdateFindingsRequest
-	14, // 52: vulnscan.findings.v1.FindingsService.GetFindingHistory:input_type -> vulnscan.findings.v1.GetFindingHistoryRequest
-	18, // 53: vulnscan.findings.v1.FindingsService.AddComment:input_type -> vulnscan.findings.v1.AddCommentRequest
-	20, // 54: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:input_type -> vulnscan.findings.v1.RegisterScanRequest
-	23, // 55: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:input_type -> vulnscan.findings.v1.ReportFindingsRequest
-	26, // 56: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:input_type -> vulnscan.findings.v1.ApproveFindingRequest
-	28, // 57: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:input_type -> vulnscan.findings.v1.RejectFindingRequest
-	30, // 58: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:input_type -> vulnscan.findings.v1.ListFindingsForOperatorRequest
-	33, // 59: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:input_type -> vulnscan.findings.v1.GetScanSummariesRequest
-	38, // 60: vulnscan.findings.v1.FindingsAdminService.AddIntegration:input_type -> vulnscan.findings.v1.AddIntegrationRequest
-	40, // 61: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:input_type -> vulnscan.findings.v1.ListIntegrationsRequest
-	42, // 62: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:input_type -> vulnscan.findings.v1.RemoveIntegrationRequest
-	5,  // 63: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
-	6,  // 64: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
-	47, // 65: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
-	2,  // 66: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
-	10, // 67: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
-	13, // 68: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:output_type -> vulnscan.findings.v1.BulkUpdateFindingsResponse
-	17, // 69: vulnscan.findings.v1.FindingsService.GetFindingHistory:output_type -> vulnscan.findings.v1.GetFindingHistoryResponse
-	19, // 70: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
-	21, // 71: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
-	25, // 72: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
-	27, // 73: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
-	29, // 74: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
-	32, // 75: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
-	36, // 76: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:output_type -> vulnscan.findings.v1.GetScanSummariesResponse
-	39, // 77: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
-	41, // 78: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
-	43, // 79: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
-	63, // [63:80] is the sub-list for method output_type
-	46, // [46:63] is the sub-list for method input_type
-	46, // [46:46] is the sub-list for extension type_name
-	46, // [46:46] is the sub-list for extension extendee
-	0,  // [0:46] is the sub-list for field type_name
+	45, // 21: vulnscan.findings.v1.UpdateFindingResponse.expires_at:type_name -> google.protobuf.Timestamp
+	11, // 22: vulnscan.findings.v1.BulkUpdateFindingsRequest.filter:type_name -> vulnscan.findings.v1.FindingsFilter
+	46, // 23: vulnscan.findings.v1.BulkUpdateFindingsRequest.duplicate_of:type_name -> google.protobuf.Value
+	44, // 24: vulnscan.findings.v1.HistoryActor.user_id:type_name -> google.protobuf.StringValue
+	44, // 25: vulnscan.findings.v1.HistoryActor.username:type_name -> google.protobuf.StringValue
+	44, // 26: vulnscan.findings.v1.HistoryActor.api_key_id_prefix:type_name -> google.protobuf.StringValue
+	44, // 27: vulnscan.findings.v1.HistoryActor.integration:type_name -> google.protobuf.StringValue
+	44, // 28: vulnscan.findings.v1.HistoryEntry.from:type_name -> google.protobuf.StringValue
+	44, // 29: vulnscan.findings.v1.HistoryEntry.to:type_name -> google.protobuf.StringValue
+	44, // 30: vulnscan.findings.v1.HistoryEntry.reason:type_name -> google.protobuf.StringValue
+	15, // 31: vulnscan.findings.v1.HistoryEntry.actor:type_name -> vulnscan.findings.v1.HistoryActor
+	44, // 32: vulnscan.findings.v1.HistoryEntry.batch_id:type_name -> google.protobuf.StringValue
+	45, // 33: vulnscan.findings.v1.HistoryEntry.created_at:type_name -> google.protobuf.Timestamp
+	16, // 34: vulnscan.findings.v1.GetFindingHistoryResponse.data:type_name -> vulnscan.findings.v1.HistoryEntry
+	44, // 35: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
+	44, // 36: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
+	22, // 37: vulnscan.findings.v1.ReportFindingsRequest.findings:type_name -> vulnscan.findings.v1.ReportedFinding
+	24, // 38: vulnscan.findings.v1.ReportFindingsResponse.results:type_name -> vulnscan.findings.v1.ReportedFindingResult
+	45, // 39: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
+	31, // 40: vulnscan.findings.v1.ListFindingsForOperatorResponse.data:type_name -> vulnscan.findings.v1.OperatorFinding
+	34, // 41: vulnscan.findings.v1.ScanSummary.verification:type_name -> vulnscan.findings.v1.VerificationCounts
+	35, // 42: vulnscan.findings.v1.GetScanSummariesResponse.summaries:type_name -> vulnscan.findings.v1.ScanSummary
+	45, // 43: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
+	37, // 44: vulnscan.findings.v1.AddIntegrationResponse.integration:type_name -> vulnscan.findings.v1.Integration
+	37, // 45: vulnscan.findings.v1.ListIntegrationsResponse.data:type_name -> vulnscan.findings.v1.Integration
+	45, // 46: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
+	3,  // 47: vulnscan.findings.v1.FindingsService.ListFindings:input_type -> vulnscan.findings.v1.ListFindingsRequest
+	4,  // 48: vulnscan.findings.v1.FindingsService.ListScanFindings:input_type -> vulnscan.findings.v1.ListScanFindingsRequest
+	7,  // 49: vulnscan.findings.v1.FindingsService.ExportScanFindings:input_type -> vulnscan.findings.v1.ExportScanFindingsRequest
+	8,  // 50: vulnscan.findings.v1.FindingsService.GetFinding:input_type -> vulnscan.findings.v1.GetFindingRequest
+	9,  // 51: vulnscan.findings.v1.FindingsService.UpdateFinding:input_type -> vulnscan.findings.v1.UpdateFindingRequest
+	12, // 52: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:input_type -> vulnscan.findings.v1.BulkUpdateFindingsRequest
+	14, // 53: vulnscan.findings.v1.FindingsService.GetFindingHistory:input_type -> vulnscan.findings.v1.GetFindingHistoryRequest
+	18, // 54: vulnscan.findings.v1.FindingsService.AddComment:input_type -> vulnscan.findings.v1.AddCommentRequest
+	20, // 55: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:input_type -> vulnscan.findings.v1.RegisterScanRequest
+	23, // 56: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:input_type -> vulnscan.findings.v1.ReportFindingsRequest
+	26, // 57: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:input_type -> vulnscan.findings.v1.ApproveFindingRequest
+	28, // 58: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:input_type -> vulnscan.findings.v1.RejectFindingRequest
+	30, // 59: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:input_type -> vulnscan.findings.v1.ListFindingsForOperatorRequest
+	33, // 60: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:input_type -> vulnscan.findings.v1.GetScanSummariesRequest
+	38, // 61: vulnscan.findings.v1.FindingsAdminService.AddIntegration:input_type -> vulnscan.findings.v1.AddIntegrationRequest
+	40, // 62: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:input_type -> vulnscan.findings.v1.ListIntegrationsRequest
+	42, // 63: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:input_type -> vulnscan.findings.v1.RemoveIntegrationRequest
+	5,  // 64: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
+	6,  // 65: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
+	47, // 66: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
+	2,  // 67: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
+	10, // 68: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
+	13, // 69: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:output_type -> vulnscan.findings.v1.BulkUpdateFindingsResponse
+	17, // 70: vulnscan.findings.v1.FindingsService.GetFindingHistory:output_type -> vulnscan.findings.v1.GetFindingHistoryResponse
+	19, // 71: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
+	21, // 72: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
+	25, // 73: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
+	27, // 74: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
+	29, // 75: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
+	32, // 76: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
+	36, // 77: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:output_type -> vulnscan.findings.v1.GetScanSummariesResponse
+	39, // 78: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
+	41, // 79: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
+	43, // 80: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
+	64, // [64:81] is the sub-list for method output_type
+	47, // [47:64] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_vulnscan_findings_v1_findings_proto_init() }
