@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/structpb"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/principal"
@@ -234,11 +233,7 @@ func (p *Public) UpdateFinding(ctx context.Context, req *findingsv1.UpdateFindin
 	if err != nil {
 		return nil, translate(err)
 	}
-	out := &findingsv1.UpdateFindingResponse{Id: r.ID, State: r.State, Severity: r.Severity, DuplicateOf: str(r.DuplicateOf)}
-	if r.ExpiresAt != nil {
-		out.ExpiresAt = timestamppb.New(*r.ExpiresAt)
-	}
-	return out, nil
+	return &findingsv1.UpdateFindingResponse{Id: r.ID, State: r.State, Severity: r.Severity, DuplicateOf: str(r.DuplicateOf)}, nil
 }
 
 func (p *Public) actor(ctx context.Context, caller principal.Principal) (store.Actor, error) {

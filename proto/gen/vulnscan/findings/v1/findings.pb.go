@@ -291,8 +291,11 @@ type GetFindingResponse struct {
 	OccurrenceCount int32                   `protobuf:"varint,17,opt,name=occurrence_count,json=occurrenceCount,proto3" json:"occurrence_count,omitempty"`
 	RepoUrl         *wrapperspb.StringValue `protobuf:"bytes,18,opt,name=repo_url,json=repoUrl,proto3" json:"repo_url,omitempty"`
 	ScanType        *wrapperspb.StringValue `protobuf:"bytes,19,opt,name=scan_type,json=scanType,proto3" json:"scan_type,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// risk_expires_at is when a risk acceptance ends (the finding then
+	// reopens); null unless the finding is accepted_risk with an end.
+	RiskExpiresAt *timestamppb.Timestamp `protobuf:"bytes,40,opt,name=risk_expires_at,json=riskExpiresAt,proto3" json:"risk_expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetFindingResponse) Reset() {
@@ -454,6 +457,13 @@ func (x *GetFindingResponse) GetRepoUrl() *wrapperspb.StringValue {
 func (x *GetFindingResponse) GetScanType() *wrapperspb.StringValue {
 	if x != nil {
 		return x.ScanType
+	}
+	return nil
+}
+
+func (x *GetFindingResponse) GetRiskExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RiskExpiresAt
 	}
 	return nil
 }
@@ -998,14 +1008,11 @@ func (x *UpdateFindingRequest) GetExpiresAt() string {
 }
 
 type UpdateFindingResponse struct {
-	state       protoimpl.MessageState  `protogen:"open.v1"`
-	Id          string                  `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	State       string                  `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
-	Severity    string                  `protobuf:"bytes,3,opt,name=severity,proto3" json:"severity,omitempty"`
-	DuplicateOf *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=duplicate_of,json=duplicateOf,proto3" json:"duplicate_of,omitempty"`
-	// expires_at is when the risk acceptance ends; null when the finding is
-	// not accepted_risk or accepted without an end.
-	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	state         protoimpl.MessageState  `protogen:"open.v1"`
+	Id            string                  `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	State         string                  `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	Severity      string                  `protobuf:"bytes,3,opt,name=severity,proto3" json:"severity,omitempty"`
+	DuplicateOf   *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=duplicate_of,json=duplicateOf,proto3" json:"duplicate_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1064,13 +1071,6 @@ func (x *UpdateFindingResponse) GetSeverity() string {
 func (x *UpdateFindingResponse) GetDuplicateOf() *wrapperspb.StringValue {
 	if x != nil {
 		return x.DuplicateOf
-	}
-	return nil
-}
-
-func (x *UpdateFindingResponse) GetExpiresAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.ExpiresAt
 	}
 	return nil
 }
@@ -3378,7 +3378,7 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\auser_id\x18\x04 \x01(\tR\x06userId\x12\x1a\n" +
 	"\busername\x18\x05 \x01(\tR\busername\x12\x16\n" +
 	"\x06source\x18\x06 \x01(\tR\x06source\x128\n" +
-	"\ttimestamp\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\"\xe4\x06\n" +
+	"\ttimestamp\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\"\xa8\a\n" +
 	"\x12GetFindingResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x1a\n" +
@@ -3400,7 +3400,8 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\rmermaid_trace\x18\x10 \x01(\v2\x1c.google.protobuf.StringValueR\fmermaidTrace\x12)\n" +
 	"\x10occurrence_count\x18\x11 \x01(\x05R\x0foccurrenceCount\x127\n" +
 	"\brepo_url\x18\x12 \x01(\v2\x1c.google.protobuf.StringValueR\arepoUrl\x129\n" +
-	"\tscan_type\x18\x13 \x01(\v2\x1c.google.protobuf.StringValueR\bscanType\"\xdf\x01\n" +
+	"\tscan_type\x18\x13 \x01(\v2\x1c.google.protobuf.StringValueR\bscanType\x12B\n" +
+	"\x0frisk_expires_at\x18( \x01(\v2\x1a.google.protobuf.TimestampR\rriskExpiresAt\"\xdf\x01\n" +
 	"\x13ListFindingsRequest\x12\x17\n" +
 	"\x04page\x18\x01 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x05H\x01R\x05limit\x88\x01\x01\x12\x1a\n" +
@@ -3455,14 +3456,12 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\r_state_reasonB\x12\n" +
 	"\x10_severity_reasonB\t\n" +
 	"\a_reasonB\r\n" +
-	"\v_expires_at\"\xd5\x01\n" +
+	"\v_expires_at\"\x9a\x01\n" +
 	"\x15UpdateFindingResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x1a\n" +
 	"\bseverity\x18\x03 \x01(\tR\bseverity\x12?\n" +
-	"\fduplicate_of\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\vduplicateOf\x129\n" +
-	"\n" +
-	"expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"[\n" +
+	"\fduplicate_of\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\vduplicateOf\"[\n" +
 	"\x0eFindingsFilter\x12\x1a\n" +
 	"\bseverity\x18\x01 \x01(\tR\bseverity\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x17\n" +
@@ -3753,11 +3752,11 @@ var file_vulnscan_findings_v1_findings_proto_depIdxs = []int32{
 	44, // 14: vulnscan.findings.v1.GetFindingResponse.mermaid_trace:type_name -> google.protobuf.StringValue
 	44, // 15: vulnscan.findings.v1.GetFindingResponse.repo_url:type_name -> google.protobuf.StringValue
 	44, // 16: vulnscan.findings.v1.GetFindingResponse.scan_type:type_name -> google.protobuf.StringValue
-	0,  // 17: vulnscan.findings.v1.ListFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
-	0,  // 18: vulnscan.findings.v1.ListScanFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
-	46, // 19: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
-	44, // 20: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
-	45, // 21: vulnscan.findings.v1.UpdateFindingResponse.expires_at:type_name -> google.protobuf.Timestamp
+	45, // 17: vulnscan.findings.v1.GetFindingResponse.risk_expires_at:type_name -> google.protobuf.Timestamp
+	0,  // 18: vulnscan.findings.v1.ListFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
+	0,  // 19: vulnscan.findings.v1.ListScanFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
+	46, // 20: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
+	44, // 21: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
 	11, // 22: vulnscan.findings.v1.BulkUpdateFindingsRequest.filter:type_name -> vulnscan.findings.v1.FindingsFilter
 	46, // 23: vulnscan.findings.v1.BulkUpdateFindingsRequest.duplicate_of:type_name -> google.protobuf.Value
 	44, // 24: vulnscan.findings.v1.HistoryActor.user_id:type_name -> google.protobuf.StringValue
