@@ -199,10 +199,16 @@ func (g *Gateway) Close() {
 }
 
 // successStatus answers 201 for a successful POST and 204 for a DELETE.
-func successStatus(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+// A POST that acts on an existing resource rather than creating one
+// (cancelling a scan, a bulk triage change) answers 200.
+func successStatus(ctx context.Context, w http.ResponseWriter, m proto.Message) error {
 	if req, ok := ctx.Value(requestMethodKey{}).(string); ok {
 		switch req {
 		case http.MethodPost:
+			switch m.(type) {
+			case *scanv1.CancelScanResponse, *findingsv1.BulkUpdateFindingsResponse:
+				return nil
+			}
 			w.WriteHeader(http.StatusCreated)
 		case http.MethodDelete:
 			w.WriteHeader(http.StatusNoContent)
