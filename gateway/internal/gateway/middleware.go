@@ -200,7 +200,7 @@ func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, log *slog.Logger, 
 				return
 			}
 			w.Header().Set("X-RateLimit-Limit", strconv.Itoa(limit.Burst))
-			w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+			w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(remaining(limit, res)))
 			if res.Allowed == 0 {
 				limited.Inc()
 				w.Header().Set("Retry-After", strconv.Itoa(int(math.Max(1, math.Ceil(res.RetryAfter.Seconds())))))
@@ -210,6 +210,21 @@ func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, log *slog.Logger, 
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// remaining is what is left of the burst after an allowed request. The
+// limiter's own Remaining is truncated from a float difference of two
+// timestamps near 3e8 seconds, so a fresh key's first request reads burst-2.
+// The reset time (how far the key's theoretical arrival time is ahead of now)
+// carries the same information exactly enough: every emission interval of it
+// is one request of the burst in use.
+func remaining(limit redis_rate.Limit, res *redis_rate.Result) int {
+	if res.Allowed == 0 || limit.Rate <= 0 {
+		return 0
+	}
+	interval := float64(limit.Period) / float64(limit.Rate)
+	used := math.Ceil(float64(res.ResetAfter)/interval - 1e-6)
+	return max(0, min(limit.Burst, limit.Burst-int(used)))
 }
 
 // limitedBody caps a request body and records that the cap was hit, so that
