@@ -241,10 +241,14 @@ func TestFullScan(t *testing.T) {
 	require.Equal(t, "pending", created["status"])
 	require.NotEmpty(t, created["task_id"])
 	require.NotEmpty(t, created["message"])
+	require.Equal(t, "full", created["scan_type"])
 
 	st := waitScan(t, sys, org.ReadKey, id, 90*time.Second)
 	require.Equal(t, "completed", st["status"], "%v", st)
 	require.EqualValues(t, 100, st["progress"])
+	// The start registers the scan with the findings service at once, with
+	// its type; no retry by the worker is needed.
+	require.NotContains(t, sys.Log.String(), "register scan with findings failed")
 	require.NotEmpty(t, st["updated_at"])
 
 	d, err := sys.Do("GET", "/scans/"+id, org.ReadKey, nil)

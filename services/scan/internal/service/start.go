@@ -250,6 +250,9 @@ func taskID() string {
 	return "scan_" + hex.EncodeToString(b)
 }
 
+// ScanTypeFull is the type of every scan started through POST /v1/scans.
+const ScanTypeFull = "full"
+
 // StartBudget bounds a whole start, every call to another service included.
 // It is well below jobs.RecoveryDelay, so recovery never runs while a
 // request could still claim or debit: a call cut short by the deadline is
@@ -262,6 +265,11 @@ func (s *Starter) Start(ctx context.Context, in *Start) (store.Scan, error) {
 	defer cancel()
 	sc := store.Scan{
 		ID: uuid.NewString(), OrgID: in.Caller.OrgID, UserID: in.Caller.UserID, TaskID: taskID(), Status: "pending",
+		// Scans started through the API cover whole repositories; "pr" scans
+		// are recorded by integrations. The findings service refuses a
+		// registration without a type, so it is set here, not left to the
+		// column default.
+		ScanType:     ScanTypeFull,
 		EstimationID: in.Estimation.GetId(), Repos: in.Repos, TargetURLs: in.Req.GetTargetUrls(),
 		CustomContext: in.Req.GetCustomContext(), ContextDocumentIDs: in.Req.GetContextDocumentIds(), Credits: in.Estimation.GetTotalCredits(),
 	}
