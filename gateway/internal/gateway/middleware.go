@@ -87,9 +87,9 @@ func requestID(next http.Handler) http.Handler {
 	})
 }
 
-// traceSlot carries the request's trace id out of the tracing middleware,
-// which runs inside the access log.
-type traceSlot struct{ id string }
+// traceSlot carries the request's trace and span ids out of the tracing
+// middleware, which runs inside the access log.
+type traceSlot struct{ id, span string }
 
 type traceSlotKey struct{}
 
@@ -108,20 +108,20 @@ func accessLog(log *slog.Logger) func(http.Handler) http.Handler {
 			attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.status,
 				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds()) / 1000, "remote", r.RemoteAddr}
 			if slot.id != "" {
-				attrs = append(attrs, "trace_id", slot.id)
+				attrs = append(attrs, "trace_id", slot.id, "span_id", slot.span)
 			}
 			log.InfoContext(r.Context(), "http", attrs...)
 		})
 	}
 }
 
-// recordTrace, inside the tracing middleware, stores the span's trace id
-// for the access log.
+// recordTrace, inside the tracing middleware, stores the span's trace and
+// span ids for the access log.
 func recordTrace(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if slot, ok := r.Context().Value(traceSlotKey{}).(*traceSlot); ok {
 			if sc := trace.SpanContextFromContext(r.Context()); sc.IsValid() {
-				slot.id = sc.TraceID().String()
+				slot.id, slot.span = sc.TraceID().String(), sc.SpanID().String()
 			}
 		}
 		next.ServeHTTP(w, r)
