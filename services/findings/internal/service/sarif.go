@@ -77,7 +77,9 @@ type sarifRules struct {
 	cwes  map[string]bool
 }
 
-func newSARIFRules() *sarifRules { return &sarifRules{index: map[string]int{}, cwes: map[string]bool{}} }
+func newSARIFRules() *sarifRules {
+	return &sarifRules{index: map[string]int{}, cwes: map[string]bool{}}
+}
 
 var severityRank = map[string]int{"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
 
