@@ -128,8 +128,8 @@ func Convert(swagger []byte) ([]byte, error) {
 				"Errors are {statusCode, message, error}.",
 			"license": obj{"name": "Proprietary", "url": "https://github.com/vulnscan/vulnscan"},
 		},
-		"servers": []obj{{"url": "http://127.0.0.1:8080", "description": "make run"}},
-		"tags":    tags,
+		"servers":  []obj{{"url": "http://127.0.0.1:8080", "description": "make run"}},
+		"tags":     tags,
 		"security": []obj{{"ApiKey": []string{}}},
 		"paths":    paths,
 		"components": obj{
