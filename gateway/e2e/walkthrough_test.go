@@ -79,8 +79,8 @@ func TestREADMEWalkthrough(t *testing.T) {
 		require.Equal(t, 200, r.Status, "%s: %s", path, r.Body)
 		return r.JSON()
 	}
-	require.Equal(t, "completed", get("/cost-estimations/"+est)["status"])
-	require.Equal(t, "completed", get("/scans/"+scan+"/status")["status"])
+	require.Equal(t, "completed", get("/cost-estimations/" + est)["status"])
+	require.Equal(t, "completed", get("/scans/" + scan + "/status")["status"])
 	f := get("/findings/" + finding)
 	require.Equal(t, "true_positive", f["state"], "the PATCH step confirmed the finding")
 	require.NotNil(t, f["line"])
