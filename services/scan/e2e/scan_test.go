@@ -241,7 +241,6 @@ func TestFullScan(t *testing.T) {
 	require.Equal(t, "pending", created["status"])
 	require.NotEmpty(t, created["task_id"])
 	require.NotEmpty(t, created["message"])
-	require.Equal(t, "full", created["scan_type"])
 
 	st := waitScan(t, sys, org.ReadKey, id, 90*time.Second)
 	require.Equal(t, "completed", st["status"], "%v", st)

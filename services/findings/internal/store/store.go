@@ -89,8 +89,11 @@ type Store struct{ Pool *pgxpool.Pool }
 // Scan is a registered scan.
 type Scan struct {
 	ID, OrgID, RepoURL, ScanType, CommitSHA string
-	PullRequest                             int32
-	CreatedAt                               time.Time
+	// Key identifies the repository for fingerprints; when empty it is
+	// RepoKey(RepoURL).
+	Key         string
+	PullRequest int32
+	CreatedAt   time.Time
 }
 
 // Finding is a finding as the lists show it.

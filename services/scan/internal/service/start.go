@@ -203,6 +203,10 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 		}
 		in.Repos[i].Branch = match.GetBranch()
 		in.Repos[i].Source = match.GetSource()
+		if match.GetSource() == "upload" && match.GetCommitSha() != "" {
+			// An upload's "commit" is the content hash of its files.
+			in.Repos[i].Identity = "upload-content:" + match.GetCommitSha()
+		}
 	}
 	if ids := req.GetContextDocumentIds(); len(ids) > 0 {
 		missing, err := s.Store.MissingDocuments(ctx, caller.OrgID, ids)
@@ -357,11 +361,14 @@ func CreditReference(scanID string) string { return "scan:" + scanID }
 
 // RegisterRequest describes a scan to the findings service.
 func RegisterRequest(sc store.Scan) *findingsv1.RegisterScanRequest {
-	primary := ""
+	primary, key := "", ""
 	if len(sc.Repos) > 0 {
 		primary = sc.Repos[0].URL
+		if sc.Repos[0].Identity != "" {
+			key = sc.Repos[0].Identity
+		}
 	}
-	return &findingsv1.RegisterScanRequest{ScanId: sc.ID, OrgId: sc.OrgID, RepoUrl: primary, ScanType: sc.ScanType}
+	return &findingsv1.RegisterScanRequest{ScanId: sc.ID, OrgId: sc.OrgID, RepoUrl: primary, ScanType: sc.ScanType, RepoKey: key}
 }
 
 // passThrough keeps a client error of another service (its status and

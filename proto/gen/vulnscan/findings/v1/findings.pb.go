@@ -1198,8 +1198,12 @@ type RegisterScanRequest struct {
 	ScanType string `protobuf:"bytes,4,opt,name=scan_type,json=scanType,proto3" json:"scan_type,omitempty"`
 	// commit_sha and pull_request (0 for none) let the git hosting
 	// integration comment on the right commit or pull request.
-	CommitSha     string `protobuf:"bytes,5,opt,name=commit_sha,json=commitSha,proto3" json:"commit_sha,omitempty"`
-	PullRequest   int32  `protobuf:"varint,6,opt,name=pull_request,json=pullRequest,proto3" json:"pull_request,omitempty"`
+	CommitSha   string `protobuf:"bytes,5,opt,name=commit_sha,json=commitSha,proto3" json:"commit_sha,omitempty"`
+	PullRequest int32  `protobuf:"varint,6,opt,name=pull_request,json=pullRequest,proto3" json:"pull_request,omitempty"`
+	// repo_key, when set, identifies the repository instead of repo_url: an
+	// uploaded archive is identified by its content hash, so the same content
+	// uploaded again is the same repository and its findings are recognized.
+	RepoKey       string `protobuf:"bytes,7,opt,name=repo_key,json=repoKey,proto3" json:"repo_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1274,6 +1278,13 @@ func (x *RegisterScanRequest) GetPullRequest() int32 {
 		return x.PullRequest
 	}
 	return 0
+}
+
+func (x *RegisterScanRequest) GetRepoKey() string {
+	if x != nil {
+		return x.RepoKey
+	}
+	return ""
 }
 
 type RegisterScanResponse struct {
@@ -2912,7 +2923,7 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\acomment\x18\x02 \x01(\tR\acomment\"3\n" +
 	"\x12AddCommentResponse\x12\x1d\n" +
 	"\n" +
-	"comment_id\x18\x01 \x01(\tR\tcommentId\"\xbf\x01\n" +
+	"comment_id\x18\x01 \x01(\tR\tcommentId\"\xda\x01\n" +
 	"\x13RegisterScanRequest\x12\x17\n" +
 	"\ascan_id\x18\x01 \x01(\tR\x06scanId\x12\x15\n" +
 	"\x06org_id\x18\x02 \x01(\tR\x05orgId\x12\x19\n" +
@@ -2920,7 +2931,8 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\tscan_type\x18\x04 \x01(\tR\bscanType\x12\x1d\n" +
 	"\n" +
 	"commit_sha\x18\x05 \x01(\tR\tcommitSha\x12!\n" +
-	"\fpull_request\x18\x06 \x01(\x05R\vpullRequest\"I\n" +
+	"\fpull_request\x18\x06 \x01(\x05R\vpullRequest\x12\x19\n" +
+	"\brepo_key\x18\a \x01(\tR\arepoKey\"I\n" +
 	"\x14RegisterScanResponse\x12\x17\n" +
 	"\ascan_id\x18\x01 \x01(\tR\x06scanId\x12\x18\n" +
 	"\acreated\x18\x02 \x01(\bR\acreated\"\xe2\x03\n" +
