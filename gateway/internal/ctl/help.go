@@ -133,9 +133,9 @@ Examples:
   vulnscanctl key create --org ORG_ID --scopes read,write --name ci
   vulnscanctl key list --org ORG_ID
 
-The services are found at AUTH_GRPC_ADDR, ESTIMATION_GRPC_ADDR, SCAN_GRPC_ADDR
-and FINDINGS_GRPC_ADDR (defaults 127.0.0.1:9101…9104); "GROUP VERB --help-all"
-also shows the flags that override them.
+The services are found at AUTH_ADMIN_GRPC_ADDR, ESTIMATION_GRPC_ADDR,
+SCAN_GRPC_ADDR and FINDINGS_ADMIN_GRPC_ADDR; "GROUP VERB --help-all" also shows
+the flags that override them.
 `)
 }
 
