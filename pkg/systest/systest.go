@@ -553,3 +553,7 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// BinDir is the directory of the binaries the system runs, vulnscanctl
+// included.
+func (s *System) BinDir() string { return s.bin }

@@ -203,6 +203,10 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 		}
 		in.Repos[i].Branch = match.GetBranch()
 		in.Repos[i].Source = match.GetSource()
+		if match.GetSource() == "upload" && match.GetCommitSha() != "" {
+			// An upload's "commit" is the content hash of its files.
+			in.Repos[i].Identity = "upload-content:" + match.GetCommitSha()
+		}
 	}
 	if ids := req.GetContextDocumentIds(); len(ids) > 0 {
 		missing, err := s.Store.MissingDocuments(ctx, caller.OrgID, ids)
@@ -250,6 +254,9 @@ func taskID() string {
 	return "scan_" + hex.EncodeToString(b)
 }
 
+// ScanTypeFull is the type of every scan started through POST /v1/scans.
+const ScanTypeFull = "full"
+
 // StartBudget bounds a whole start, every call to another service included.
 // It is well below jobs.RecoveryDelay, so recovery never runs while a
 // request could still claim or debit: a call cut short by the deadline is
@@ -262,6 +269,11 @@ func (s *Starter) Start(ctx context.Context, in *Start) (store.Scan, error) {
 	defer cancel()
 	sc := store.Scan{
 		ID: uuid.NewString(), OrgID: in.Caller.OrgID, UserID: in.Caller.UserID, TaskID: taskID(), Status: "pending",
+		// Scans started through the API cover whole repositories; "pr" scans
+		// are recorded by integrations. The findings service refuses a
+		// registration without a type, so it is set here, not left to the
+		// column default.
+		ScanType:     ScanTypeFull,
 		EstimationID: in.Estimation.GetId(), Repos: in.Repos, TargetURLs: in.Req.GetTargetUrls(),
 		CustomContext: in.Req.GetCustomContext(), ContextDocumentIDs: in.Req.GetContextDocumentIds(), Credits: in.Estimation.GetTotalCredits(),
 	}
@@ -349,11 +361,14 @@ func CreditReference(scanID string) string { return "scan:" + scanID }
 
 // RegisterRequest describes a scan to the findings service.
 func RegisterRequest(sc store.Scan) *findingsv1.RegisterScanRequest {
-	primary := ""
+	primary, key := "", ""
 	if len(sc.Repos) > 0 {
 		primary = sc.Repos[0].URL
+		if sc.Repos[0].Identity != "" {
+			key = sc.Repos[0].Identity
+		}
 	}
-	return &findingsv1.RegisterScanRequest{ScanId: sc.ID, OrgId: sc.OrgID, RepoUrl: primary, ScanType: sc.ScanType}
+	return &findingsv1.RegisterScanRequest{ScanId: sc.ID, OrgId: sc.OrgID, RepoUrl: primary, ScanType: sc.ScanType, RepoKey: key}
 }
 
 // passThrough keeps a client error of another service (its status and

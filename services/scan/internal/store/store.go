@@ -37,6 +37,18 @@ type Repo struct {
 	URL    string `json:"url"`
 	Branch string `json:"branch"`
 	Source string `json:"source"`
+	// Identity names the repository for fingerprints when its URL does not:
+	// an upload is "upload-content:" + the content hash of its files, so the
+	// same code uploaded again is recognized. Empty means the URL.
+	Identity string `json:"identity,omitempty"`
+}
+
+// Key is the repository's identity for findings.
+func (r Repo) Key() string {
+	if r.Identity != "" {
+		return r.Identity
+	}
+	return r.URL
 }
 
 // Scan is a scan row.

@@ -293,7 +293,10 @@ func (w *Worker) checkout(ctx context.Context, sc store.Scan, dir string) ([]eng
 				return nil, permanent{fmt.Sprintf("Repository %s could not be checked out at the estimated commit", r.URL)}
 			}
 		}
-		out = append(out, engine.Repo{URL: r.URL, Dir: target, CommitSHA: src.GetCommitSha(), Primary: i == 0})
+		// The engine names the repository by its identity, which the
+		// fingerprints include: the same upload content gives the same
+		// fingerprints whatever the upload's id.
+		out = append(out, engine.Repo{URL: r.Key(), Dir: target, CommitSHA: src.GetCommitSha(), Primary: i == 0})
 	}
 	return out, nil
 }
