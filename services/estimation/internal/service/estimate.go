@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/vulnscan/vulnscan/pkg/archive"
+	"github.com/vulnscan/vulnscan/pkg/rmtree"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/detect"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/gitsrc"
@@ -256,7 +257,7 @@ func (s *Service) estimateUpload(ctx context.Context, e store.Estimation, r *sto
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = os.RemoveAll(dir) }()
+	defer s.removeScratch(ctx, dir)
 	f, err := os.Create(dir + ".archive")
 	if err != nil {
 		return nil, err
@@ -272,10 +273,13 @@ func (s *Service) estimateUpload(ctx context.Context, e store.Estimation, r *sto
 		return nil, fmt.Errorf("read upload blob: %w", err)
 	}
 	if _, err := archive.Extract(f, n, u.ContentType, dir, s.ArchiveLimits); err != nil {
+		// An archive that cannot be unpacked will not unpack on a retry
+		// either (the upload is immutable): the repository fails for good.
 		if errors.Is(err, archive.ErrUnsafe) {
 			return nil, &gitsrc.Error{Msg: err.Error()}
 		}
-		return nil, err
+		s.Log.ErrorContext(ctx, "unpacking an upload failed", "upload_id", u.ID, "error", err.Error())
+		return nil, &gitsrc.Error{Msg: "archive could not be unpacked"}
 	}
 	src, err := detect.NewDirSource(dir)
 	if err != nil {
@@ -286,4 +290,13 @@ func (s *Service) estimateUpload(ctx context.Context, e store.Estimation, r *sto
 		return nil, err
 	}
 	return &res, nil
+}
+
+// removeScratch removes a scratch directory whatever its depth and reports
+// a failure loudly: a directory left behind is disk lost until an operator
+// removes it.
+func (s *Service) removeScratch(ctx context.Context, dir string) {
+	if err := rmtree.RemoveAll(dir); err != nil {
+		s.Log.ErrorContext(ctx, "scratch directory could not be removed", "error", err.Error())
+	}
 }
