@@ -40,6 +40,8 @@ type Config struct {
 	ExtraCAFile     string        // VULNSCAN_EXTRA_CA_FILE: PEM certificates trusted for clones besides the system's
 	CloneMaxBytes   int64         // ESTIMATION_CLONE_MAX_BYTES
 	CloneMaxFiles   int           // ESTIMATION_CLONE_MAX_FILES
+	CloneMaxTree    int64         // ESTIMATION_CLONE_MAX_TREE_BYTES: declared sizes of the commit's files added up
+	Archive         archive.Limits
 	CloneTimeout    time.Duration // ESTIMATION_CLONE_TIMEOUT
 	JobTimeout      time.Duration // ESTIMATION_JOB_TIMEOUT
 	RescueAfter     time.Duration // ESTIMATION_RESCUE_AFTER
@@ -56,16 +58,21 @@ func ReadConfig(env *config.Env) (Config, error) {
 		ExtraCAFile:     env.String("VULNSCAN_EXTRA_CA_FILE", ""),
 		CloneMaxBytes:   int64(env.Int("ESTIMATION_CLONE_MAX_BYTES", 512<<20)),
 		CloneMaxFiles:   env.Int("ESTIMATION_CLONE_MAX_FILES", 100_000),
+		CloneMaxTree:    int64(env.Int("ESTIMATION_CLONE_MAX_TREE_BYTES", 1<<30)),
 		CloneTimeout:    env.Duration("ESTIMATION_CLONE_TIMEOUT", 5*time.Minute),
 		JobTimeout:      env.Duration("ESTIMATION_JOB_TIMEOUT", 15*time.Minute),
 		Workers:         env.Int("ESTIMATION_WORKERS", 4),
 		ReposInParallel: env.Int("ESTIMATION_REPO_PARALLELISM", 4),
 	}
+	var err error
+	if c.Archive, err = archive.LimitsFromEnv(env); err != nil {
+		env.Fail(err)
+	}
 	c.RescueAfter = env.Duration("ESTIMATION_RESCUE_AFTER", c.JobTimeout+time.Minute)
 	if c.RescueAfter <= c.JobTimeout {
 		env.Fail(fmt.Errorf("ESTIMATION_RESCUE_AFTER must be longer than ESTIMATION_JOB_TIMEOUT"))
 	}
-	if c.CloneMaxBytes < 1 || c.CloneMaxFiles < 1 || c.Workers < 1 || c.ReposInParallel < 1 {
+	if c.CloneMaxBytes < 1 || c.CloneMaxFiles < 1 || c.CloneMaxTree < 1 || c.Workers < 1 || c.ReposInParallel < 1 {
 		env.Fail(fmt.Errorf("estimation limits and worker counts must be positive"))
 	}
 	return c, env.Err()
@@ -98,7 +105,7 @@ func Run(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
-	fetcher, err := gitsrc.New(guard, cfg.ExtraCAFile, gitsrc.Limits{MaxBytes: cfg.CloneMaxBytes, MaxFiles: cfg.CloneMaxFiles, Timeout: cfg.CloneTimeout}, tmp)
+	fetcher, err := gitsrc.New(guard, cfg.ExtraCAFile, gitsrc.Limits{MaxBytes: cfg.CloneMaxBytes, MaxFiles: cfg.CloneMaxFiles, MaxTreeBytes: cfg.CloneMaxTree, Timeout: cfg.CloneTimeout}, tmp)
 	if err != nil {
 		return err
 	}
@@ -110,7 +117,7 @@ func Run(ctx context.Context, version string) error {
 
 	svc := &service.Service{
 		Store: &store.Store{Pool: pool}, Auth: authv1.NewAuthInternalServiceClient(authConn), Bucket: bucket,
-		Fetcher: fetcher, Guard: guard, Log: log, TempDir: tmp, ArchiveLimits: archive.DefaultLimits, Parallel: cfg.ReposInParallel,
+		Fetcher: fetcher, Guard: guard, Log: log, TempDir: tmp, ArchiveLimits: cfg.Archive, Parallel: cfg.ReposInParallel,
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &service.EstimateWorker{Service: svc, JobTimeout: cfg.JobTimeout})

@@ -227,7 +227,11 @@ func (s *Service) estimateGit(ctx context.Context, e store.Estimation, r *store.
 	if err != nil {
 		return nil, err
 	}
-	defer snap.Close()
+	defer func() {
+		if err := snap.Close(); err != nil {
+			s.Log.ErrorContext(ctx, "clone directory could not be removed", "error", err.Error())
+		}
+	}()
 	r.CommitSHA = snap.Commit
 	res := detect.Analyze(snap, repoName(r.RepoURL))
 	if err := s.Store.CacheResult(ctx, key, snap.Commit, res); err != nil {

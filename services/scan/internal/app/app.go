@@ -45,6 +45,8 @@ type Config struct {
 	SecretKey     string
 	AllowedCIDRs  []string
 	ExtraCAFile   string
+	Fetch         gitfetch.Limits
+	Archive       archive.Limits
 }
 
 // ReadConfig reads the configuration from env.
@@ -59,6 +61,19 @@ func ReadConfig(env *config.Env) (Config, error) {
 		SecretKey:     env.String("VULNSCAN_SECRET_KEY", ""),
 		AllowedCIDRs:  env.List("VULNSCAN_ALLOWED_PRIVATE_CIDRS"),
 		ExtraCAFile:   env.String("VULNSCAN_EXTRA_CA_FILE", ""),
+	}
+	c.Fetch = gitfetch.DefaultLimits
+	c.Fetch.MaxBytes = int64(env.Int("SCAN_FETCH_MAX_BYTES", int(c.Fetch.MaxBytes)))
+	c.Fetch.Timeout = env.Duration("SCAN_FETCH_TIMEOUT", c.Fetch.Timeout)
+	c.Fetch.MaxFiles = env.Int("SCAN_CHECKOUT_MAX_FILES", c.Fetch.MaxFiles)
+	c.Fetch.MaxTreeBytes = int64(env.Int("SCAN_CHECKOUT_MAX_BYTES", int(c.Fetch.MaxTreeBytes)))
+	c.Fetch.MaxFileBytes = int64(env.Int("SCAN_CHECKOUT_MAX_FILE_BYTES", int(c.Fetch.MaxFileBytes)))
+	if c.Fetch.MaxBytes < 1 || c.Fetch.Timeout <= 0 || c.Fetch.MaxFiles < 1 || c.Fetch.MaxTreeBytes < 1 || c.Fetch.MaxFileBytes < 1 {
+		env.Fail(errors.New("SCAN_FETCH_* and SCAN_CHECKOUT_* limits must be positive"))
+	}
+	var err error
+	if c.Archive, err = archive.LimitsFromEnv(env); err != nil {
+		env.Fail(err)
 	}
 	if c.Mode != "api" && c.Mode != "worker" && c.Mode != "all" {
 		env.Fail(fmt.Errorf("SCAN_MODE must be api, worker or all, not %q", c.Mode))
@@ -133,7 +148,7 @@ func Run(ctx context.Context, version string) error {
 		river.AddWorker(workers, &worker.Worker{
 			Store: st, Estimation: estc, Auth: authc, Findings: findc, Box: box, Log: log,
 			Engine: engine.New(engine.WithLogger(log)), LiveClient: guard.Client(20*time.Second, 0),
-			WorkDir: workDir, JobTimeout: cfg.JobTimeout, Fetch: gitfetch.DefaultLimits, Archive: archive.DefaultLimits,
+			WorkDir: workDir, JobTimeout: cfg.JobTimeout, Fetch: cfg.Fetch, Archive: cfg.Archive,
 		})
 		river.AddWorker(workers, &service.RecoverWorker{Starter: starter})
 		river.AddWorker(workers, &worker.Sweeper{Store: st, Auth: authc, Log: log, Idle: jobs.SweepInterval})
