@@ -35,12 +35,12 @@ import (
 // Config is the estimation process configuration.
 type Config struct {
 	config.Common
-	BlobURL         string        // VULNSCAN_BLOB_URL; empty: a directory under VULNSCAN_DATA_DIR
-	AllowedCIDRs    []string      // VULNSCAN_ALLOWED_PRIVATE_CIDRS
-	ExtraCAFile     string        // VULNSCAN_EXTRA_CA_FILE: PEM certificates trusted for clones besides the system's
-	CloneMaxBytes   int64         // ESTIMATION_CLONE_MAX_BYTES
-	CloneMaxFiles   int           // ESTIMATION_CLONE_MAX_FILES
-	CloneMaxTree    int64         // ESTIMATION_CLONE_MAX_TREE_BYTES: declared sizes of the commit's files added up
+	BlobURL         string   // VULNSCAN_BLOB_URL; empty: a directory under VULNSCAN_DATA_DIR
+	AllowedCIDRs    []string // VULNSCAN_ALLOWED_PRIVATE_CIDRS
+	ExtraCAFile     string   // VULNSCAN_EXTRA_CA_FILE: PEM certificates trusted for clones besides the system's
+	CloneMaxBytes   int64    // ESTIMATION_CLONE_MAX_BYTES
+	CloneMaxFiles   int      // ESTIMATION_CLONE_MAX_FILES
+	CloneMaxTree    int64    // ESTIMATION_CLONE_MAX_TREE_BYTES: declared sizes of the commit's files added up
 	Archive         archive.Limits
 	CloneTimeout    time.Duration // ESTIMATION_CLONE_TIMEOUT
 	JobTimeout      time.Duration // ESTIMATION_JOB_TIMEOUT

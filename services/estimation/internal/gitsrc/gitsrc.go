@@ -37,12 +37,12 @@ func fail(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(for
 
 // Limits bound one clone.
 type Limits struct {
-	MaxBytes int64         // bytes received from the remote
-	MaxFiles int           // files in the estimated commit
+	MaxBytes int64 // bytes received from the remote
+	MaxFiles int   // files in the estimated commit
 	// MaxTreeBytes bounds the files' declared sizes added up, checked from
 	// the tree before any file is read (as the scan's checkout does).
 	MaxTreeBytes int64
-	Timeout  time.Duration // resolution and clone together
+	Timeout      time.Duration // resolution and clone together
 }
 
 // Remote is a repository to read.
