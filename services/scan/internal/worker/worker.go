@@ -56,7 +56,14 @@ type Worker struct {
 	JobTimeout time.Duration
 	Fetch      gitfetch.Limits
 	Archive    archive.Limits
+	// MaxRunningPerOrg bounds the scans of one organization running at once
+	// across all workers (SCAN_MAX_RUNNING_PER_ORG; 0: no bound).
+	MaxRunningPerOrg int
 }
+
+// OrgBusySnooze is how long a scan waits when its organization is at its
+// running limit before it is offered to a worker again.
+var OrgBusySnooze = 10 * time.Second
 
 // Timeout bounds one attempt of a scan.
 func (w *Worker) Timeout(*river.Job[jobs.RunScan]) time.Duration { return w.JobTimeout }
@@ -81,6 +88,17 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.RunScan]) error {
 		return nil
 	}
 	log := w.Log.With("scan_id", sc.ID, "attempt", job.Attempt)
+	started, err := w.Store.StartRunning(ctx, sc.ID, sc.OrgID, w.MaxRunningPerOrg)
+	if err != nil {
+		return err
+	}
+	if !started {
+		// Fair scheduling: the organization already runs its share, so this
+		// job steps aside (a snooze uses no attempt) and the workers take
+		// other organizations' scans meanwhile.
+		log.Debug("organization at its running-scan limit; scan snoozed")
+		return river.JobSnooze(OrgBusySnooze)
+	}
 	err = w.run(ctx, log, sc)
 	if err == nil {
 		return nil
@@ -193,9 +211,6 @@ func (s *Sweeper) Work(ctx context.Context, _ *river.Job[jobs.SweepStranded]) er
 }
 
 func (w *Worker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error {
-	if err := w.Store.SetRunning(ctx, sc.ID); err != nil {
-		return err
-	}
 	if _, err := w.Findings.RegisterScan(ctx, service.RegisterRequest(sc)); err != nil {
 		return fmt.Errorf("register scan: %w", err)
 	}
