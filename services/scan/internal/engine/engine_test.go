@@ -228,4 +228,3 @@ func TestRunLiveTarget(t *testing.T) {
 	require.Nil(t, exposed[0].MermaidTrace)
 	require.Equal(t, 1, res.Stats.TargetsProbed)
 }
-
