@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"gocloud.dev/gcerrors"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -47,6 +48,53 @@ func (SweepArgs) Kind() string { return "sweep_stranded_estimations" }
 // InsertOpts keeps one sweep per period.
 func (SweepArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: time.Minute}}
+}
+
+// OrgBusySnooze is how long an estimation waits when its organization is at
+// its running limit before it is offered to a worker again.
+var OrgBusySnooze = 5 * time.Second
+
+// PurgeUploadsArgs is the periodic job that deletes unused uploads.
+type PurgeUploadsArgs struct{}
+
+// Kind names the job in River's tables.
+func (PurgeUploadsArgs) Kind() string { return "purge_expired_uploads" }
+
+// InsertOpts keeps one purge per period.
+func (PurgeUploadsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: time.Hour}}
+}
+
+// PurgeUploadsWorker deletes uploads past the retention period that no
+// estimation has used within it (store.ExpiredUploads): the blob first, then
+// the row, so a failure midway leaves a row the next run finds again, never
+// a blob nothing points to.
+type PurgeUploadsWorker struct {
+	river.WorkerDefaults[PurgeUploadsArgs]
+	Service   *Service
+	Retention time.Duration // ESTIMATION_UPLOAD_RETENTION
+}
+
+// Work deletes expired uploads in batches.
+func (w *PurgeUploadsWorker) Work(ctx context.Context, _ *river.Job[PurgeUploadsArgs]) error {
+	for {
+		ups, err := w.Service.Store.ExpiredUploads(ctx, w.Retention, 500)
+		if err != nil {
+			return err
+		}
+		for _, u := range ups {
+			if err := w.Service.Bucket.Delete(ctx, u.BlobKey); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+				return fmt.Errorf("delete upload blob %s: %w", u.ID, err)
+			}
+			if err := w.Service.Store.DeleteUpload(ctx, u.ID); err != nil {
+				return fmt.Errorf("delete upload %s: %w", u.ID, err)
+			}
+			w.Service.Log.InfoContext(ctx, "deleted an upload past its retention", "upload_id", u.ID, "org_id", u.OrgID)
+		}
+		if len(ups) < 500 {
+			return nil
+		}
+	}
 }
 
 // internalFailure is the error recorded on repositories an estimation could not finish.
@@ -97,6 +145,10 @@ func (w *EstimateWorker) Work(ctx context.Context, job *river.Job[EstimateArgs])
 	s := w.Service
 	id := job.Args.EstimationID
 	err := s.Run(ctx, id)
+	var snooze *river.JobSnoozeError
+	if errors.As(err, &snooze) {
+		return err
+	}
 	if err != nil && job.Attempt >= job.MaxAttempts {
 		// Last attempt: end the estimation rather than leave it running.
 		s.Log.ErrorContext(ctx, "estimation job failed for good", "estimation_id", id, "error", err.Error())
@@ -124,8 +176,15 @@ func (s *Service) Run(ctx context.Context, id string) error {
 	if store.Terminal(e.Status) {
 		return nil
 	}
-	if err := s.Store.MarkRunning(ctx, id); err != nil {
+	started, err := s.Store.StartRunning(ctx, id, e.OrgID, s.MaxRunningPerOrg)
+	if err != nil {
 		return err
+	}
+	if !started {
+		// Fair scheduling: the organization already runs its share of
+		// estimations, so this job steps aside (a snooze uses no attempt)
+		// and the workers serve other organizations meanwhile.
+		return river.JobSnooze(OrgBusySnooze)
 	}
 	par := max(s.Parallel, 1)
 	sem := make(chan struct{}, par)
