@@ -394,7 +394,7 @@ func (s *Store) Finish(ctx context.Context, id string) error {
 // a process that died on its last attempt without running it again).
 func (s *Store) Stranded(ctx context.Context, idle time.Duration) ([]string, error) {
 	rows, err := s.Pool.Query(ctx, `SELECT e.id::text FROM estimation.estimations e
-		WHERE e.status IN ('pending', 'running') AND e.updated_at < now() - make_interval(secs => $1)
+		WHERE e.status IN ('pending', 'running') AND e.updated_at < now() - $1::interval
 		AND NOT EXISTS (SELECT 1 FROM estimation.river_job j WHERE j.kind = 'estimate' AND j.args->>'estimation_id' = e.id::text
 			AND j.state IN ('available', 'pending', 'running', 'retryable', 'scheduled'))
 		ORDER BY e.updated_at LIMIT 100`, idle)
