@@ -288,12 +288,25 @@ feed:
 
 	if in.HTTPClient != nil && len(in.TargetURLs) > 0 {
 		headers := live.ParseAuthHeaders(in.AuthInstructions)
-		phase, cancelPhase := live.PhaseContext(ctx, e.cfg.liveBudget)
-		defer cancelPhase()
+		// Each probe runs under its share of the phase's budget (its
+		// Timeout); the verification requests it makes later are one per
+		// finding, each bounded by the client's own timeout.
+		phaseEnd := live.PhaseEnd(ctx, e.cfg.liveBudget)
+		perTarget := e.cfg.live.Timeout
+		if e.cfg.live.MaxPages <= 0 || perTarget <= 0 {
+			perTarget = live.DefaultLimits.Timeout
+		}
 		for i, u := range in.TargetURLs {
-			tctx, cancel := live.TargetContext(phase, len(in.TargetURLs)-i, e.cfg.live.Timeout)
-			res, err := live.Probe(tctx, in.HTTPClient, u, headers, e.cfg.live)
-			cancel()
+			lim := e.cfg.live
+			if lim.MaxPages <= 0 {
+				lim = live.DefaultLimits
+			}
+			lim.Timeout = live.TargetBudget(time.Until(phaseEnd), len(in.TargetURLs)-i, perTarget)
+			if lim.Timeout <= 0 {
+				e.cfg.logger.Warn("live budget spent; target not probed", "target", live.SafeURL(u))
+				continue
+			}
+			res, err := live.Probe(ctx, in.HTTPClient, u, headers, lim)
 			st.TargetsProbed++
 			st.LiveRequests += res.Requests
 			if err != nil {

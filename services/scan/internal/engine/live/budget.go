@@ -35,19 +35,8 @@ func TargetBudget(phaseLeft time.Duration, targetsLeft int, perTarget time.Durat
 	return max(min(phaseLeft/time.Duration(targetsLeft), perTarget), 0)
 }
 
-// PhaseContext returns the context of a live phase under ctx, bounded by
-// PhaseBudget.
-func PhaseContext(ctx context.Context, total time.Duration) (context.Context, context.CancelFunc) {
+// PhaseEnd is when the live phase starting now under ctx must end.
+func PhaseEnd(ctx context.Context, total time.Duration) time.Time {
 	dl, ok := ctx.Deadline()
-	return context.WithTimeout(ctx, PhaseBudget(time.Until(dl), ok, total))
-}
-
-// TargetContext returns the context of the next target's probe under the
-// phase context, bounded by TargetBudget.
-func TargetContext(phase context.Context, targetsLeft int, perTarget time.Duration) (context.Context, context.CancelFunc) {
-	left := perTarget * time.Duration(max(targetsLeft, 1))
-	if dl, ok := phase.Deadline(); ok {
-		left = time.Until(dl)
-	}
-	return context.WithTimeout(phase, TargetBudget(left, targetsLeft, perTarget))
+	return time.Now().Add(PhaseBudget(time.Until(dl), ok, total))
 }
