@@ -79,6 +79,10 @@ func Compile(patterns []string, lim Limits) (*Matcher, error) {
 		}
 		size += len(p)
 		segs := strings.Split(p, "/")
+		if segs[len(segs)-1] == "**" {
+			// "dir/**" is what is inside dir: at least one more segment.
+			segs[len(segs)-1] = "*"
+		}
 		// A pattern naming a directory matches everything under it.
 		m.globs = append(m.globs, append(segs, "**"))
 	}

@@ -24,7 +24,7 @@ func TestMatch(t *testing.T) {
 		{"abc", true},
 		{"a/c", false},
 		{"x/docs/y", false},
-		{"docs", true},
+		{"docs", false},
 		{"héllo/abc", true},
 		{"src/docs.py", false},
 		{"src/app.ts", false},
