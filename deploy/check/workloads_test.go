@@ -150,11 +150,15 @@ func TestDeploymentsHaveCompanions(t *testing.T) {
 			} else {
 				port := addrPort(t, env["GRPC_LISTEN_ADDR"])
 				require.Equal(t, port, containerPorts["grpc"], "%s: GRPC_LISTEN_ADDR and container port", name)
+				// The gRPC port requires a client certificate: probes ask the
+				// plain-HTTP health endpoints beside /metrics instead.
 				for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
 					require.NotNil(t, p, "%s: probe", name)
-					require.NotNil(t, p.GRPC, "%s: gRPC health probe", name)
-					require.Equal(t, port, p.GRPC.Port, "%s: probe port", name)
+					require.NotNil(t, p.HTTPGet, "%s: HTTP health probe", name)
+					require.Equal(t, "metrics", p.HTTPGet.Port.String(), "%s: probe port", name)
 				}
+				require.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path, name)
+				require.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path, name)
 			}
 			require.Equal(t, addrPort(t, env["METRICS_ADDR"]), containerPorts["metrics"], "%s: METRICS_ADDR and container port", name)
 			require.Equal(t, strconv.Itoa(int(containerPorts["metrics"])), d.Spec.Template.Annotations["prometheus.io/port"], "%s: scrape port", name)
@@ -174,7 +178,7 @@ func TestProcessConfiguration(t *testing.T) {
 			"REDIS_URL": secret, "VULNSCAN_RATE_LIMIT": "",
 		},
 		"auth": {
-			"GRPC_LISTEN_ADDR": "0.0.0.0:9101", "METRICS_ADDR": "0.0.0.0:9201",
+			"GRPC_LISTEN_ADDR": "0.0.0.0:9101", "METRICS_ADDR": "0.0.0.0:9201", "ADMIN_LISTEN_ADDR": "0.0.0.0:9301",
 			"DATABASE_URL": secret, "REDIS_URL": secret, "VULNSCAN_SECRET_KEY": secret,
 		},
 		"estimation": {
@@ -195,10 +199,22 @@ func TestProcessConfiguration(t *testing.T) {
 			"VULNSCAN_DATA_DIR": "/data", "VULNSCAN_ALLOWED_PRIVATE_CIDRS": "",
 		},
 		"findings": {
-			"GRPC_LISTEN_ADDR": "0.0.0.0:9104", "METRICS_ADDR": "0.0.0.0:9204",
-			"DATABASE_URL": secret, "VULNSCAN_ALLOWED_PRIVATE_CIDRS": "",
+			"GRPC_LISTEN_ADDR": "0.0.0.0:9104", "METRICS_ADDR": "0.0.0.0:9204", "ADMIN_LISTEN_ADDR": "0.0.0.0:9304",
+			"DATABASE_URL": secret, "VULNSCAN_ALLOWED_PRIVATE_CIDRS": "", "AUTH_GRPC_ADDR": "auth:9101",
+			// Every replica opens what another sealed: one key from a Secret.
+			"VULNSCAN_SECRET_KEY": secret,
 		},
 	}
+	tls := map[string]string{
+		"VULNSCAN_TLS_CA": "/etc/vulnscan/tls/ca.crt", "VULNSCAN_TLS_CERT": "/etc/vulnscan/tls/tls.crt",
+		"VULNSCAN_TLS_KEY": "/etc/vulnscan/tls/tls.key", "VULNSCAN_IDENTITY_VERIFY_KEYS": "/etc/vulnscan/identity/identity.pub",
+	}
+	for _, vars := range need {
+		for k, v := range tls {
+			vars[k] = v
+		}
+	}
+	need["gateway"]["VULNSCAN_IDENTITY_SIGNING_KEY"] = "/etc/vulnscan/identity/identity.key"
 	everyOverlay(t, func(t *testing.T, r *rendered) {
 		for name, vars := range need {
 			d := r.deployments[name]
@@ -229,7 +245,7 @@ func TestProcessConfiguration(t *testing.T) {
 				require.True(t, ok, "%s: %s names no Service", name, k)
 				found := false
 				for _, sp := range svc.Spec.Ports {
-					found = found || strconv.Itoa(int(sp.Port)) == port && sp.Name == "grpc"
+					found = found || strconv.Itoa(int(sp.Port)) == port && strings.HasPrefix(sp.Name, "grpc")
 				}
 				require.True(t, found, "%s: %s: Service %s has no grpc port %s", name, k, host, port)
 			}
@@ -345,4 +361,45 @@ func addrPort(t *testing.T, addr string) int32 {
 	n, err := strconv.Atoi(port)
 	require.NoError(t, err)
 	return int32(n)
+}
+
+// TestPlaneIdentities: each process mounts its own certificate Secret and
+// the identity key Secret; only the gateway gets the signing key.
+func TestPlaneIdentities(t *testing.T) {
+	t.Parallel()
+	identity := map[string]string{"gateway": "gateway", "auth": "auth", "estimation": "estimation",
+		"scan-api": "scan", "scan-worker": "scan", "findings": "findings"}
+	everyOverlay(t, func(t *testing.T, r *rendered) {
+		for name, id := range identity {
+			d := r.deployments[name]
+			require.NotNil(t, d, name)
+			spec := d.Spec.Template.Spec
+			vols := map[string]corev1.Volume{}
+			for _, v := range spec.Volumes {
+				vols[v.Name] = v
+			}
+			tls, ok := vols["tls"]
+			require.True(t, ok && tls.Secret != nil, "%s: no tls Secret volume", name)
+			require.Equal(t, "vulnscan-tls-"+id, tls.Secret.SecretName, "%s: certificate of another identity", name)
+			ident, ok := vols["identity"]
+			require.True(t, ok && ident.Secret != nil, "%s: no identity Secret volume", name)
+			require.Equal(t, "vulnscan-identity", ident.Secret.SecretName, name)
+			var keys []string
+			for _, it := range ident.Secret.Items {
+				keys = append(keys, it.Key)
+			}
+			if name == "gateway" {
+				require.Equal(t, []string{"identity.key"}, keys, "%s: the gateway signs", name)
+			} else {
+				require.Equal(t, []string{"identity.pub"}, keys, "%s: a service only verifies, never signs", name)
+			}
+			mounts := map[string]string{}
+			for _, m := range spec.Containers[0].VolumeMounts {
+				require.True(t, m.ReadOnly || (m.Name != "tls" && m.Name != "identity"), "%s: %s mounted writable", name, m.Name)
+				mounts[m.Name] = m.MountPath
+			}
+			require.Equal(t, "/etc/vulnscan/tls", mounts["tls"], name)
+			require.Equal(t, "/etc/vulnscan/identity", mounts["identity"], name)
+		}
+	})
 }

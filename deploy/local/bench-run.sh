@@ -18,7 +18,7 @@ bin="$root/bin"
 clients=${1:-16}
 secs=${2:-20}
 
-for b in gateway vulnscanctl auth estimation scan findings logprefix; do
+for b in gateway vulnscanctl auth estimation scan findings logprefix vulnscan-pki; do
   [ -x "$bin/$b" ] || { echo "bench-run: $bin/$b missing: run make build" >&2; exit 1; }
 done
 if (exec 3<>/dev/tcp/127.0.0.1/8080) 2>/dev/null; then
@@ -30,7 +30,9 @@ loadgen="$work/loadgen"
 (cd "$root/deploy" && go build -o "$loadgen" ./local/loadgen)
 export DATABASE_URL=${BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/vulnscan_benchrun?sslmode=disable}
 export VULNSCAN_DATA_DIR="$work/data" VULNSCAN_RATE_LIMIT=1000000:1000000 SCAN_MODE=all
+export VULNSCAN_PKI_DIR="$work/data/pki"
 "$here/stores.sh" ensure run
+"$bin/vulnscan-pki" "$VULNSCAN_PKI_DIR"
 
 runpid=""
 direct=()

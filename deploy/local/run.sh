@@ -12,6 +12,13 @@ bin="$root/bin"
 
 "$here/stores.sh" ensure run || exit 1
 
+# The internal plane's identities: a local CA, a certificate per process and
+# for vulnscanctl (operator), and the gateway's identity signing key, kept
+# under .data/pki across runs (bin/vulnscan-pki keeps valid files).
+data_dir=${VULNSCAN_DATA_DIR:-.data}
+export VULNSCAN_PKI_DIR=${VULNSCAN_PKI_DIR:-$data_dir/pki}
+"$bin/vulnscan-pki" "$VULNSCAN_PKI_DIR" || exit 1
+
 export SCAN_MODE=${SCAN_MODE:-all}
 pids=()
 start() {

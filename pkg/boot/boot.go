@@ -10,11 +10,13 @@ import (
 	"hash/fnv"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	"github.com/vulnscan/vulnscan/pkg/telemetry"
 )
 
@@ -71,6 +73,61 @@ func Queue(schema string) Migration {
 		defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lock) }()
 		if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 			return fmt.Errorf("queue migrations: %w", err)
+		}
+		return nil
+	}
+}
+
+// SealedColumn is a column of secretbox values and how the associated data
+// names its rows: RowExpr is the SQL expression giving the AD row string and
+// Key the primary key column.
+type SealedColumn struct {
+	Table, Column, Key, RowExpr string
+}
+
+// Reseal is the migration of sealed values written in secretbox's version 1
+// format (the shared key, no associated data): each is opened and sealed
+// again with the service's key and bound to its row and column. An update
+// applies only while the value is unchanged, so replicas starting together
+// or a concurrent write never lose a secret; it is idempotent.
+func Reseal(box *secretbox.Box, cols ...SealedColumn) Migration {
+	return func(ctx context.Context, pool *pgxpool.Pool) error {
+		for _, c := range cols {
+			rows, err := pool.Query(ctx, fmt.Sprintf(`SELECT %s::text, %s, %s FROM %s WHERE length(%s) > 0 AND get_byte(%s, 0) = 1`,
+				c.Key, c.RowExpr, c.Column, c.Table, c.Column, c.Column))
+			if err != nil {
+				return fmt.Errorf("reseal %s.%s: %w", c.Table, c.Column, err)
+			}
+			type old struct {
+				key, row string
+				sealed   []byte
+			}
+			list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (old, error) {
+				var o old
+				err := r.Scan(&o.key, &o.row, &o.sealed)
+				return o, err
+			})
+			if err != nil {
+				return fmt.Errorf("reseal %s.%s: %w", c.Table, c.Column, err)
+			}
+			for _, o := range list {
+				ad := secretbox.AD{Table: c.Table, Column: c.Column, Row: o.row}
+				pt, legacy, err := box.Open(o.sealed, ad)
+				if err != nil {
+					return fmt.Errorf("reseal %s.%s row %s: %w", c.Table, c.Column, o.key, err)
+				}
+				if !legacy {
+					continue
+				}
+				fresh, err := box.Seal(pt, ad)
+				if err != nil {
+					return err
+				}
+				if _, err := pool.Exec(ctx, fmt.Sprintf(`UPDATE %s SET %s = $1 WHERE %s::text = $2 AND %s = $3`, c.Table, c.Column, c.Key, c.Column),
+					fresh, o.key, o.sealed); err != nil {
+					return fmt.Errorf("reseal %s.%s row %s: %w", c.Table, c.Column, o.key, err)
+				}
+			}
 		}
 		return nil
 	}

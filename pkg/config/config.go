@@ -22,6 +22,10 @@ const (
 	DefaultEstimationAddr = "127.0.0.1:9102"
 	DefaultScanAddr       = "127.0.0.1:9103"
 	DefaultFindingsAddr   = "127.0.0.1:9104"
+	// Admin APIs listen on their own ports, reachable by the operator
+	// identity only.
+	DefaultAuthAdminAddr     = "127.0.0.1:9301"
+	DefaultFindingsAdminAddr = "127.0.0.1:9304"
 )
 
 // Env reads variables and remembers the first problem with each.
@@ -109,7 +113,10 @@ type Common struct {
 	EstimationAddr string
 	ScanAddr       string
 	FindingsAddr   string
-	ShutdownGrace  time.Duration
+	// AdminListen is where the service's admin API listens (empty for a
+	// service without one): ADMIN_LISTEN_ADDR, default its NAME_ADMIN_GRPC_ADDR.
+	AdminListen   string
+	ShutdownGrace time.Duration
 }
 
 // ReadCommon reads the settings of service name, whose own gRPC address
@@ -130,5 +137,9 @@ func ReadCommon(e *Env, name, metricsDef string) Common {
 	}
 	own := map[string]string{"auth": c.AuthAddr, "estimation": c.EstimationAddr, "scan": c.ScanAddr, "findings": c.FindingsAddr}[name]
 	c.GRPCListen = e.String("GRPC_LISTEN_ADDR", own)
+	if admin := map[string]string{"auth": e.String("AUTH_ADMIN_GRPC_ADDR", DefaultAuthAdminAddr),
+		"findings": e.String("FINDINGS_ADMIN_GRPC_ADDR", DefaultFindingsAdminAddr)}[name]; admin != "" {
+		c.AdminListen = e.String("ADMIN_LISTEN_ADDR", admin)
+	}
 	return c
 }

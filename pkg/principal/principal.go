@@ -1,27 +1,18 @@
-// Package principal carries the authenticated caller from the gateway to the
-// services. The gateway verifies the API key and forwards the key's
-// organization, user, key id and scopes as gRPC metadata; services read them
-// with From. Services are reachable only from the gateway and each other
-// (see deploy/ network policies); they never accept an organization from a
-// request body.
+// Package principal carries the authenticated tenant caller from the gateway
+// to the services. The gateway verifies the API key and sends the key's
+// organization, user, key id and scopes as a short-lived token it signs
+// (token.go), bound to the request id and the gRPC method it calls. A service's
+// interceptor (pkg/server) verifies the token and attaches the principal to
+// the context; handlers read it with From. Raw x-vulnscan-* metadata carries
+// no authority at all: From never reads metadata, so a caller that can reach
+// a service port but holds no valid token is a caller without a tenant.
 package principal
 
 import (
 	"context"
 	"slices"
-	"strings"
-
-	"google.golang.org/grpc/metadata"
 
 	"github.com/vulnscan/vulnscan/pkg/apierr"
-)
-
-// Metadata keys set by the gateway.
-const (
-	KeyOrgID  = "x-vulnscan-org-id"
-	KeyUserID = "x-vulnscan-user-id"
-	KeyKeyID  = "x-vulnscan-key-id"
-	KeyScopes = "x-vulnscan-scopes"
 )
 
 // Scopes.
@@ -51,32 +42,19 @@ func HasScope(scopes []string, scope string) bool {
 	return scope == ScopeRead && slices.Contains(scopes, ScopeWrite)
 }
 
-// Metadata renders p as gRPC metadata pairs.
-func (p Principal) Metadata() metadata.MD {
-	return metadata.Pairs(KeyOrgID, p.OrgID, KeyUserID, p.UserID, KeyKeyID, p.KeyID, KeyScopes, strings.Join(p.Scopes, ","))
+type ctxKey struct{}
+
+// With returns ctx carrying p, a principal whose token has been verified.
+func With(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, ctxKey{}, p)
 }
 
-// From returns the principal of an incoming public RPC, or a 401 error when
-// the call did not come through the gateway's authentication.
+// From returns the verified principal of an incoming public RPC, or a 401
+// error when the call carried no valid gateway-signed token.
 func From(ctx context.Context) (Principal, error) {
-	md, _ := metadata.FromIncomingContext(ctx)
-	get := func(k string) string {
-		if v := md.Get(k); len(v) == 1 {
-			return v[0]
-		}
-		return ""
-	}
-	p := Principal{OrgID: get(KeyOrgID), UserID: get(KeyUserID), KeyID: get(KeyKeyID)}
-	if s := get(KeyScopes); s != "" {
-		p.Scopes = strings.Split(s, ",")
-	}
-	if p.OrgID == "" || p.UserID == "" {
+	p, ok := ctx.Value(ctxKey{}).(Principal)
+	if !ok || p.OrgID == "" || p.UserID == "" {
 		return Principal{}, apierr.Unauthenticated("Missing API key")
 	}
 	return p, nil
-}
-
-// NewOutgoing returns ctx with p attached for a call to another service.
-func NewOutgoing(ctx context.Context, p Principal) context.Context {
-	return metadata.NewOutgoingContext(ctx, p.Metadata())
 }

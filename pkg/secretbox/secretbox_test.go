@@ -1,6 +1,9 @@
 package secretbox
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -8,22 +11,141 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+var rowA = AD{Table: "auth.connected_repos", Column: "token_enc", Row: "org-a/github.com/a/a"}
+
 func TestSealOpen(t *testing.T) {
 	t.Parallel()
-	b, err := Load("", t.TempDir())
+	b, err := Load(Keys{Service: "auth", DataDir: t.TempDir()})
 	require.NoError(t, err)
-	ct, err := b.Seal([]byte("Authorization: Bearer s3cret"))
+	ct, err := b.Seal([]byte("Authorization: Bearer s3cret"), rowA)
 	require.NoError(t, err)
 	require.NotContains(t, string(ct), "s3cret")
-	pt, err := b.Open(ct)
+	pt, legacy, err := b.Open(ct, rowA)
 	require.NoError(t, err)
+	require.False(t, legacy)
 	require.Equal(t, "Authorization: Bearer s3cret", string(pt))
 
 	ct[len(ct)-1] ^= 1
-	_, err = b.Open(ct)
+	_, _, err = b.Open(ct, rowA)
 	require.Error(t, err)
-	_, err = b.Open([]byte{9, 1, 2})
+	_, _, err = b.Open([]byte{9, 1, 2}, rowA)
 	require.Error(t, err)
+}
+
+// A ciphertext copied to another row, column or table does not open.
+func TestBoundToRowAndPurpose(t *testing.T) {
+	t.Parallel()
+	b, err := Load(Keys{Service: "findings", DataDir: t.TempDir()})
+	require.NoError(t, err)
+	ad := AD{Table: "findings.integrations", Column: "token_enc", Row: "11111111-1111-1111-1111-111111111111"}
+	ct, err := b.Seal([]byte("xoxb-token"), ad)
+	require.NoError(t, err)
+	for name, other := range map[string]AD{
+		"other row":    {Table: ad.Table, Column: ad.Column, Row: "22222222-2222-2222-2222-222222222222"},
+		"other column": {Table: ad.Table, Column: "secret_enc", Row: ad.Row},
+		"other table":  {Table: "scan.scans", Column: ad.Column, Row: ad.Row},
+	} {
+		_, _, err := b.Open(ct, other)
+		require.ErrorIs(t, err, ErrOpen, name)
+	}
+}
+
+// Services derive different keys from one master key: what one sealed,
+// another cannot open, even for the same associated data.
+func TestKeyPerService(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	auth, err := Load(Keys{Service: "auth", DataDir: dir})
+	require.NoError(t, err)
+	scan, err := Load(Keys{Service: "scan", DataDir: dir})
+	require.NoError(t, err)
+	auth2, err := Load(Keys{Service: "auth", DataDir: dir})
+	require.NoError(t, err)
+	ct, err := auth.Seal([]byte("x"), rowA)
+	require.NoError(t, err)
+	_, _, err = scan.Open(ct, rowA)
+	require.ErrorIs(t, err, ErrOpen)
+	pt, _, err := auth2.Open(ct, rowA)
+	require.NoError(t, err)
+	require.Equal(t, "x", string(pt))
+}
+
+// Version 1 values (master key, no associated data) still open and are
+// reported as legacy so that they get re-sealed.
+func TestLegacyValuesOpen(t *testing.T) {
+	t.Parallel()
+	master := make([]byte, 32)
+	_, _ = rand.Read(master)
+	block, err := aes.NewCipher(master)
+	require.NoError(t, err)
+	aead, err := cipher.NewGCM(block)
+	require.NoError(t, err)
+	nonce := make([]byte, aead.NonceSize())
+	_, _ = rand.Read(nonce)
+	old := aead.Seal(append([]byte{1}, nonce...), nonce, []byte("old secret"), nil)
+
+	b, err := Load(Keys{Service: "auth", Master: encodeHex(master)})
+	require.NoError(t, err)
+	pt, legacy, err := b.Open(old, rowA)
+	require.NoError(t, err)
+	require.True(t, legacy)
+	require.Equal(t, "old secret", string(pt))
+	require.True(t, Legacy(old))
+}
+
+// A rotated-out key named in Previous still opens what it sealed.
+func TestRotation(t *testing.T) {
+	t.Parallel()
+	k1 := "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	k2 := "1f1e1d1c1b1a191817161514131211100f0e0d0c0b0a09080706050403020100"
+	dir := t.TempDir()
+	before, err := Load(Keys{Service: "scan", Own: k1, DataDir: dir})
+	require.NoError(t, err)
+	ct, err := before.Seal([]byte("x"), rowA)
+	require.NoError(t, err)
+	after, err := Load(Keys{Service: "scan", Own: k2, DataDir: dir})
+	require.NoError(t, err)
+	_, _, err = after.Open(ct, rowA)
+	require.ErrorIs(t, err, ErrOpen)
+	during, err := Load(Keys{Service: "scan", Own: k2, Previous: []string{k1}, DataDir: dir})
+	require.NoError(t, err)
+	pt, _, err := during.Open(ct, rowA)
+	require.NoError(t, err)
+	require.Equal(t, "x", string(pt))
+}
+
+// A retired master key still opens through the key derived from it.
+func TestMasterRotation(t *testing.T) {
+	t.Parallel()
+	k1 := "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	k2 := "1f1e1d1c1b1a191817161514131211100f0e0d0c0b0a09080706050403020100"
+	before, err := Load(Keys{Service: "auth", Master: k1})
+	require.NoError(t, err)
+	ct, err := before.Seal([]byte("x"), rowA)
+	require.NoError(t, err)
+	after, err := Load(Keys{Service: "auth", Master: k2})
+	require.NoError(t, err)
+	_, _, err = after.Open(ct, rowA)
+	require.ErrorIs(t, err, ErrOpen)
+	during, err := Load(Keys{Service: "auth", Master: k2, PreviousMasters: []string{k1}})
+	require.NoError(t, err)
+	pt, _, err := during.Open(ct, rowA)
+	require.NoError(t, err)
+	require.Equal(t, "x", string(pt))
+	// The new value is sealed with the new key.
+	ct2, err := during.Seal([]byte("y"), rowA)
+	require.NoError(t, err)
+	_, _, err = after.Open(ct2, rowA)
+	require.NoError(t, err)
+}
+
+func encodeHex(b []byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, 2*len(b))
+	for _, c := range b {
+		out = append(out, digits[c>>4], digits[c&15])
+	}
+	return string(out)
 }
 
 func TestKeyFileSharedByConcurrentProcesses(t *testing.T) {
@@ -35,16 +157,16 @@ func TestKeyFileSharedByConcurrentProcesses(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b, err := Load("", dir)
+			b, err := Load(Keys{Service: "findings", DataDir: dir})
 			require.NoError(t, err)
 			boxes[i] = b
 		}()
 	}
 	wg.Wait()
-	ct, err := boxes[0].Seal([]byte("x"))
+	ct, err := boxes[0].Seal([]byte("x"), rowA)
 	require.NoError(t, err)
 	for _, b := range boxes[1:] {
-		pt, err := b.Open(ct)
+		pt, _, err := b.Open(ct, rowA)
 		require.NoError(t, err)
 		require.Equal(t, "x", string(pt))
 	}
@@ -64,7 +186,7 @@ func TestLoadFromEnvironment(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Load(tc.key, t.TempDir())
+			_, err := Load(Keys{Service: "auth", Master: tc.key, DataDir: t.TempDir()})
 			if tc.ok {
 				require.NoError(t, err)
 			} else {

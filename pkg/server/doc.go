@@ -1,5 +1,7 @@
-// Package server wires a gRPC service process: the interceptor chain
-// (recovery → request id → logging → metrics → error translation), tracing
+// Package server wires a gRPC service process: mutual TLS on every listener,
+// the interceptor chain (recovery → request id → logging → metrics → error
+// translation → authorization guard, authz.go; the guard also on streams),
+// a separate admin listener for services that have one, tracing
 // through the otelgrpc stats handler with health checks filtered out, the
 // grpc.health.v1 service, a Prometheus /metrics listener, background workers,
 // and graceful shutdown (health NOT_SERVING, GracefulStop, then the rest).

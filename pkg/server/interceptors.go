@@ -139,7 +139,9 @@ func translate(ctx context.Context, log *slog.Logger, err error) error {
 // propagateRequestID copies the request id of the incoming call to outgoing calls.
 func propagateRequestID(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 	if id := logging.RequestID(ctx); id != "" {
-		ctx = metadata.AppendToOutgoingContext(ctx, RequestIDKey, id)
+		if md, _ := metadata.FromOutgoingContext(ctx); len(md.Get(RequestIDKey)) == 0 {
+			ctx = metadata.AppendToOutgoingContext(ctx, RequestIDKey, id)
+		}
 	}
 	return invoker(ctx, method, req, reply, cc, opts...)
 }

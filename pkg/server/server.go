@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,10 +16,13 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/stats"
+
+	"github.com/vulnscan/vulnscan/pkg/mtls"
+	"github.com/vulnscan/vulnscan/pkg/principal"
 )
 
 // MaxMessageSize bounds gRPC messages between vulnscan processes.
@@ -31,8 +35,13 @@ type Process struct {
 	GRPC     *grpc.Server
 	Health   *health.Server
 	Registry *prometheus.Registry
+	// Admin is the operator-only server on its own listener, nil when the
+	// service has no admin API.
+	Admin *grpc.Server
 
 	grpcAddr    string
+	adminAddr   string
+	serving     atomic.Bool
 	metricsAddr string
 	workers     []func(context.Context) error
 	closers     []func()
@@ -76,36 +85,66 @@ func (p *Process) watchHealth(ctx context.Context) {
 		case err != nil && serving:
 			p.Log.Warn("dependency check failed; reporting NOT_SERVING", "error", err.Error())
 			p.Health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+			p.serving.Store(false)
 			serving = false
 		case err == nil && !serving:
 			p.Log.Info("dependencies answer again; reporting SERVING")
 			p.Health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+			p.serving.Store(true)
 			serving = true
 		}
 	}
 }
 
-// New builds a process named name serving gRPC on grpcAddr and metrics on
-// metricsAddr, with the standard interceptor chain.
-func New(name string, log *slog.Logger, grpcAddr, metricsAddr string) *Process {
+// Security is how a process's gRPC listeners authenticate and authorize.
+type Security struct {
+	// Identity is the process's certificate; servers require TLS 1.3 and a
+	// client certificate from the same CA.
+	Identity *mtls.Identity
+	// Verifier checks the gateway-signed tenant identities of public calls.
+	Verifier *principal.Verifier
+	// Policy is the allow-list of the main listener.
+	Policy Policy
+	// AdminAddr and AdminPolicy set up the admin listener; an empty address
+	// means the service has none.
+	AdminAddr   string
+	AdminPolicy Policy
+}
+
+// New builds a process named name serving gRPC on grpcAddr (and its admin API
+// on sec.AdminAddr) and metrics on metricsAddr, with the standard interceptor
+// chain behind the authorization guard.
+func New(name string, log *slog.Logger, grpcAddr, metricsAddr string, sec Security) *Process {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := NewRPCMetrics(reg)
-	gs := grpc.NewServer(
-		grpc.StatsHandler(otelgrpc.NewServerHandler(otelgrpc.WithFilter(notHealth))),
-		grpc.MaxRecvMsgSize(MaxMessageSize),
-		grpc.MaxSendMsgSize(MaxMessageSize),
-		grpc.ChainUnaryInterceptor(
-			recoveryInterceptor(log),
-			requestIDInterceptor,
-			loggingInterceptor(log),
-			metricsInterceptor(m),
-			errorInterceptor(log),
-		),
-	)
+	newServer := func(policy Policy) *grpc.Server {
+		g := guard{policy: policy, verifier: sec.Verifier}
+		return grpc.NewServer(
+			grpc.Creds(credentials.NewTLS(sec.Identity.ServerConfig())),
+			grpc.StatsHandler(otelgrpc.NewServerHandler(otelgrpc.WithFilter(notHealth))),
+			grpc.MaxRecvMsgSize(MaxMessageSize),
+			grpc.MaxSendMsgSize(MaxMessageSize),
+			grpc.ChainUnaryInterceptor(
+				recoveryInterceptor(log),
+				requestIDInterceptor,
+				loggingInterceptor(log),
+				metricsInterceptor(m),
+				errorInterceptor(log),
+				g.unary,
+			),
+			grpc.ChainStreamInterceptor(g.stream),
+		)
+	}
+	gs := newServer(sec.Policy)
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(gs, hs)
-	return &Process{Name: name, Log: log, GRPC: gs, Health: hs, Registry: reg, grpcAddr: grpcAddr, metricsAddr: metricsAddr}
+	p := &Process{Name: name, Log: log, GRPC: gs, Health: hs, Registry: reg, grpcAddr: grpcAddr, metricsAddr: metricsAddr}
+	if sec.AdminAddr != "" {
+		p.Admin = newServer(sec.AdminPolicy)
+		p.adminAddr = sec.AdminAddr
+	}
+	return p
 }
 
 func notHealth(info *stats.RPCTagInfo) bool {
@@ -132,11 +171,29 @@ func (p *Process) Run(ctx context.Context, grace time.Duration) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(p.Registry, promhttp.HandlerOpts{}))
+	// Probes: the gRPC ports require a client certificate, so Kubernetes
+	// probes ask here (plain HTTP, nothing secret) instead.
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !p.serving.Load() {
+			http.Error(w, "not serving", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ready\n"))
+	})
 	ms := &http.Server{Addr: p.metricsAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	mlis, err := net.Listen("tcp", p.metricsAddr)
 	if err != nil {
 		_ = lis.Close()
 		return fmt.Errorf("listen metrics %s: %w", p.metricsAddr, err)
+	}
+	var alis net.Listener
+	if p.Admin != nil {
+		if alis, err = net.Listen("tcp", p.adminAddr); err != nil {
+			_ = lis.Close()
+			_ = mlis.Close()
+			return fmt.Errorf("listen admin grpc %s: %w", p.adminAddr, err)
+		}
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
@@ -145,9 +202,13 @@ func (p *Process) Run(ctx context.Context, grace time.Duration) error {
 		status = healthpb.HealthCheckResponse_NOT_SERVING
 	}
 	p.Health.SetServingStatus("", status)
+	p.serving.Store(status == healthpb.HealthCheckResponse_SERVING)
 	go p.watchHealth(gctx)
-	p.Log.Info("serving", "grpc", lis.Addr().String(), "metrics", mlis.Addr().String())
+	p.Log.Info("serving", "grpc", lis.Addr().String(), "admin_grpc", p.adminAddr, "metrics", mlis.Addr().String())
 	g.Go(func() error { return p.GRPC.Serve(lis) })
+	if p.Admin != nil {
+		g.Go(func() error { return p.Admin.Serve(alis) })
+	}
 	g.Go(func() error {
 		if err := ms.Serve(mlis); !errors.Is(err, http.ErrServerClosed) {
 			return err
@@ -168,11 +229,21 @@ func (p *Process) Run(ctx context.Context, grace time.Duration) error {
 		<-gctx.Done()
 		p.Log.Info("shutting down")
 		p.Health.Shutdown()
+		p.serving.Store(false)
 		done := make(chan struct{})
-		go func() { p.GRPC.GracefulStop(); close(done) }()
+		go func() {
+			if p.Admin != nil {
+				p.Admin.GracefulStop()
+			}
+			p.GRPC.GracefulStop()
+			close(done)
+		}()
 		select {
 		case <-done:
 		case <-time.After(grace):
+			if p.Admin != nil {
+				p.Admin.Stop()
+			}
 			p.GRPC.Stop()
 		}
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -186,15 +257,20 @@ func (p *Process) Run(ctx context.Context, grace time.Duration) error {
 	return err
 }
 
-// Dial opens a client connection to another vulnscan service with tracing,
-// request id propagation and the shared message size limits.
-func Dial(addr string) (*grpc.ClientConn, error) {
-	cc, err := grpc.NewClient(addr,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
+// Dial opens a client connection to the vulnscan service called server at
+// addr, presenting id's certificate and accepting only a server certificate
+// naming server, with tracing, request id propagation and the shared message
+// size limits.
+func Dial(addr string, id *mtls.Identity, server string, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
+	if id == nil {
+		return nil, fmt.Errorf("dial %s: no client identity", server)
+	}
+	cc, err := grpc.NewClient(addr, append([]grpc.DialOption{
+		grpc.WithTransportCredentials(credentials.NewTLS(id.ClientConfig(server))),
 		grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
 		grpc.WithChainUnaryInterceptor(propagateRequestID),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)),
-	)
+	}, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
 	}

@@ -6,12 +6,15 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/vulnscan/vulnscan/pkg/mtls"
 )
 
 func freeAddr(t *testing.T) string {
@@ -24,7 +27,9 @@ func freeAddr(t *testing.T) string {
 func TestHealthFollowsChecks(t *testing.T) {
 	CheckInterval = 50 * time.Millisecond
 	addr := freeAddr(t)
-	p := New("test", slog.New(slog.NewTextHandler(io.Discard, nil)), addr, freeAddr(t))
+	ids := identities(t, "auth", "gateway")
+	srvID, cliID := ids[0], ids[1]
+	p := New("test", slog.New(slog.NewTextHandler(io.Discard, nil)), addr, freeAddr(t), Security{Identity: srvID})
 	var down atomic.Bool
 	p.Check(func(context.Context) error {
 		if down.Load() {
@@ -36,7 +41,7 @@ func TestHealthFollowsChecks(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx, time.Second) }()
 
-	cc, err := Dial(addr)
+	cc, err := Dial(addr, cliID, "auth")
 	require.NoError(t, err)
 	defer cc.Close()
 	hc := healthpb.NewHealthClient(cc)
@@ -54,4 +59,18 @@ func TestHealthFollowsChecks(t *testing.T) {
 	require.Eventually(t, func() bool { return status() == healthpb.HealthCheckResponse_SERVING }, 5*time.Second, 20*time.Millisecond)
 	cancel()
 	require.NoError(t, <-done)
+}
+
+// identities issues certificates for names from a fresh local CA.
+func identities(t *testing.T, names ...string) []*mtls.Identity {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, mtls.Generate(dir, names...))
+	out := make([]*mtls.Identity, len(names))
+	for i, n := range names {
+		id, err := mtls.Load(mtls.Files{CA: filepath.Join(dir, "ca.crt"), Cert: filepath.Join(dir, n+".crt"), Key: filepath.Join(dir, n+".key")}, n)
+		require.NoError(t, err)
+		out[i] = id
+	}
+	return out
 }

@@ -26,9 +26,13 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"google.golang.org/grpc"
 
 	"github.com/vulnscan/vulnscan/pkg/config"
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
+	"github.com/vulnscan/vulnscan/pkg/mtls"
+	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/server"
 )
 
 // Options change how the system starts.
@@ -45,6 +49,8 @@ type System struct {
 	RedisURL    string
 	DataDir     string
 	Addrs       map[string]string // gRPC address per service
+	AdminAddrs  map[string]string // admin gRPC address of auth and findings
+	PKIDir      string            // the local CA, every identity's certificate and the gateway's signing key
 	Metrics     map[string]string // metrics address per process
 	Env         []string          // environment of the processes
 
@@ -90,7 +96,7 @@ func Start(opts Options) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &System{tmp: tmp, procs: map[string]*proc{}, Log: &lockedBuffer{}, Addrs: map[string]string{}, Metrics: map[string]string{}}
+	s := &System{tmp: tmp, procs: map[string]*proc{}, Log: &lockedBuffer{}, Addrs: map[string]string{}, AdminAddrs: map[string]string{}, Metrics: map[string]string{}}
 	fail := func(err error) (*System, error) { s.Stop(); return nil, err }
 
 	if s.bin, err = binaries(); err != nil {
@@ -109,7 +115,14 @@ func Start(opts Options) (*System, error) {
 		return fail(fmt.Errorf("redis at %s (run tests with make test): %w", s.RedisURL, err))
 	}
 	s.DataDir = filepath.Join(tmp, "data")
-	ports, err := freePorts(10)
+	s.PKIDir = filepath.Join(tmp, "pki")
+	if err := mtls.Generate(s.PKIDir, mtls.Identities...); err != nil {
+		return fail(err)
+	}
+	if err := principal.GenerateKeys(s.PKIDir); err != nil {
+		return fail(err)
+	}
+	ports, err := freePorts(12)
 	if err != nil {
 		return fail(err)
 	}
@@ -124,7 +137,11 @@ func Start(opts Options) (*System, error) {
 		"SCAN_MODE":                      "all",
 		"LOG_LEVEL":                      "info",
 		"SHUTDOWN_GRACE":                 "5s",
+		"VULNSCAN_PKI_DIR":               s.PKIDir,
+		"AUTH_ADMIN_GRPC_ADDR":           ports[10],
+		"FINDINGS_ADMIN_GRPC_ADDR":       ports[11],
 	}
+	s.AdminAddrs["auth"], s.AdminAddrs["findings"] = ports[10], ports[11]
 	for i, name := range services {
 		s.Addrs[name] = ports[1+i]
 		env[strings.ToUpper(name)+"_GRPC_ADDR"] = ports[1+i]
@@ -136,7 +153,8 @@ func Start(opts Options) (*System, error) {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(k, "VULNSCAN_") || strings.HasSuffix(k, "_GRPC_ADDR") || strings.HasSuffix(k, "DATABASE_URL") ||
-			k == "REDIS_URL" || k == "METRICS_ADDR" || k == "GRPC_LISTEN_ADDR" || k == "SCAN_MODE" {
+			k == "REDIS_URL" || k == "METRICS_ADDR" || k == "GRPC_LISTEN_ADDR" || k == "ADMIN_LISTEN_ADDR" || k == "SCAN_MODE" ||
+			strings.HasSuffix(k, "_SECRET_KEY") || strings.HasSuffix(k, "_SECRET_KEYS") {
 			continue
 		}
 		base = append(base, kv)
@@ -267,6 +285,33 @@ func (s *System) Stop() {
 		s.drop()
 	}
 	_ = os.RemoveAll(s.tmp)
+}
+
+// Identity loads the certificate of one of the system's identities
+// (mtls.Gateway, mtls.Scan, mtls.Operator, …).
+func (s *System) Identity(name string) (*mtls.Identity, error) {
+	dir := s.PKIDir
+	return mtls.Load(mtls.Files{CA: filepath.Join(dir, "ca.crt"), Cert: filepath.Join(dir, name+".crt"), Key: filepath.Join(dir, name+".key")}, name)
+}
+
+// Dial connects to service's main listener (admin listener when admin) as
+// the identity as, the way that identity's process would.
+func (s *System) Dial(service, as string, admin bool) (*grpc.ClientConn, error) {
+	id, err := s.Identity(as)
+	if err != nil {
+		return nil, err
+	}
+	addr := s.Addrs[service]
+	if admin {
+		addr = s.AdminAddrs[service]
+	}
+	return server.Dial(addr, id, service)
+}
+
+// Signer returns the gateway's identity signer, for tests that act as the
+// gateway.
+func (s *System) Signer() (*principal.Signer, error) {
+	return principal.SignerFromEnv(config.FromMap(map[string]string{"VULNSCAN_PKI_DIR": s.PKIDir}))
 }
 
 // Ctl runs vulnscanctl against the system and decodes its JSON output.
@@ -430,7 +475,7 @@ func binaries() (string, error) {
 			return
 		}
 		cmd := exec.Command("go", "build", "-o", dir+"/", "./gateway/cmd/gateway", "./gateway/cmd/vulnscanctl",
-			"./services/auth/cmd/auth", "./services/estimation/cmd/estimation", "./services/scan/cmd/scan", "./services/findings/cmd/findings")
+			"./services/auth/cmd/auth", "./services/estimation/cmd/estimation", "./services/scan/cmd/scan", "./services/findings/cmd/findings", "./pkg/cmd/vulnscan-pki")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildOnce.err = fmt.Errorf("build binaries: %w\n%s", err, out)

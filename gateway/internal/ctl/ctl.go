@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/mtls"
 	"github.com/vulnscan/vulnscan/pkg/server"
 )
 
@@ -41,6 +42,8 @@ func Register(cs ...Command) { commands = append(commands, cs...) }
 type Env struct {
 	addrs map[string]*string
 	conns map[string]*grpc.ClientConn
+	env   *config.Env
+	id    *mtls.Identity
 }
 
 // Conn returns a connection to the named service ("auth", "findings", …).
@@ -48,7 +51,16 @@ func (e *Env) Conn(service string) (*grpc.ClientConn, error) {
 	if cc, ok := e.conns[service]; ok {
 		return cc, nil
 	}
-	cc, err := server.Dial(*e.addrs[service])
+	if e.id == nil {
+		// The operator identity: by default the certificate `make run`
+		// writes under .data/pki (VULNSCAN_PKI_DIR, VULNSCAN_TLS_* override).
+		id, err := mtls.LoadFromEnv(e.env, mtls.Operator)
+		if err != nil {
+			return nil, fmt.Errorf("operator identity: %w", err)
+		}
+		e.id = id
+	}
+	cc, err := server.Dial(*e.addrs[service], e.id, service)
 	if err != nil {
 		return nil, err
 	}
@@ -76,11 +88,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet(cmd.Group+" "+cmd.Verb, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	env := config.FromOS()
-	e := &Env{addrs: map[string]*string{
-		"auth":       fs.String("auth-addr", env.String("AUTH_GRPC_ADDR", config.DefaultAuthAddr), "auth service gRPC address"),
+	// vulnscanctl calls only admin APIs of auth and findings, which listen
+	// on their own ports: --auth-addr and --findings-addr name those.
+	e := &Env{env: env, addrs: map[string]*string{
+		"auth":       fs.String("auth-addr", env.String("AUTH_ADMIN_GRPC_ADDR", config.DefaultAuthAdminAddr), "auth service admin gRPC address"),
 		"estimation": fs.String("estimation-addr", env.String("ESTIMATION_GRPC_ADDR", config.DefaultEstimationAddr), "estimation service gRPC address"),
 		"scan":       fs.String("scan-addr", env.String("SCAN_GRPC_ADDR", config.DefaultScanAddr), "scan service gRPC address"),
-		"findings":   fs.String("findings-addr", env.String("FINDINGS_GRPC_ADDR", config.DefaultFindingsAddr), "findings service gRPC address"),
+		"findings":   fs.String("findings-addr", env.String("FINDINGS_ADMIN_GRPC_ADDR", config.DefaultFindingsAdminAddr), "findings service admin gRPC address"),
 	}, conns: map[string]*grpc.ClientConn{}}
 	defer func() {
 		for _, cc := range e.conns {

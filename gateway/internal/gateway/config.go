@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/mtls"
+	"github.com/vulnscan/vulnscan/pkg/principal"
 )
 
 // Config is the gateway process configuration.
@@ -22,6 +24,10 @@ type Config struct {
 	RateBurst      int
 	KeyLocalTTL    time.Duration
 	ShutdownGrace  time.Duration
+	// Identity is the gateway's certificate on the internal plane and Signer
+	// its key for the tenant identities it asserts to the services.
+	Identity *mtls.Identity
+	Signer   *principal.Signer
 }
 
 // ReadConfig reads the configuration from env.

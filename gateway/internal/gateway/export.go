@@ -73,11 +73,8 @@ func (g *Gateway) registerExport(mux *runtime.ServeMux) error {
 }
 
 // outgoingMD is the metadata every call to a service carries: the request
-// id and the authenticated caller.
+// id. The authenticated caller travels as a signed token that signIdentity
+// adds to each call.
 func outgoingMD(r *http.Request) metadata.MD {
-	md := metadata.Pairs(server.RequestIDKey, logging.RequestID(r.Context()))
-	if p, ok := principalFrom(r.Context()); ok {
-		md = metadata.Join(md, p.Metadata())
-	}
-	return md
+	return metadata.Pairs(server.RequestIDKey, logging.RequestID(r.Context()))
 }

@@ -66,7 +66,8 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	g := &Gateway{conns: map[string]*grpc.ClientConn{}, rdb: rdb, log: log, Registry: prometheus.NewRegistry()}
 	g.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for name, addr := range map[string]string{"auth": cfg.AuthAddr, "estimation": cfg.EstimationAddr, "scan": cfg.ScanAddr, "findings": cfg.FindingsAddr} {
-		cc, err := server.Dial(addr)
+		cc, err := server.Dial(addr, cfg.Identity, name,
+			grpc.WithChainUnaryInterceptor(signUnary(cfg.Signer)), grpc.WithChainStreamInterceptor(signStream(cfg.Signer)))
 		if err != nil {
 			g.Close()
 			return nil, err

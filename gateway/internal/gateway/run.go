@@ -2,11 +2,14 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"time"
 
 	"github.com/vulnscan/vulnscan/pkg/config"
 	"github.com/vulnscan/vulnscan/pkg/logging"
+	"github.com/vulnscan/vulnscan/pkg/mtls"
+	"github.com/vulnscan/vulnscan/pkg/principal"
 	"github.com/vulnscan/vulnscan/pkg/redisconn"
 	"github.com/vulnscan/vulnscan/pkg/telemetry"
 )
@@ -14,8 +17,15 @@ import (
 // Run runs the gateway until ctx ends.
 func Run(ctx context.Context, version string) error {
 	log := logging.New(os.Stderr, "gateway")
-	cfg, err := ReadConfig(config.FromOS())
+	env := config.FromOS()
+	cfg, err := ReadConfig(env)
 	if err != nil {
+		return err
+	}
+	if cfg.Identity, err = mtls.LoadFromEnv(env, mtls.Gateway); err != nil {
+		return fmt.Errorf("gateway identity: %w", err)
+	}
+	if cfg.Signer, err = principal.SignerFromEnv(env); err != nil {
 		return err
 	}
 	shutdownTracing, err := telemetry.Setup(ctx, "gateway", version)

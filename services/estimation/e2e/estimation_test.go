@@ -23,7 +23,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/vulnscan/vulnscan/pkg/server"
+	"github.com/vulnscan/vulnscan/pkg/mtls"
 	"github.com/vulnscan/vulnscan/pkg/systest"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 )
@@ -196,7 +196,7 @@ func TestConnectedRepository(t *testing.T) {
 	require.Zero(t, pub.TotalCredits)
 
 	// The scan worker gets the clone URL, credentials and commit.
-	cc, err := server.Dial(sys.Addrs["estimation"])
+	cc, err := sys.Dial("estimation", mtls.Scan, false)
 	require.NoError(t, err)
 	defer cc.Close()
 	src, err := estimationv1.NewEstimationInternalServiceClient(cc).GetRepoSources(context.Background(),
@@ -435,7 +435,7 @@ func TestUploads(t *testing.T) {
 	require.Equal(t, rr.CommitSHA, again.RepoResults[0].CommitSHA)
 
 	// The scan worker can download the archive exactly as uploaded.
-	cc, err := server.Dial(sys.Addrs["estimation"])
+	cc, err := sys.Dial("estimation", mtls.Scan, false)
 	require.NoError(t, err)
 	defer cc.Close()
 	ic := estimationv1.NewEstimationInternalServiceClient(cc)
@@ -509,7 +509,7 @@ func TestClaims(t *testing.T) {
 	require.Equal(t, "completed", e.Status)
 	empty := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.URL("", "missing-repo")})
 
-	cc, err := server.Dial(sys.Addrs["estimation"])
+	cc, err := sys.Dial("estimation", mtls.Scan, false)
 	require.NoError(t, err)
 	defer cc.Close()
 	ic := estimationv1.NewEstimationInternalServiceClient(cc)

@@ -18,7 +18,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
-	"github.com/vulnscan/vulnscan/pkg/server"
+	"github.com/vulnscan/vulnscan/pkg/mtls"
 	"github.com/vulnscan/vulnscan/pkg/systest"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 )
@@ -46,11 +46,15 @@ func connect(t *testing.T) {
 	t.Helper()
 	var err error
 	setupOnce.Do(func() {
-		var cc *grpc.ClientConn
-		if cc, err = server.Dial(sys.Addrs["findings"]); err != nil {
+		var cc, admin *grpc.ClientConn
+		if cc, err = sys.Dial("findings", mtls.Scan, false); err != nil {
 			return
 		}
-		intake = findingsv1.NewFindingsIntakeServiceClient(cc)
+		if admin, err = sys.Dial("findings", mtls.Operator, true); err != nil {
+			return
+		}
+		intake = routedIntake{FindingsIntakeServiceClient: findingsv1.NewFindingsIntakeServiceClient(cc),
+			operator: findingsv1.NewFindingsIntakeServiceClient(admin)}
 		pool, err = pgxpool.New(context.Background(), sys.DatabaseURL)
 	})
 	require.NoError(t, err)
@@ -140,4 +144,24 @@ func ids(l listResp) []string {
 		out = append(out, d["id"].(string))
 	}
 	return out
+}
+
+// routedIntake calls the intake methods as their real callers do: reports and
+// summaries as the scan service on the main listener, approvals and operator
+// listings as vulnscanctl on the admin listener.
+type routedIntake struct {
+	findingsv1.FindingsIntakeServiceClient
+	operator findingsv1.FindingsIntakeServiceClient
+}
+
+func (r routedIntake) ApproveFinding(ctx context.Context, in *findingsv1.ApproveFindingRequest, opts ...grpc.CallOption) (*findingsv1.ApproveFindingResponse, error) {
+	return r.operator.ApproveFinding(ctx, in, opts...)
+}
+
+func (r routedIntake) RejectFinding(ctx context.Context, in *findingsv1.RejectFindingRequest, opts ...grpc.CallOption) (*findingsv1.RejectFindingResponse, error) {
+	return r.operator.RejectFinding(ctx, in, opts...)
+}
+
+func (r routedIntake) ListFindingsForOperator(ctx context.Context, in *findingsv1.ListFindingsForOperatorRequest, opts ...grpc.CallOption) (*findingsv1.ListFindingsForOperatorResponse, error) {
+	return r.operator.ListFindingsForOperator(ctx, in, opts...)
 }

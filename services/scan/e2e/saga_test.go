@@ -11,10 +11,10 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vulnscan/vulnscan/pkg/mtls"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/principal"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
-	"github.com/vulnscan/vulnscan/pkg/server"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
@@ -36,14 +36,14 @@ func starter(t *testing.T) (*service.Starter, estimationv1.EstimationInternalSer
 	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Schema: store.Schema})
 	require.NoError(t, err)
 	dial := func(name string) *grpcConn {
-		cc, err := server.Dial(sys.Addrs[name])
+		cc, err := sys.Dial(name, mtls.Scan, false)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = cc.Close() })
 		return cc
 	}
 	guard, err := netguard.New([]string{"127.0.0.0/8"})
 	require.NoError(t, err)
-	box, err := secretbox.Load("", t.TempDir())
+	box, err := secretbox.Load(secretbox.Keys{Service: "scan", DataDir: t.TempDir()})
 	require.NoError(t, err)
 	est := estimationv1.NewEstimationInternalServiceClient(dial("estimation"))
 	return &service.Starter{

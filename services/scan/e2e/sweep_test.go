@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vulnscan/vulnscan/pkg/mtls"
 	"github.com/vulnscan/vulnscan/pkg/server"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
@@ -25,7 +26,7 @@ func TestSweepStrandedScan(t *testing.T) {
 	pool, err := pgxpool.New(ctx, sys.DatabaseURL)
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
-	cc, err := server.Dial(sys.Addrs["auth"])
+	cc, err := sys.Dial("auth", mtls.Scan, false)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cc.Close() })
 	st := &store.Store{Pool: pool}
@@ -77,7 +78,9 @@ func TestSweepStrandedScan(t *testing.T) {
 	require.NoError(t, err)
 	_, err = pool.Exec(ctx, `UPDATE scan.river_job SET state = 'discarded', finalized_at = now() WHERE kind = 'run_scan' AND args->>'scan_id' = $1`, alive)
 	require.NoError(t, err)
-	deadAuth, err := server.Dial("127.0.0.1:1")
+	scanID, err := sys.Identity(mtls.Scan)
+	require.NoError(t, err)
+	deadAuth, err := server.Dial("127.0.0.1:1", scanID, "auth")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = deadAuth.Close() })
 	broken := &worker.Sweeper{Store: st, Auth: authv1.NewAuthInternalServiceClient(deadAuth), Log: quietLog(), Idle: time.Minute}

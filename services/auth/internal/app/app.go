@@ -11,6 +11,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/boot"
 	"github.com/vulnscan/vulnscan/pkg/config"
 	"github.com/vulnscan/vulnscan/pkg/logging"
+	"github.com/vulnscan/vulnscan/pkg/plane"
 	"github.com/vulnscan/vulnscan/pkg/redisconn"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	"github.com/vulnscan/vulnscan/pkg/server"
@@ -23,7 +24,6 @@ import (
 type Config struct {
 	config.Common
 	MaxActiveKeys int
-	SecretKey     string
 }
 
 // ReadConfig reads the configuration from env.
@@ -31,7 +31,6 @@ func ReadConfig(env *config.Env) (Config, error) {
 	c := Config{
 		Common:        config.ReadCommon(env, "auth", "127.0.0.1:9201"),
 		MaxActiveKeys: env.Int("VULNSCAN_MAX_ACTIVE_KEYS", 10),
-		SecretKey:     env.String("VULNSCAN_SECRET_KEY", ""),
 	}
 	if c.MaxActiveKeys < 1 {
 		env.Fail(fmt.Errorf("VULNSCAN_MAX_ACTIVE_KEYS must be at least 1"))
@@ -46,7 +45,16 @@ func Run(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
-	pool, stop, err := boot.Start(ctx, "auth", version, cfg.DatabaseURL, store.Migrate)
+	env := config.FromOS()
+	box, err := secretbox.Load(secretbox.KeysFromEnv(env, "auth", cfg.DataDir))
+	if err != nil {
+		return err
+	}
+	sec, _, err := plane.Security(env, "auth", cfg.Common)
+	if err != nil {
+		return err
+	}
+	pool, stop, err := boot.Start(ctx, "auth", version, cfg.DatabaseURL, store.Migrate, boot.Reseal(box, store.SealedColumns...))
 	if err != nil {
 		return err
 	}
@@ -56,18 +64,14 @@ func Run(ctx context.Context, version string) error {
 		return err
 	}
 	defer func() { _ = rdb.Close() }()
-	box, err := secretbox.Load(cfg.SecretKey, cfg.DataDir)
-	if err != nil {
-		return err
-	}
 
 	svc := &service.Service{Store: &store.Store{Pool: pool}, Redis: rdb, Box: box, Log: log, MaxActiveKeys: cfg.MaxActiveKeys}
-	p := server.New("auth", log, cfg.GRPCListen, cfg.MetricsAddr)
+	p := server.New("auth", log, cfg.GRPCListen, cfg.MetricsAddr, sec)
 	p.Check(pool.Ping)
 	p.Check(func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
 	authv1.RegisterAuthServiceServer(p.GRPC, &service.Public{Service: svc})
 	authv1.RegisterAuthInternalServiceServer(p.GRPC, &service.Internal{Service: svc})
-	authv1.RegisterAuthAdminServiceServer(p.GRPC, &service.Admin{Service: svc})
+	authv1.RegisterAuthAdminServiceServer(p.Admin, &service.Admin{Service: svc})
 	log.Info("starting", "version", version, "max_active_keys", cfg.MaxActiveKeys)
 	return p.Run(ctx, cfg.ShutdownGrace)
 }

@@ -178,7 +178,7 @@ func (a *Admin) ConnectRepo(ctx context.Context, req *authv1.ConnectRepoRequest)
 	var enc []byte
 	if req.GetToken() != "" {
 		var err error
-		if enc, err = a.Box.Seal([]byte(req.GetToken())); err != nil {
+		if enc, err = a.Box.Seal([]byte(req.GetToken()), store.RepoTokenAD(req.GetOrgId(), repoKey(req.GetUrl()))); err != nil {
 			return nil, err
 		}
 	}

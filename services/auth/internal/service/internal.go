@@ -87,7 +87,7 @@ func (s *Internal) GetConnectedRepo(ctx context.Context, req *authv1.GetConnecte
 	}
 	token := ""
 	if len(r.TokenEnc) > 0 {
-		pt, err := s.Box.Open(r.TokenEnc)
+		pt, _, err := s.Box.Open(r.TokenEnc, store.RepoTokenAD(r.OrgID, repoKey(req.GetUrl())))
 		if err != nil {
 			return nil, apierr.Internal.Wrap(err)
 		}

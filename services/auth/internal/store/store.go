@@ -8,13 +8,16 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/vulnscan/vulnscan/pkg/boot"
 	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/secretbox"
 )
 
 // Schema is the Postgres schema the auth service owns.
@@ -340,4 +343,17 @@ func (s *Store) ListRepos(ctx context.Context, orgID string) ([]Repo, error) {
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// RepoTokenAD binds a connected repository's sealed token to its row, named
+// by the key it is upserted by (organization, in PostgreSQL's lower-case
+// text form of a uuid, and normalized URL).
+func RepoTokenAD(orgID, urlKey string) secretbox.AD {
+	return secretbox.AD{Table: "auth.connected_repos", Column: "token_enc", Row: strings.ToLower(orgID) + "/" + urlKey}
+}
+
+// SealedColumns are the auth schema's sealed columns, re-sealed on start
+// when still in the legacy format.
+var SealedColumns = []boot.SealedColumn{
+	{Table: "auth.connected_repos", Column: "token_enc", Key: "id", RowExpr: "org_id::text || '/' || url_key"},
 }

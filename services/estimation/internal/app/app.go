@@ -24,6 +24,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/config"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
+	"github.com/vulnscan/vulnscan/pkg/plane"
 	"github.com/vulnscan/vulnscan/pkg/server"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
@@ -95,6 +96,10 @@ func Run(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
+	sec, id, err := plane.Security(config.FromOS(), "estimation", cfg.Common)
+	if err != nil {
+		return err
+	}
 	pool, stop, err := boot.Start(ctx, "estimation", version, cfg.DatabaseURL, store.Migrate, boot.Queue(store.Schema))
 	if err != nil {
 		return err
@@ -119,7 +124,7 @@ func Run(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
-	authConn, err := server.Dial(cfg.AuthAddr)
+	authConn, err := server.Dial(cfg.AuthAddr, id, "auth")
 	if err != nil {
 		return err
 	}
@@ -158,7 +163,7 @@ func Run(ctx context.Context, version string) error {
 		return "estimate-" + strconv.FormatInt(res.Job.ID, 10), nil
 	}
 
-	p := server.New("estimation", log, cfg.GRPCListen, cfg.MetricsAddr)
+	p := server.New("estimation", log, cfg.GRPCListen, cfg.MetricsAddr, sec)
 	p.Check(pool.Ping)
 	estimationv1.RegisterEstimationServiceServer(p.GRPC, &service.Public{Service: svc})
 	estimationv1.RegisterUploadServiceServer(p.GRPC, &service.Uploads{Service: svc})

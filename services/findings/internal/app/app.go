@@ -13,6 +13,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/config"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
+	"github.com/vulnscan/vulnscan/pkg/plane"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	"github.com/vulnscan/vulnscan/pkg/server"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
@@ -26,7 +27,6 @@ import (
 // Config is the findings process configuration.
 type Config struct {
 	config.Common
-	SecretKey           string
 	AllowedPrivateCIDRs []string
 	DeliveryPoll        time.Duration
 	DeliveryBackoff     time.Duration
@@ -39,7 +39,6 @@ type Config struct {
 func ReadConfig(env *config.Env) (Config, error) {
 	c := Config{
 		Common:              config.ReadCommon(env, "findings", "127.0.0.1:9204"),
-		SecretKey:           env.String("VULNSCAN_SECRET_KEY", ""),
 		AllowedPrivateCIDRs: env.List("VULNSCAN_ALLOWED_PRIVATE_CIDRS"),
 		DeliveryPoll:        env.Duration("FINDINGS_DELIVERY_POLL", time.Second),
 		DeliveryBackoff:     env.Duration("FINDINGS_DELIVERY_BACKOFF", 5*time.Second),
@@ -66,20 +65,25 @@ func Run(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
-	pool, stop, err := boot.Start(ctx, "findings", version, cfg.DatabaseURL, store.Migrate)
+	env := config.FromOS()
+	box, err := secretbox.Load(secretbox.KeysFromEnv(env, "findings", cfg.DataDir))
+	if err != nil {
+		return err
+	}
+	sec, id, err := plane.Security(env, "findings", cfg.Common)
+	if err != nil {
+		return err
+	}
+	pool, stop, err := boot.Start(ctx, "findings", version, cfg.DatabaseURL, store.Migrate, boot.Reseal(box, store.SealedColumns...))
 	if err != nil {
 		return err
 	}
 	defer stop()
-	box, err := secretbox.Load(cfg.SecretKey, cfg.DataDir)
-	if err != nil {
-		return err
-	}
 	guard, err := netguard.New(cfg.AllowedPrivateCIDRs)
 	if err != nil {
 		return err
 	}
-	authConn, err := server.Dial(cfg.AuthAddr)
+	authConn, err := server.Dial(cfg.AuthAddr, id, "auth")
 	if err != nil {
 		return err
 	}
@@ -87,11 +91,15 @@ func Run(ctx context.Context, version string) error {
 
 	st := &store.Store{Pool: pool}
 	svc := &service.Service{Store: st, Auth: authv1.NewAuthInternalServiceClient(authConn), Box: box, Log: log}
-	p := server.New("findings", log, cfg.GRPCListen, cfg.MetricsAddr)
+	p := server.New("findings", log, cfg.GRPCListen, cfg.MetricsAddr, sec)
 	p.Check(pool.Ping)
 	findingsv1.RegisterFindingsServiceServer(p.GRPC, &service.Public{Service: svc})
+	// The intake service is on both listeners: the main one lets the scan
+	// identity report, the admin one lets the operator approve and list
+	// (plane.Policies and plane.AdminPolicies say which method is where).
 	findingsv1.RegisterFindingsIntakeServiceServer(p.GRPC, &service.Intake{Service: svc})
-	findingsv1.RegisterFindingsAdminServiceServer(p.GRPC, &service.Admin{Service: svc})
+	findingsv1.RegisterFindingsIntakeServiceServer(p.Admin, &service.Intake{Service: svc})
+	findingsv1.RegisterFindingsAdminServiceServer(p.Admin, &service.Admin{Service: svc})
 	w := &delivery.Worker{Store: st, Box: box, Client: guard.Client(20*time.Second, 3), Log: log,
 		Poll: cfg.DeliveryPoll, BaseBackoff: cfg.DeliveryBackoff, MaxBackoff: cfg.DeliveryMaxBackoff,
 		MaxAttempts: cfg.DeliveryMaxAttempts, Batch: 20}

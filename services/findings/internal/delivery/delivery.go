@@ -134,11 +134,11 @@ func (w *Worker) send(ctx context.Context, d store.Delivery) (string, error) {
 	if err := json.Unmarshal(d.Payload, &ev); err != nil {
 		return "", fmt.Errorf("decode event: %w", err)
 	}
-	token, err := w.open(d.Integration.TokenEnc)
+	token, err := w.open(d.Integration.TokenEnc, store.IntegrationTokenAD(d.Integration.ID))
 	if err != nil {
 		return "", err
 	}
-	secret, err := w.open(d.Integration.SecretEnc)
+	secret, err := w.open(d.Integration.SecretEnc, store.IntegrationSecretAD(d.Integration.ID))
 	if err != nil {
 		return "", err
 	}
@@ -184,11 +184,11 @@ func replaceIssue(m map[string]any, ext string) {
 	}
 }
 
-func (w *Worker) open(sealed []byte) (string, error) {
+func (w *Worker) open(sealed []byte, ad secretbox.AD) (string, error) {
 	if len(sealed) == 0 {
 		return "", nil
 	}
-	b, err := w.Box.Open(sealed)
+	b, _, err := w.Box.Open(sealed, ad)
 	if err != nil {
 		return "", fmt.Errorf("open integration credentials: %w", err)
 	}

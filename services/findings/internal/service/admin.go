@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/google/uuid"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/vulnscan/vulnscan/pkg/apierr"
@@ -46,18 +47,18 @@ func (a *Admin) AddIntegration(ctx context.Context, req *findingsv1.AddIntegrati
 		}
 		return nil, apierr.Internal.Wrap(err)
 	}
-	i := store.Integration{OrgID: req.GetOrgId(), Kind: req.GetKind(), Name: req.GetName(), URL: req.GetUrl(), Project: req.GetProject()}
+	i := store.Integration{ID: uuid.NewString(), OrgID: req.GetOrgId(), Kind: req.GetKind(), Name: req.GetName(), URL: req.GetUrl(), Project: req.GetProject()}
 	if i.Name == "" {
 		i.Name = req.GetKind()
 	}
 	var err error
 	if req.GetToken() != "" {
-		if i.TokenEnc, err = a.Box.Seal([]byte(req.GetToken())); err != nil {
+		if i.TokenEnc, err = a.Box.Seal([]byte(req.GetToken()), store.IntegrationTokenAD(i.ID)); err != nil {
 			return nil, apierr.Internal.Wrap(err)
 		}
 	}
 	if req.GetSecret() != "" {
-		if i.SecretEnc, err = a.Box.Seal([]byte(req.GetSecret())); err != nil {
+		if i.SecretEnc, err = a.Box.Seal([]byte(req.GetSecret()), store.IntegrationSecretAD(i.ID)); err != nil {
 			return nil, apierr.Internal.Wrap(err)
 		}
 	}

@@ -8,7 +8,29 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/vulnscan/vulnscan/pkg/boot"
+	"github.com/vulnscan/vulnscan/pkg/secretbox"
 )
+
+// IntegrationTokenAD and IntegrationSecretAD bind an integration's sealed
+// credentials to its row and to their purpose: a token cannot be opened as a
+// signing secret, nor on another integration.
+func IntegrationTokenAD(id string) secretbox.AD {
+	return secretbox.AD{Table: "findings.integrations", Column: "token_enc", Row: id}
+}
+
+// IntegrationSecretAD: see IntegrationTokenAD.
+func IntegrationSecretAD(id string) secretbox.AD {
+	return secretbox.AD{Table: "findings.integrations", Column: "secret_enc", Row: id}
+}
+
+// SealedColumns are the findings schema's sealed columns, re-sealed on start
+// when still in the legacy format.
+var SealedColumns = []boot.SealedColumn{
+	{Table: "findings.integrations", Column: "token_enc", Key: "id", RowExpr: "id::text"},
+	{Table: "findings.integrations", Column: "secret_enc", Key: "id", RowExpr: "id::text"},
+}
 
 // Integration is an organization's outbound integration.
 type Integration struct {
@@ -28,7 +50,9 @@ func scanIntegration(r scanner) (Integration, error) {
 
 // AddIntegration stores an integration.
 func (s *Store) AddIntegration(ctx context.Context, i Integration) (Integration, error) {
-	i.ID = uuid.NewString()
+	if i.ID == "" {
+		i.ID = uuid.NewString()
+	}
 	row := s.Pool.QueryRow(ctx, `INSERT INTO findings.integrations (id, org_id, kind, name, url, project, token_enc, secret_enc)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+integrationCols, i.ID, i.OrgID, i.Kind, i.Name, i.URL, i.Project, i.TokenEnc, i.SecretEnc)
 	out, err := scanIntegration(row)

@@ -21,6 +21,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/gitfetch"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
+	"github.com/vulnscan/vulnscan/pkg/plane"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	"github.com/vulnscan/vulnscan/pkg/server"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
@@ -43,7 +44,6 @@ type Config struct {
 	JobTimeout    time.Duration
 	RescueAfter   time.Duration
 	RecoveryDelay time.Duration
-	SecretKey     string
 	AllowedCIDRs  []string
 	ExtraCAFile   string
 	Fetch         gitfetch.Limits
@@ -63,7 +63,6 @@ func ReadConfig(env *config.Env) (Config, error) {
 		JobTimeout:    env.Duration("SCAN_JOB_TIMEOUT", 30*time.Minute),
 		RecoveryDelay: env.Duration("SCAN_START_RECOVERY_AFTER", 2*time.Minute),
 		RescueAfter:   env.Duration("SCAN_JOB_RESCUE_AFTER", 0),
-		SecretKey:     env.String("VULNSCAN_SECRET_KEY", ""),
 		AllowedCIDRs:  env.List("VULNSCAN_ALLOWED_PRIVATE_CIDRS"),
 		ExtraCAFile:   env.String("VULNSCAN_EXTRA_CA_FILE", ""),
 	}
@@ -114,15 +113,20 @@ func Run(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
-	pool, stop, err := boot.Start(ctx, "scan", version, cfg.DatabaseURL, store.Migrate, boot.Queue(store.Schema))
+	env := config.FromOS()
+	box, err := secretbox.Load(secretbox.KeysFromEnv(env, "scan", cfg.DataDir))
+	if err != nil {
+		return err
+	}
+	sec, id, err := plane.Security(env, "scan", cfg.Common)
+	if err != nil {
+		return err
+	}
+	pool, stop, err := boot.Start(ctx, "scan", version, cfg.DatabaseURL, store.Migrate, boot.Queue(store.Schema), boot.Reseal(box, store.SealedColumns...))
 	if err != nil {
 		return err
 	}
 	defer stop()
-	box, err := secretbox.Load(cfg.SecretKey, cfg.DataDir)
-	if err != nil {
-		return err
-	}
 	guard, err := netguard.New(cfg.AllowedCIDRs)
 	if err != nil {
 		return err
@@ -136,7 +140,7 @@ func Run(ctx context.Context, version string) error {
 	conns := map[string]string{"auth": cfg.AuthAddr, "estimation": cfg.EstimationAddr, "findings": cfg.FindingsAddr}
 	dialed := map[string]*grpc.ClientConn{}
 	for name, addr := range conns {
-		cc, err := server.Dial(addr)
+		cc, err := server.Dial(addr, id, name)
 		if err != nil {
 			return err
 		}
@@ -184,7 +188,7 @@ func Run(ctx context.Context, version string) error {
 	}
 	starter.River = rc
 
-	p := server.New("scan", log, cfg.GRPCListen, cfg.MetricsAddr)
+	p := server.New("scan", log, cfg.GRPCListen, cfg.MetricsAddr, sec)
 	p.Check(pool.Ping)
 	if cfg.Mode == "api" || cfg.Mode == "all" {
 		scanv1.RegisterScanServiceServer(p.GRPC, &service.Service{Store: st, Starter: starter, Findings: findc, Log: log, Documents: cfg.Documents})

@@ -297,7 +297,7 @@ func (s *Starter) Start(ctx context.Context, in *Start) (store.Scan, error) {
 		sc.ContextDocumentIDs = []string{}
 	}
 	if ai := in.Req.GetAuthInstructions(); ai != "" {
-		enc, err := s.Box.Seal([]byte(ai))
+		enc, err := s.Box.Seal([]byte(ai), store.AuthInstructionsAD(sc.ID))
 		if err != nil {
 			return sc, err
 		}

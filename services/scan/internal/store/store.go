@@ -13,7 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/vulnscan/vulnscan/pkg/boot"
 	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/secretbox"
 )
 
 // Schema is the Postgres schema the scan service owns.
@@ -341,4 +343,15 @@ func (st *Store) DocumentsContent(ctx context.Context, orgID string, ids []strin
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// AuthInstructionsAD binds a scan's sealed auth instructions to its row.
+func AuthInstructionsAD(scanID string) secretbox.AD {
+	return secretbox.AD{Table: "scan.scans", Column: "auth_instructions_enc", Row: scanID}
+}
+
+// SealedColumns are the scan schema's sealed columns, re-sealed on start
+// when still in the legacy format.
+var SealedColumns = []boot.SealedColumn{
+	{Table: "scan.scans", Column: "auth_instructions_enc", Key: "id", RowExpr: "id::text"},
 }

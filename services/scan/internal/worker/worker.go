@@ -243,7 +243,7 @@ func (w *Worker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error
 		}
 	}
 	if len(sc.AuthInstructionsEnc) > 0 {
-		pt, err := w.Box.Open(sc.AuthInstructionsEnc)
+		pt, _, err := w.Box.Open(sc.AuthInstructionsEnc, store.AuthInstructionsAD(sc.ID))
 		if err != nil {
 			return permanent{"The scan's stored auth instructions could not be read"}
 		}

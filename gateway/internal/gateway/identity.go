@@ -1,0 +1,46 @@
+package gateway
+
+import (
+	"context"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/vulnscan/vulnscan/pkg/logging"
+	"github.com/vulnscan/vulnscan/pkg/principal"
+)
+
+// withIdentity adds to an outgoing call the token asserting the request's
+// authenticated caller, signed for this call's method and request id. Calls
+// made before authentication (VerifyAPIKey, health checks) carry none.
+func withIdentity(ctx context.Context, s *principal.Signer, method string) (context.Context, error) {
+	p, ok := principalFrom(ctx)
+	if !ok {
+		return ctx, nil
+	}
+	tok, err := s.Sign(p, logging.RequestID(ctx), method)
+	if err != nil {
+		return ctx, err
+	}
+	return metadata.AppendToOutgoingContext(ctx, principal.MetadataKey, tok), nil
+}
+
+func signUnary(s *principal.Signer) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		ctx, err := withIdentity(ctx, s, method)
+		if err != nil {
+			return err
+		}
+		return invoker(ctx, method, req, reply, cc, opts...)
+	}
+}
+
+func signStream(s *principal.Signer) grpc.StreamClientInterceptor {
+	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		ctx, err := withIdentity(ctx, s, method)
+		if err != nil {
+			return nil, err
+		}
+		return streamer(ctx, desc, cc, method, opts...)
+	}
+}
