@@ -230,24 +230,6 @@ func TestRunLiveTarget(t *testing.T) {
 	require.Equal(t, 1, res.Stats.TargetsProbed)
 }
 
-func TestParseExcludes(t *testing.T) {
-	t.Parallel()
-	ex := parseExcludes("exclude: docs/**\nexclude: *.gen.ts\nEXCLUDE: build\nnote: exclude: nothing")
-	tests := []struct {
-		path string
-		want bool
-	}{
-		{"docs/a/b.md", true},
-		{"src/x.gen.ts", true},
-		{"build/out.js", true},
-		{"src/docs.py", false},
-		{"src/app.ts", false},
-	}
-	for _, tc := range tests {
-		require.Equal(t, tc.want, excluded(ex, tc.path), tc.path)
-	}
-}
-
 func TestFailedProbeLogsNoQueryOrUserinfo(t *testing.T) {
 	t.Parallel()
 	closed := httptest.NewServer(http.NotFoundHandler())

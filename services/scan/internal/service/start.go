@@ -28,6 +28,7 @@ import (
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
+	"github.com/vulnscan/vulnscan/services/scan/internal/exclude"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
 )
@@ -57,6 +58,9 @@ type Starter struct {
 	Guard      *netguard.Guard
 	Box        *secretbox.Box
 	Log        *slog.Logger
+	// Exclude bounds the exclude patterns of one scan, custom_context and
+	// attached documents together (zero: exclude.DefaultLimits).
+	Exclude exclude.Limits
 
 	// Failpoint, when set, is called after each step of the saga
 	// ("recorded", "claimed", "debited", "queued") and may fail it. Returning
@@ -75,6 +79,13 @@ type Start struct {
 	Req        *scanv1.CreateScanRequest
 	Repos      []store.Repo
 	Estimation *estimationv1.CostEstimation
+}
+
+func (s *Starter) excludeLimits() exclude.Limits {
+	if s.Exclude.MaxPatterns == 0 {
+		return exclude.DefaultLimits
+	}
+	return s.Exclude
 }
 
 func (s *Starter) fail(step string) error {
@@ -139,6 +150,10 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 	}
 	if err := validate.MaxLen("custom_context", req.GetCustomContext(), MaxTextField); err != nil {
 		return nil, err
+	}
+	patterns := exclude.Parse(req.GetCustomContext())
+	if err := exclude.Check(patterns, s.excludeLimits()); err != nil {
+		return nil, apierr.Invalid("custom_context %s", err.Error())
 	}
 	if len(req.GetContextDocumentIds()) > MaxContextDocs {
 		return nil, apierr.Invalid("context_document_ids must have at most %d entries", MaxContextDocs)
@@ -215,6 +230,16 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 		}
 		if len(missing) > 0 {
 			return nil, apierr.Invalid("context_document_ids: context document %s not found", missing[0])
+		}
+		docs, err := s.Store.DocumentsContent(ctx, caller.OrgID, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			patterns = append(patterns, exclude.Parse(d.Content)...)
+		}
+		if err := exclude.Check(patterns, s.excludeLimits()); err != nil {
+			return nil, apierr.Invalid("context_document_ids: the attached documents with custom_context %s", err.Error())
 		}
 	}
 	if resp.GetClaimedByScanId() != "" {
