@@ -41,6 +41,13 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string, files fs.FS
 		return err
 	}
 	sort.Slice(migs, func(i, j int) bool { return migs[i].version < migs[j].version })
+	for i := 1; i < len(migs); i++ {
+		// Two files with one number would apply in an arbitrary order and
+		// the second would collide in schema_migrations on every start.
+		if migs[i].version == migs[i-1].version {
+			return fmt.Errorf("migrations %s and %s share the number %d", migs[i-1].name, migs[i].name, migs[i].version)
+		}
+	}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte("vulnscan-migrate:" + schema))
 	lockID := int64(h.Sum64() >> 1)
