@@ -25,10 +25,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 
 	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
 	"github.com/vulnscan/vulnscan/pkg/mtls"
 	"github.com/vulnscan/vulnscan/pkg/principal"
@@ -39,13 +41,18 @@ import (
 type Options struct {
 	// Env adds or overrides environment variables of every process.
 	Env map[string]string
+	// SharedRole runs every service as DATABASE_URL's role, as when the
+	// administrator may not create roles; by default each service connects
+	// as its own role (db.ProvisionRoles).
+	SharedRole bool
 }
 
 // System is a running vulnscan.
 type System struct {
 	BaseURL     string // http://127.0.0.1:PORT/v1
 	HTTPAddr    string
-	DatabaseURL string
+	DatabaseURL string            // the administrator's URL (a superuser)
+	RoleURLs    map[string]string // each service's own URL, as its role; empty with SharedRole
 	RedisURL    string
 	DataDir     string
 	Addrs       map[string]string // gRPC address per service
@@ -57,6 +64,7 @@ type System struct {
 	bin   string
 	tmp   string
 	drop  func()
+	roles []string
 	mu    sync.Mutex
 	procs map[string]*proc
 	Log   *lockedBuffer
@@ -107,6 +115,22 @@ func Start(opts Options) (*System, error) {
 		return fail(err)
 	}
 	s.DatabaseURL, s.drop = url, drop
+	if !opts.SharedRole {
+		// Roles are global to the server: name them after this system's
+		// database so that systems running side by side do not share them.
+		cfg, err := pgx.ParseConfig(url)
+		if err != nil {
+			return fail(err)
+		}
+		prefix := cfg.Database + "_"
+		for _, svc := range db.Services {
+			s.roles = append(s.roles, prefix+svc)
+		}
+		s.RoleURLs, err = db.ProvisionRoles(context.Background(), url, db.RoleOptions{Prefix: prefix, PasswordDir: filepath.Join(tmp, "db-roles")})
+		if err != nil {
+			return fail(fmt.Errorf("per-service database roles: %w", err))
+		}
+	}
 	s.RedisURL = os.Getenv("REDIS_URL")
 	if s.RedisURL == "" {
 		s.RedisURL = config.DefaultRedisURL
@@ -145,6 +169,9 @@ func Start(opts Options) (*System, error) {
 	for i, name := range services {
 		s.Addrs[name] = ports[1+i]
 		env[strings.ToUpper(name)+"_GRPC_ADDR"] = ports[1+i]
+		if u := s.RoleURLs[name]; u != "" {
+			env[strings.ToUpper(name)+"_DATABASE_URL"] = u
+		}
 	}
 	for k, v := range opts.Env {
 		env[k] = v
@@ -283,6 +310,7 @@ func (s *System) Stop() {
 	wg.Wait()
 	if s.drop != nil {
 		s.drop()
+		dropRoles(s.roles)
 	}
 	_ = os.RemoveAll(s.tmp)
 }
@@ -540,4 +568,27 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 		w.part = w.part[i+1:]
 	}
 	return len(p), nil
+}
+
+// dropRoles drops the system's database roles once its database is gone
+// (a role that still owns objects elsewhere is left, with no harm).
+func dropRoles(roles []string) {
+	if len(roles) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cfg, err := pgx.ParseConfig(dbtest.ServerURL())
+	if err != nil {
+		return
+	}
+	cfg.Database = "postgres"
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return
+	}
+	defer func() { _ = c.Close(ctx) }()
+	for _, r := range roles {
+		_, _ = c.Exec(ctx, "DROP ROLE IF EXISTS "+pgx.Identifier{r}.Sanitize())
+	}
 }
