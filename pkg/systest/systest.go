@@ -41,10 +41,6 @@ import (
 type Options struct {
 	// Env adds or overrides environment variables of every process.
 	Env map[string]string
-	// SharedRole runs every service as DATABASE_URL's role, as when the
-	// administrator may not create roles; by default each service connects
-	// as its own role (db.ProvisionRoles).
-	SharedRole bool
 }
 
 // System is a running vulnscan.
@@ -52,7 +48,7 @@ type System struct {
 	BaseURL     string // http://127.0.0.1:PORT/v1
 	HTTPAddr    string
 	DatabaseURL string            // the administrator's URL (a superuser)
-	RoleURLs    map[string]string // each service's own URL, as its role; empty with SharedRole
+	RoleURLs    map[string]string // each service's own URL, as its role
 	RedisURL    string
 	DataDir     string
 	Addrs       map[string]string // gRPC address per service
@@ -115,21 +111,20 @@ func Start(opts Options) (*System, error) {
 		return fail(err)
 	}
 	s.DatabaseURL, s.drop = url, drop
-	if !opts.SharedRole {
-		// Roles are global to the server: name them after this system's
-		// database so that systems running side by side do not share them.
-		cfg, err := pgx.ParseConfig(url)
-		if err != nil {
-			return fail(err)
-		}
-		prefix := cfg.Database + "_"
-		for _, svc := range db.Services {
-			s.roles = append(s.roles, prefix+svc)
-		}
-		s.RoleURLs, err = db.ProvisionRoles(context.Background(), url, db.RoleOptions{Prefix: prefix, PasswordDir: filepath.Join(tmp, "db-roles")})
-		if err != nil {
-			return fail(fmt.Errorf("per-service database roles: %w", err))
-		}
+	// Every service connects as its own role, as under make run. Roles are
+	// global to the server: they are named after this system's database so
+	// that systems running side by side do not share them.
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return fail(err)
+	}
+	prefix := cfg.Database + "_"
+	for _, svc := range db.Services {
+		s.roles = append(s.roles, prefix+svc)
+	}
+	s.RoleURLs, err = db.ProvisionRoles(context.Background(), url, db.RoleOptions{Prefix: prefix, PasswordDir: filepath.Join(tmp, "db-roles")})
+	if err != nil {
+		return fail(fmt.Errorf("per-service database roles: %w", err))
 	}
 	s.RedisURL = os.Getenv("REDIS_URL")
 	if s.RedisURL == "" {
