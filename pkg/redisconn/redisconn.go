@@ -16,6 +16,16 @@ func Open(ctx context.Context, url string, wait time.Duration) (*redis.Client, e
 	if err != nil {
 		return nil, fmt.Errorf("parse redis url: %w", err)
 	}
+	// Fail fast when Redis is down, so that callers reach their fallbacks
+	// (the gateway's in-process limits, the revocation outbox) within a
+	// request's time rather than after go-redis's default three retries.
+	// Values given in the URL (max_retries, dial_timeout) are kept.
+	if opt.MaxRetries == 0 {
+		opt.MaxRetries = 1
+	}
+	if opt.DialTimeout == 0 {
+		opt.DialTimeout = 2 * time.Second
+	}
 	rdb := redis.NewClient(opt)
 	if err := redisotel.InstrumentTracing(rdb); err != nil {
 		return nil, fmt.Errorf("redis tracing: %w", err)

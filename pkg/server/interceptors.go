@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/vulnscan/vulnscan/pkg/apierr"
+	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 )
 
@@ -129,6 +130,14 @@ func translate(ctx context.Context, log *slog.Logger, err error) error {
 	}
 	if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown && st.Code() != codes.Internal {
 		return err
+	}
+	if db.Unavailable(err) {
+		// The database is down or restarting: a clear, retryable 503 at
+		// the edge rather than a 500. The pool reconnects by itself.
+		if log != nil {
+			log.WarnContext(ctx, "database unavailable", "error", err.Error())
+		}
+		return status.Error(codes.Unavailable, "Service temporarily unavailable; retry later")
 	}
 	if log != nil {
 		log.ErrorContext(ctx, "unexpected error", "error", err.Error())

@@ -41,6 +41,11 @@ import (
 type Options struct {
 	// Env adds or overrides environment variables of every process.
 	Env map[string]string
+	// DatabaseURL, when set, is used as it is instead of a fresh database
+	// on the shared server (e.g. a private cluster from StartPostgres).
+	DatabaseURL string
+	// RedisURL, when set, replaces REDIS_URL (e.g. from StartRedis).
+	RedisURL string
 }
 
 // System is a running vulnscan.
@@ -106,15 +111,23 @@ func Start(opts Options) (*System, error) {
 	if s.bin, err = binaries(); err != nil {
 		return fail(err)
 	}
-	url, drop, err := dbtest.CreateDatabase(context.Background(), "vssys")
-	if err != nil {
-		return fail(err)
+	if opts.DatabaseURL != "" {
+		s.DatabaseURL = opts.DatabaseURL
+	} else {
+		url, drop, err := dbtest.CreateDatabase(context.Background(), "vssys")
+		if err != nil {
+			return fail(err)
+		}
+		s.DatabaseURL, s.drop = url, drop
 	}
-	s.DatabaseURL, s.drop = url, drop
+	s.RedisURL = opts.RedisURL
+	if s.RedisURL == "" {
+		s.RedisURL = os.Getenv("REDIS_URL")
+	}
 	// Every service connects as its own role, as under make run. Roles are
 	// global to the server: they are named after this system's database so
 	// that systems running side by side do not share them.
-	cfg, err := pgx.ParseConfig(url)
+	cfg, err := pgx.ParseConfig(s.DatabaseURL)
 	if err != nil {
 		return fail(err)
 	}
@@ -122,11 +135,10 @@ func Start(opts Options) (*System, error) {
 	for _, svc := range db.Services {
 		s.roles = append(s.roles, prefix+svc)
 	}
-	s.RoleURLs, err = db.ProvisionRoles(context.Background(), url, db.RoleOptions{Prefix: prefix, PasswordDir: filepath.Join(tmp, "db-roles")})
+	s.RoleURLs, err = db.ProvisionRoles(context.Background(), s.DatabaseURL, db.RoleOptions{Prefix: prefix, PasswordDir: filepath.Join(tmp, "db-roles")})
 	if err != nil {
 		return fail(fmt.Errorf("per-service database roles: %w", err))
 	}
-	s.RedisURL = os.Getenv("REDIS_URL")
 	if s.RedisURL == "" {
 		s.RedisURL = config.DefaultRedisURL
 	}
@@ -305,7 +317,7 @@ func (s *System) Stop() {
 	wg.Wait()
 	if s.drop != nil {
 		s.drop()
-		dropRoles(s.roles)
+		dropRoles(s.DatabaseURL, s.roles)
 	}
 	_ = os.RemoveAll(s.tmp)
 }
@@ -565,15 +577,16 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// dropRoles drops the system's database roles once its database is gone
-// (a role that still owns objects elsewhere is left, with no harm).
-func dropRoles(roles []string) {
+// dropRoles drops the system's database roles on the server of url once
+// the system's database is gone (a role that still owns objects elsewhere is
+// left, with no harm).
+func dropRoles(url string, roles []string) {
 	if len(roles) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cfg, err := pgx.ParseConfig(dbtest.ServerURL())
+	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return
 	}

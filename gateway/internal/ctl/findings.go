@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 
+	"github.com/vulnscan/vulnscan/pkg/redact"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 )
 
@@ -24,8 +26,15 @@ func findingsAdmin(e *Env) (findingsv1.FindingsAdminServiceClient, error) {
 	return findingsv1.NewFindingsAdminServiceClient(cc), nil
 }
 
+// integrationJSON prints an integration without its credentials. The
+// service already answers with display URLs; the redaction is repeated here
+// so that an older service cannot make the tool print a webhook.
 func integrationJSON(i *findingsv1.Integration) map[string]any {
-	return map[string]any{"id": i.GetId(), "org_id": i.GetOrgId(), "kind": i.GetKind(), "name": i.GetName(), "url": i.GetUrl(),
+	shown := redact.URL(i.GetUrl())
+	if i.GetKind() == "slack" && !strings.HasSuffix(i.GetUrl(), "/"+redact.Mark) {
+		shown = redact.Secret(i.GetUrl())
+	}
+	return map[string]any{"id": i.GetId(), "org_id": i.GetOrgId(), "kind": i.GetKind(), "name": i.GetName(), "url": shown,
 		"project": i.GetProject(), "has_token": i.GetHasToken(), "has_secret": i.GetHasSecret(), "created_at": tsOrNil(i.GetCreatedAt())}
 }
 

@@ -24,6 +24,24 @@ type Config struct {
 	RateBurst      int
 	KeyLocalTTL    time.Duration
 	ShutdownGrace  time.Duration
+
+	// FallbackRPS and FallbackBurst are the per-key limit each replica
+	// applies on its own while Redis is unavailable.
+	FallbackRPS, FallbackBurst int
+	// AuthFailPerMinute and AuthFailBurst bound failed authentications
+	// (unknown, revoked or expired keys) per client address, counted
+	// before any lookup.
+	AuthFailPerMinute, AuthFailBurst int
+	// KeyCacheSize bounds each replica's in-process key cache (LRU).
+	KeyCacheSize int
+	// HeaderTimeout bounds reading request headers; BodyMinRate (bytes per
+	// second) over BodyRateWindow is the slowest body the gateway accepts.
+	HeaderTimeout  time.Duration
+	BodyMinRate    int
+	BodyRateWindow time.Duration
+	// Concurrent upload caps per key, per organization and per replica.
+	UploadsPerKey, UploadsPerOrg, UploadsGlobal int
+
 	// Identity is the gateway's certificate on the internal plane and Signer
 	// its key for the tenant identities it asserts to the services.
 	Identity *mtls.Identity
@@ -46,8 +64,35 @@ func ReadConfig(env *config.Env) (Config, error) {
 	rps, burst, err := ParseRateLimit(env.String("VULNSCAN_RATE_LIMIT", "20:40"))
 	if err != nil {
 		env.Fail(err)
+		rps, burst = 1, 1
 	}
 	c.RateRPS, c.RateBurst = rps, burst
+	// Without Redis each replica limits alone; half the shared limit keeps
+	// two replicas within it and one replica well inside it.
+	fb := env.String("VULNSCAN_RATE_LIMIT_FALLBACK", fmt.Sprintf("%d:%d", max(1, (rps+1)/2), max(1, (burst+1)/2)))
+	if c.FallbackRPS, c.FallbackBurst, err = ParseRateLimit(fb); err != nil {
+		env.Fail(fmt.Errorf("VULNSCAN_RATE_LIMIT_FALLBACK: %q must be rps:burst with positive integers", fb))
+	}
+	af := env.String("VULNSCAN_AUTH_FAILURE_LIMIT", "60:20")
+	if c.AuthFailPerMinute, c.AuthFailBurst, err = ParseRateLimit(af); err != nil {
+		env.Fail(fmt.Errorf("VULNSCAN_AUTH_FAILURE_LIMIT: %q must be per-minute:burst with positive integers", af))
+	}
+	c.KeyCacheSize = env.Int("VULNSCAN_KEY_CACHE_SIZE", 100000)
+	c.HeaderTimeout = env.Duration("VULNSCAN_HEADER_TIMEOUT", 10*time.Second)
+	c.BodyMinRate = env.Int("VULNSCAN_BODY_MIN_RATE", 16<<10)
+	c.BodyRateWindow = env.Duration("VULNSCAN_BODY_RATE_WINDOW", 10*time.Second)
+	c.UploadsPerKey = env.Int("VULNSCAN_UPLOADS_PER_KEY", 2)
+	c.UploadsPerOrg = env.Int("VULNSCAN_UPLOADS_PER_ORG", 4)
+	c.UploadsGlobal = env.Int("VULNSCAN_UPLOADS_GLOBAL", 32)
+	for name, v := range map[string]int{"VULNSCAN_KEY_CACHE_SIZE": c.KeyCacheSize, "VULNSCAN_BODY_MIN_RATE": c.BodyMinRate,
+		"VULNSCAN_UPLOADS_PER_KEY": c.UploadsPerKey, "VULNSCAN_UPLOADS_PER_ORG": c.UploadsPerOrg, "VULNSCAN_UPLOADS_GLOBAL": c.UploadsGlobal} {
+		if v < 1 {
+			env.Fail(fmt.Errorf("%s must be a positive integer", name))
+		}
+	}
+	if c.HeaderTimeout <= 0 || c.BodyRateWindow <= 0 {
+		env.Fail(fmt.Errorf("VULNSCAN_HEADER_TIMEOUT and VULNSCAN_BODY_RATE_WINDOW must be positive durations"))
+	}
 	return c, env.Err()
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/propagation"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -52,9 +53,12 @@ type Gateway struct {
 	Verifier *keyauth.Verifier
 	Registry *prometheus.Registry
 
-	conns map[string]*grpc.ClientConn
-	rdb   *redis.Client
-	log   *slog.Logger
+	conns   map[string]*grpc.ClientConn
+	rdb     *redis.Client
+	log     *slog.Logger
+	uploads *uploadSlots
+
+	cutBodies, uploadsFull prometheus.Counter
 
 	readyMu  sync.Mutex
 	readyAt  time.Time
@@ -74,13 +78,21 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 		}
 		g.conns[name] = cc
 	}
-	g.Verifier = keyauth.New(rdb, authv1.NewAuthInternalServiceClient(g.conns["auth"]), log, cfg.KeyLocalTTL)
+	g.Verifier = keyauth.New(rdb, authv1.NewAuthInternalServiceClient(g.conns["auth"]), log, cfg.KeyLocalTTL, cfg.KeyCacheSize)
+	g.uploads = newUploadSlots(cfg.UploadsPerKey, cfg.UploadsPerOrg, cfg.UploadsGlobal)
 
 	requests := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "http_requests_total", Help: "HTTP requests by route, method and status."}, []string{"route", "method", "code"})
 	latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "http_request_duration_seconds", Help: "HTTP latency by route.",
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}}, []string{"route", "method"})
 	limited := prometheus.NewCounter(prometheus.CounterOpts{Name: "http_rate_limited_total", Help: "Requests refused by the per-key rate limit."})
-	g.Registry.MustRegister(requests, latency, limited)
+	authLimited := prometheus.NewCounter(prometheus.CounterOpts{Name: "gateway_auth_failures_limited_total", Help: "Requests refused before any key lookup because their client address exceeded its failed-authentication budget."})
+	fallback := prometheus.NewCounter(prometheus.CounterOpts{Name: "gateway_rate_limit_fallback_total", Help: "Requests rate limited in process because Redis was unavailable."})
+	cutBodies := prometheus.NewCounter(prometheus.CounterOpts{Name: "gateway_slow_bodies_cut_total", Help: "Request bodies cut for arriving below the minimum rate."})
+	uploadsFull := prometheus.NewCounter(prometheus.CounterOpts{Name: "gateway_uploads_refused_total", Help: "Uploads refused with 429 because a concurrency cap was full."})
+	g.Registry.MustRegister(requests, latency, limited, authLimited, fallback, cutBodies, uploadsFull)
+	g.cutBodies, g.uploadsFull = cutBodies, uploadsFull
+	g.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_uploads_in_progress", Help: "Uploads holding a concurrency slot."},
+		func() float64 { return float64(g.uploads.inProgress()) }))
 	for source, n := range map[string]*atomic.Int64{"local": &g.Verifier.Stats.LocalHits, "redis": &g.Verifier.Stats.RedisHits, "auth": &g.Verifier.Stats.AuthLookups} {
 		g.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "gateway_key_lookups_total", Help: "API key checks by where they were answered (auth means a database query).",
@@ -143,11 +155,14 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	limiter := redis_rate.NewLimiter(rdb)
 	limit := redis_rate.Limit{Rate: cfg.RateRPS, Burst: cfg.RateBurst, Period: time.Second}
 
+	local := newBuckets(float64(cfg.FallbackRPS), cfg.FallbackBurst, 100000)
+	failures := newBuckets(float64(cfg.AuthFailPerMinute)/60, cfg.AuthFailBurst, 100000)
+
 	var api http.Handler = mux
-	api = rateLimit(limiter, limit, log, limited)(api)
+	api = rateLimit(limiter, limit, local, cfg.FallbackBurst, log, limited, fallback)(api)
 	api = requireScope(api)
-	api = authenticate(g.Verifier, log)(api)
-	api = limitBodies(MaxJSONBody, api)
+	api = authenticate(g.Verifier, failures, log, authLimited)(api)
+	api = limitBodies(MaxJSONBody, bodyRate{window: cfg.BodyRateWindow, min: int64(float64(cfg.BodyMinRate) * cfg.BodyRateWindow.Seconds())}, cutBodies, api)
 
 	root := http.NewServeMux()
 	root.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -162,9 +177,14 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	root.Handle("/", api)
 
 	h := recordTrace(root)
+	h = dropTraceHeaders(h)
+	// A public endpoint: every request is a new root span (the client's
+	// traceparent becomes a link), only W3C trace context is read for that
+	// link, and baggage is never extracted.
 	h = otelhttp.NewHandler(h, "gateway", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
 		return r.Method + " " + r.URL.Path
-	}), otelhttp.WithFilter(func(r *http.Request) bool { return r.URL.Path != "/healthz" && r.URL.Path != "/readyz" }))
+	}), otelhttp.WithFilter(func(r *http.Request) bool { return r.URL.Path != "/healthz" && r.URL.Path != "/readyz" }),
+		otelhttp.WithPublicEndpointFn(func(*http.Request) bool { return true }), otelhttp.WithPropagators(propagation.TraceContext{}))
 	h = accessLog(log)(h)
 	h = requestID(h)
 	g.Handler = rememberMethod(h)
@@ -179,10 +199,16 @@ func (g *Gateway) Close() {
 }
 
 // successStatus answers 201 for a successful POST and 204 for a DELETE.
-func successStatus(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+// A POST that acts on an existing resource rather than creating one
+// (cancelling a scan, a bulk triage change) answers 200.
+func successStatus(ctx context.Context, w http.ResponseWriter, m proto.Message) error {
 	if req, ok := ctx.Value(requestMethodKey{}).(string); ok {
 		switch req {
 		case http.MethodPost:
+			switch m.(type) {
+			case *scanv1.CancelScanResponse, *findingsv1.BulkUpdateFindingsResponse:
+				return nil
+			}
 			w.WriteHeader(http.StatusCreated)
 		case http.MethodDelete:
 			w.WriteHeader(http.StatusNoContent)
@@ -199,6 +225,10 @@ var protoPrefix = regexp.MustCompile(`^proto:[\s\x{00a0}]*(\(line \d+:\d+\):[\s\
 func (g *Gateway) serviceError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 	if bodyLimitHit(r.Context()) {
 		httperr.Write(w, http.StatusRequestEntityTooLarge, "Request body too large")
+		return
+	}
+	if bodyTooSlow(r.Context()) {
+		httperr.Write(w, http.StatusRequestTimeout, msgTooSlow)
 		return
 	}
 	st := status.Convert(err)
@@ -313,7 +343,7 @@ func (g *Gateway) Serve(ctx context.Context, cfg Config) error {
 		_ = lis.Close()
 		return fmt.Errorf("listen metrics %s: %w", cfg.MetricsAddr, err)
 	}
-	srv := &http.Server{Handler: g.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	srv := &http.Server{Handler: g.Handler, ReadHeaderTimeout: cfg.HeaderTimeout, IdleTimeout: 120 * time.Second}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(g.Registry, promhttp.HandlerOpts{}))
 	ms := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"math"
+	"net"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
@@ -35,6 +35,7 @@ type ctxKey int
 const (
 	principalKey ctxKey = iota
 	bodyLimitKey
+	bodySlowKey
 )
 
 func principalFrom(ctx context.Context) (principal.Principal, bool) {
@@ -73,17 +74,58 @@ func (r *statusRecorder) Flush() {
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
-var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+// maxClientRequestID bounds the client's X-Request-Id kept for the log.
+const maxClientRequestID = 64
 
-// requestID accepts a sane X-Request-Id or makes one, and echoes it.
+// requestID gives every request an id the gateway generates itself, echoed
+// in X-Request-Id and carried to the services. A client's X-Request-Id is
+// never adopted, since it would let anyone forge log correlation across
+// tenants; it is only recorded in the access log as client_request_id, cut
+// to 64 characters from a safe alphabet (see clientRequestID).
 func requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
-		if !requestIDPattern.MatchString(id) {
-			id = uuid.NewString()
-		}
+		id := uuid.NewString()
 		w.Header().Set("X-Request-Id", id)
-		next.ServeHTTP(w, r.WithContext(logging.WithRequestID(r.Context(), id)))
+		ctx := logging.WithRequestID(r.Context(), id)
+		if c := clientRequestID(r.Header.Get("X-Request-Id")); c != "" {
+			ctx = context.WithValue(ctx, clientRequestIDKey{}, c)
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+type clientRequestIDKey struct{}
+
+// clientRequestID keeps letters, digits and ._:- of a client's request id,
+// at most maxClientRequestID of them, so that it cannot inject log syntax.
+func clientRequestID(v string) string {
+	var b strings.Builder
+	for _, c := range v {
+		if b.Len() >= maxClientRequestID {
+			break
+		}
+		if c < 0x80 && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._:-", c)) {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// untrustedTraceHeaders are the inbound trace context headers. The gateway
+// is a public endpoint: it starts a new root span for every request
+// (recording a valid inbound traceparent only as a span link) and drops
+// these headers so that nothing downstream can adopt a client's trace id,
+// sampling decision, trace state or baggage.
+var untrustedTraceHeaders = []string{"Traceparent", "Tracestate", "Baggage", "Uber-Trace-Id", "X-B3-Traceid", "X-B3-Spanid", "X-B3-Sampled", "B3", "X-Cloud-Trace-Context"}
+
+// dropTraceHeaders removes untrustedTraceHeaders; it runs inside the
+// tracing middleware, which has read traceparent for the link.
+func dropTraceHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, h := range untrustedTraceHeaders {
+			r.Header.Del(h)
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -110,6 +152,9 @@ func accessLog(log *slog.Logger) func(http.Handler) http.Handler {
 			if slot.id != "" {
 				attrs = append(attrs, "trace_id", slot.id)
 			}
+			if c, ok := r.Context().Value(clientRequestIDKey{}).(string); ok {
+				attrs = append(attrs, "client_request_id", c)
+			}
 			log.InfoContext(r.Context(), "http", attrs...)
 		})
 	}
@@ -128,8 +173,28 @@ func recordTrace(next http.Handler) http.Handler {
 	})
 }
 
+// msgAuthFailures answers a client address over its failed-authentication
+// budget.
+const msgAuthFailures = "Too many failed authentication attempts; retry after the time in Retry-After"
+
+// clientAddr is the address failed authentications are counted by: the
+// TCP peer. Forwarding headers are not trusted, since any client can set
+// them; behind a proxy every client shares the proxy's budget.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
 // authenticate resolves X-Api-Key into a principal for every /v1 request.
-func authenticate(v *keyauth.Verifier, log *slog.Logger) func(http.Handler) http.Handler {
+// A client address whose failed authentications (unknown, revoked or
+// expired keys) exceeded its budget is answered 429 before any lookup, so
+// guessing keys costs the auth service and its database at most that
+// budget; a key this replica already holds as active still passes, since it
+// costs nothing to check.
+func authenticate(v *keyauth.Verifier, failures *buckets, log *slog.Logger, limited prometheus.Counter) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !strings.HasPrefix(r.URL.Path, "/v1/") && r.URL.Path != "/v1" {
@@ -145,9 +210,19 @@ func authenticate(v *keyauth.Verifier, log *slog.Logger) func(http.Handler) http
 				}
 				return
 			}
+			addr := clientAddr(r)
+			if over, wait := failures.empty(addr); over && !v.Active(key) {
+				limited.Inc()
+				w.Header().Set("Retry-After", strconv.Itoa(retryAfter(wait)))
+				httperr.Write(w, http.StatusTooManyRequests, msgAuthFailures)
+				return
+			}
 			e, err := v.Verify(r.Context(), key)
 			switch msg := keyauth.Message(err); {
 			case msg != "":
+				if !errors.Is(err, keyauth.ErrMalformed) { // malformed keys cost no lookup
+					failures.take(addr)
+				}
 				httperr.Write(w, http.StatusUnauthorized, msg)
 				return
 			case err != nil:
@@ -183,8 +258,13 @@ func requireScope(next http.Handler) http.Handler {
 	})
 }
 
-// rateLimit applies the per-key GCRA limit shared by every replica through Redis.
-func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, log *slog.Logger, limited prometheus.Counter) func(http.Handler) http.Handler {
+// rateLimit applies the per-key GCRA limit shared by every replica through
+// Redis. When Redis does not answer, each replica applies the fallback
+// limit (per key, in process) instead: the API stays up without ever
+// letting everything through. Both paths set X-RateLimit-Limit and
+// X-RateLimit-Remaining, and Retry-After on a 429.
+func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, local *buckets, localBurst int, log *slog.Logger, limited, fallback prometheus.Counter) func(http.Handler) http.Handler {
+	var lastWarn atomic.Int64
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			p, ok := principalFrom(r.Context())
@@ -192,18 +272,30 @@ func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, log *slog.Logger, 
 				next.ServeHTTP(w, r)
 				return
 			}
-			res, err := l.Allow(r.Context(), "vulnscan:ratelimit:"+p.KeyID, limit)
+			ctx, cancel := context.WithTimeout(r.Context(), redisTimeout)
+			res, err := l.Allow(ctx, "vulnscan:ratelimit:"+p.KeyID, limit)
+			cancel()
+			var (
+				allowed   bool
+				remaining int
+				wait      time.Duration
+				burst     = limit.Burst
+			)
 			if err != nil {
-				// Fail open: an unavailable limiter must not take the API down.
-				log.WarnContext(r.Context(), "rate limiter unavailable", "error", err.Error())
-				next.ServeHTTP(w, r)
-				return
+				if now := time.Now().Unix(); lastWarn.Swap(now) != now { // at most one line a second
+					log.WarnContext(r.Context(), "rate limiter unavailable; limiting in process", "error", err.Error())
+				}
+				fallback.Inc()
+				burst = localBurst
+				allowed, remaining, wait = local.take(p.KeyID)
+			} else {
+				allowed, remaining, wait = res.Allowed > 0, res.Remaining, res.RetryAfter
 			}
-			w.Header().Set("X-RateLimit-Limit", strconv.Itoa(limit.Burst))
-			w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-			if res.Allowed == 0 {
+			w.Header().Set("X-RateLimit-Limit", strconv.Itoa(burst))
+			w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+			if !allowed {
 				limited.Inc()
-				w.Header().Set("Retry-After", strconv.Itoa(int(math.Max(1, math.Ceil(res.RetryAfter.Seconds())))))
+				w.Header().Set("Retry-After", strconv.Itoa(retryAfter(wait)))
 				httperr.Write(w, http.StatusTooManyRequests, "Rate limit exceeded; retry after the time in Retry-After")
 				return
 			}
@@ -211,6 +303,9 @@ func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, log *slog.Logger, 
 		})
 	}
 }
+
+// redisTimeout bounds a rate-limit call to Redis on the request path.
+const redisTimeout = 300 * time.Millisecond
 
 // limitedBody caps a request body and records that the cap was hit, so that
 // the error handler answers 413 instead of a decoding error.
@@ -230,7 +325,17 @@ func (b limitedBody) Read(p []byte) (int, error) {
 
 func (b limitedBody) Close() error { return b.rc.Close() }
 
-func limitBodies(max int64, next http.Handler) http.Handler {
+// bodyRate is the slowest request body accepted: at least min bytes in
+// every window.
+type bodyRate struct {
+	window time.Duration
+	min    int64
+}
+
+// limitBodies caps request bodies in size and, for requests that carry a
+// body, in slowness (see minRateBody): a body cut for its rate is answered
+// 408 by whoever reads it.
+func limitBodies(max int64, rate bodyRate, cut prometheus.Counter, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		max := max
 		if r.URL.Path == uploadPath {
@@ -241,9 +346,25 @@ func limitBodies(max int64, next http.Handler) http.Handler {
 			return
 		}
 		hit := new(bool)
-		r.Body = limitedBody{rc: http.MaxBytesReader(w, r.Body, max), hit: hit}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), bodyLimitKey, hit)))
+		var body io.ReadCloser = limitedBody{rc: http.MaxBytesReader(w, r.Body, max), hit: hit}
+		slow := new(bool)
+		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
+			body = newMinRateBody(body, w, rate.window, rate.min, slow)
+		}
+		r.Body = body
+		ctx := context.WithValue(r.Context(), bodyLimitKey, hit)
+		ctx = context.WithValue(ctx, bodySlowKey, slow)
+		next.ServeHTTP(w, r.WithContext(ctx))
+		if *slow {
+			cut.Inc()
+		}
 	})
+}
+
+// bodyTooSlow reports whether the request's body was cut for its rate.
+func bodyTooSlow(ctx context.Context) bool {
+	slow, _ := ctx.Value(bodySlowKey).(*bool)
+	return slow != nil && *slow
 }
 
 func bodyLimitHit(ctx context.Context) bool {

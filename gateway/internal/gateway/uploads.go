@@ -1,10 +1,12 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/metadata"
@@ -18,6 +20,13 @@ import (
 const MaxUploadBody = 100 << 20
 
 const uploadPath = "/v1/uploads"
+
+// uploadRetryAfter is the Retry-After (seconds) of an upload refused
+// because a concurrency cap is full.
+const uploadRetryAfter = 5
+
+// msgTooSlow answers a request whose body fell under the minimum rate.
+const msgTooSlow = "Request body arrived too slowly"
 
 // uploadChunk is the size of the messages an upload is streamed in; gRPC
 // messages between services are bounded by server.MaxMessageSize.
@@ -49,7 +58,18 @@ func (g *Gateway) upload(client estimationv1.UploadServiceClient, w http.Respons
 		httperr.Write(w, http.StatusBadRequest, "Content-Type must be application/zip or application/gzip")
 		return
 	}
-	ctx := metadata.NewOutgoingContext(r.Context(), outgoingMD(r))
+	p, _ := principalFrom(r.Context())
+	if !g.uploads.acquire(p.KeyID, p.OrgID) {
+		g.uploadsFull.Inc()
+		w.Header().Set("Retry-After", strconv.Itoa(uploadRetryAfter))
+		httperr.Write(w, http.StatusTooManyRequests, "Too many uploads in progress; retry after the time in Retry-After")
+		return
+	}
+	defer g.uploads.release(p.KeyID, p.OrgID)
+	ctx, cancel := context.WithCancel(metadata.NewOutgoingContext(r.Context(), outgoingMD(r)))
+	// Canceling on every early return ends the stream, so the estimation
+	// service drops a partial upload.
+	defer cancel()
 	stream, err := client.CreateUpload(ctx)
 	if err != nil {
 		g.serviceError(ctx, nil, nil, w, r, err)
@@ -73,9 +93,12 @@ func (g *Gateway) upload(client estimationv1.UploadServiceClient, w http.Respons
 			break
 		}
 		if rerr != nil {
-			if bodyLimitHit(r.Context()) {
+			switch {
+			case bodyLimitHit(r.Context()):
 				httperr.Write(w, http.StatusRequestEntityTooLarge, "Request body too large")
-			} else {
+			case bodyTooSlow(r.Context()):
+				httperr.Write(w, http.StatusRequestTimeout, msgTooSlow)
+			default:
 				httperr.Write(w, http.StatusBadRequest, "Cannot read the request body")
 			}
 			return

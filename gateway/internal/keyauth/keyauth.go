@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -59,21 +58,26 @@ type Verifier struct {
 	now      func() time.Time
 	Stats    Stats
 
-	mu    sync.Mutex
-	local map[string]localEntry
+	local    *keycache.LRU
+	lastWarn atomic.Int64
 }
 
-type localEntry struct {
-	e       keycache.Entry
-	expires time.Time
-}
+// NegativeTTL is how long a replica remembers that a key hash is unknown.
+// Keys are random, so a hash that was unknown stays unknown until someone
+// creates exactly that key; remembering it spares the auth service and its
+// database a lookup per repeated guess.
+const NegativeTTL = 30 * time.Second
 
-const maxLocal = 50000
+// redisTimeout bounds each Redis call on the request path, so that an
+// unavailable Redis costs a request little before the fallbacks apply.
+const redisTimeout = 300 * time.Millisecond
 
 // New returns a Verifier. localTTL bounds how long a replica trusts its own
-// copy if it were to miss a revocation message (e.g. while reconnecting).
-func New(rdb redis.UniversalClient, auth authv1.AuthInternalServiceClient, log *slog.Logger, localTTL time.Duration) *Verifier {
-	return &Verifier{rdb: rdb, auth: auth, log: log, localTTL: localTTL, now: time.Now, local: map[string]localEntry{}}
+// copy if it were to miss a revocation message (e.g. while Redis is down or
+// reconnecting): after it, the key is checked again through Redis or, when
+// Redis is unavailable, the auth service. size bounds the in-process cache.
+func New(rdb redis.UniversalClient, auth authv1.AuthInternalServiceClient, log *slog.Logger, localTTL time.Duration, size int) *Verifier {
+	return &Verifier{rdb: rdb, auth: auth, log: log, localTTL: localTTL, now: time.Now, local: keycache.NewLRU(size)}
 }
 
 // Listen evicts revoked keys announced on Redis until ctx ends.
@@ -99,36 +103,38 @@ func (v *Verifier) Listen(ctx context.Context) error {
 	}
 }
 
-// Flush drops the in-process cache.
-func (v *Verifier) Flush() {
-	v.mu.Lock()
-	clear(v.local)
-	v.mu.Unlock()
+// warn logs a Redis failure at most once a second: during an outage every
+// request would otherwise log it.
+func (v *Verifier) warn(ctx context.Context, msg string, err error) {
+	if now := v.now().Unix(); v.lastWarn.Swap(now) != now {
+		v.log.WarnContext(ctx, msg, "error", err.Error())
+	}
 }
 
-func (v *Verifier) evict(hash string) {
-	v.mu.Lock()
-	delete(v.local, hash)
-	v.mu.Unlock()
-}
+// Flush drops the in-process cache.
+func (v *Verifier) Flush() { v.local.Clear() }
+
+func (v *Verifier) evict(hash string) { v.local.Delete(hash) }
 
 func (v *Verifier) put(hash string, e keycache.Entry) {
-	v.mu.Lock()
-	if len(v.local) >= maxLocal {
-		clear(v.local)
+	ttl := v.localTTL
+	if e.Status == keycache.StatusUnknown {
+		ttl = max(ttl, NegativeTTL)
 	}
-	v.local[hash] = localEntry{e: e, expires: v.now().Add(v.localTTL)}
-	v.mu.Unlock()
+	v.local.Put(hash, e, v.now().Add(ttl))
 }
 
-func (v *Verifier) get(hash string) (keycache.Entry, bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	le, ok := v.local[hash]
-	if !ok || v.now().After(le.expires) {
-		return keycache.Entry{}, false
+func (v *Verifier) get(hash string) (keycache.Entry, bool) { return v.local.Get(hash, v.now()) }
+
+// Active reports whether key is held in the in-process cache as active and
+// unexpired: it costs no lookup, so it may be answered even for a client
+// address that is over its failed-authentication budget.
+func (v *Verifier) Active(key string) bool {
+	if !apikey.WellFormed(key) {
+		return false
 	}
-	return le.e, true
+	e, ok := v.get(apikey.Hash(key))
+	return ok && v.judge(e) == nil
 }
 
 // Verify returns the active entry of key, or one of the errors above, or
@@ -167,7 +173,9 @@ func (v *Verifier) lookup(ctx context.Context, hash string) (keycache.Entry, err
 		return e, nil
 	}
 	rkey := keycache.Key(hash)
-	b, err := v.rdb.Get(ctx, rkey).Bytes()
+	rctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	b, err := v.rdb.Get(rctx, rkey).Bytes()
 	if err == nil {
 		var e keycache.Entry
 		if json.Unmarshal(b, &e) == nil {
@@ -176,7 +184,7 @@ func (v *Verifier) lookup(ctx context.Context, hash string) (keycache.Entry, err
 			return e, nil
 		}
 	} else if !errors.Is(err, redis.Nil) {
-		v.log.WarnContext(ctx, "key cache unavailable, asking the auth service", "error", err.Error())
+		v.warn(ctx, "key cache unavailable, asking the auth service", err)
 	}
 
 	v.Stats.AuthLookups.Add(1)
@@ -194,17 +202,19 @@ func (v *Verifier) lookup(ctx context.Context, hash string) (keycache.Entry, err
 	v.put(hash, e)
 	ttl := keycache.TTL
 	if e.Status == keycache.StatusUnknown {
-		ttl = 30 * time.Second
+		ttl = NegativeTTL
 	}
 	payload, _ := json.Marshal(e)
-	ok, err := v.rdb.SetNX(ctx, rkey, payload, ttl).Result()
+	wctx, wcancel := context.WithTimeout(ctx, redisTimeout)
+	defer wcancel()
+	ok, err := v.rdb.SetNX(wctx, rkey, payload, ttl).Result()
 	if err != nil {
-		v.log.WarnContext(ctx, "cannot write key cache", "error", err.Error())
+		v.warn(ctx, "cannot write key cache", err)
 		return e, nil
 	}
 	if !ok {
 		// Someone wrote first, possibly a revocation tombstone: trust Redis.
-		if b, err := v.rdb.Get(ctx, rkey).Bytes(); err == nil {
+		if b, err := v.rdb.Get(wctx, rkey).Bytes(); err == nil {
 			var cur keycache.Entry
 			if json.Unmarshal(b, &cur) == nil {
 				v.put(hash, cur)

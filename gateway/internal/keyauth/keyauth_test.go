@@ -57,7 +57,7 @@ func setup(t testing.TB) (*Verifier, *authStub, string, *redis.Client) {
 	}}
 	rdb := redisClient(t)
 	t.Cleanup(func() { rdb.Del(context.Background(), keycache.Key(hash)) })
-	v := New(rdb, stub, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Minute)
+	v := New(rdb, stub, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Minute, 1000)
 	return v, stub, key, rdb
 }
 
@@ -89,7 +89,7 @@ func TestCacheLevels(t *testing.T) {
 func TestRevocationReachesEveryReplica(t *testing.T) {
 	t.Parallel()
 	v, _, key, rdb := setup(t)
-	replica := New(rdb, v.auth, v.log, time.Minute)
+	replica := New(rdb, v.auth, v.log, time.Minute, 1000)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for _, r := range []*Verifier{v, replica} {
@@ -126,7 +126,7 @@ func (r racingAuth) VerifyAPIKey(ctx context.Context, in *authv1.VerifyAPIKeyReq
 func TestTombstoneIsNeverOverwritten(t *testing.T) {
 	t.Parallel()
 	v, stub, key, rdb := setup(t)
-	racing := New(rdb, racingAuth{stub, rdb}, v.log, time.Minute)
+	racing := New(rdb, racingAuth{stub, rdb}, v.log, time.Minute, 1000)
 	_, err := racing.Verify(context.Background(), key)
 	require.ErrorIs(t, err, ErrRevoked, "a stale active answer must not win over the revocation")
 	_, err = racing.Verify(context.Background(), key)
@@ -150,7 +150,7 @@ func TestVerifyOutcomes(t *testing.T) {
 		he: {Status: keycache.StatusActive, KeyId: "e", OrgId: "o", UserId: "u", ExpiresAt: timestamp(past)},
 		hr: {Status: keycache.StatusRevoked, KeyId: "r"},
 	}}
-	v := New(rdb, stub, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Minute)
+	v := New(rdb, stub, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Minute, 1000)
 	tests := []struct {
 		name string
 		key  string

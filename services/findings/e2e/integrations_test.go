@@ -177,3 +177,61 @@ func TestIntegrations(t *testing.T) {
 		require.False(t, strings.Contains(d.(map[string]any)["id"].(string), deadID))
 	}
 }
+
+// A chat webhook URL is a credential: when its delivery fails, neither the
+// logs, the outbox error column, the integrations table nor the operator's
+// listing show it; API base URLs are shown without their query.
+func TestWebhookURLsAreNeverShown(t *testing.T) {
+	t.Parallel()
+	o := newOrg(t, "auto")
+	scanID := uuid.NewString()
+	_, err := intake.RegisterScan(ctx(t), &findingsv1.RegisterScanRequest{ScanId: scanID, OrgId: o.ID,
+		RepoUrl: "https://github.example.com/acme/leak.git", ScanType: "full", CommitSha: "abc123"})
+	require.NoError(t, err)
+	id := report(t, scanID, fnd("leak", "high"))[0]
+
+	// Nothing listens on this port: every attempt fails with an error of
+	// the HTTP client, which quotes the URL it was posting to.
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	const secretPath = "/services/T0001/B0002/XXXXwebhookSecretXXXX"
+	hook := closed.URL + secretPath
+	hookID := addIntegration(t, nil, "--org", o.ID, "--kind", "slack", "--url", hook, "--name", "leaky")
+	api := closed.URL + "/jira?key=apiQuerySecret"
+	addIntegration(t, nil, "--org", o.ID, "--kind", "jira", "--url", api, "--project", "VS", "--name", "leaky-jira")
+
+	require.Equal(t, 200, do(t, "PATCH", "/findings/"+id, o.WriteKey, map[string]any{"state": "true_positive", "reason": "real"}).Status)
+	require.Eventually(t, func() bool {
+		var n int
+		err := pool.QueryRow(ctx(t), `SELECT count(*) FROM findings.outbox o JOIN findings.integrations i ON i.id = o.integration_id
+			WHERE o.finding_id = $1 AND i.name LIKE 'leaky%' AND o.attempts >= 1 AND o.last_error IS NOT NULL`, id).Scan(&n)
+		return err == nil && n == 2
+	}, 20*time.Second, 50*time.Millisecond)
+
+	secrets := []string{"XXXXwebhookSecretXXXX", "T0001", "apiQuerySecret"}
+	rows, err := pool.Query(ctx(t), `SELECT o.last_error, i.url FROM findings.outbox o JOIN findings.integrations i ON i.id = o.integration_id
+		WHERE o.finding_id = $1 AND i.name LIKE 'leaky%'`, id)
+	require.NoError(t, err)
+	defer rows.Close()
+	for rows.Next() {
+		var lastErr, shown string
+		require.NoError(t, rows.Scan(&lastErr, &shown))
+		require.Contains(t, lastErr, "127.0.0.1", "the error still says where it failed")
+		for _, s := range secrets {
+			require.NotContains(t, lastErr, s)
+			require.NotContains(t, shown, s)
+		}
+	}
+	require.NoError(t, rows.Err())
+	var sealed []byte
+	require.NoError(t, pool.QueryRow(ctx(t), `SELECT url_enc FROM findings.integrations WHERE id = $1`, hookID).Scan(&sealed))
+	require.NotContains(t, string(sealed), "XXXXwebhookSecretXXXX", "the webhook is stored sealed")
+
+	out, err := sys.CtlRaw(nil, "integration", "list", "--org", o.ID)
+	require.NoError(t, err)
+	require.Contains(t, string(out), "REDACTED")
+	for _, s := range secrets {
+		require.NotContains(t, string(out), s)
+		require.NotContains(t, sys.Log.String(), s)
+	}
+}

@@ -75,6 +75,7 @@ func Run(ctx context.Context, version string) error {
 	authv1.RegisterAuthServiceServer(p.GRPC, &service.Public{Service: svc})
 	authv1.RegisterAuthInternalServiceServer(p.GRPC, &service.Internal{Service: svc})
 	authv1.RegisterAuthAdminServiceServer(p.Admin, &service.Admin{Service: svc})
+	p.Worker(svc.Announce)
 	log.Info("starting", "version", version, "max_active_keys", cfg.MaxActiveKeys)
 	return p.Run(ctx, cfg.ShutdownGrace)
 }

@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/principal"
 	"github.com/vulnscan/vulnscan/pkg/validate"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
+	"github.com/vulnscan/vulnscan/services/auth/internal/store"
 )
 
 func (p *Public) CreateAPIKey(ctx context.Context, req *authv1.CreateAPIKeyRequest) (*authv1.CreateAPIKeyResponse, error) {
@@ -32,7 +35,24 @@ func (p *Public) CreateAPIKey(ctx context.Context, req *authv1.CreateAPIKeyReque
 	if err != nil {
 		return nil, err
 	}
-	k, key, err := p.issueKey(ctx, caller.OrgID, caller.UserID, req.GetName(), scopes, expires)
+	// A key never outlives the key that creates it: without expires_at the
+	// new key inherits its parent's expiry; a later expires_at is refused
+	// (clamping would silently hand out a shorter key than asked for).
+	parent, err := p.Store.KeyByID(ctx, caller.KeyID, caller.OrgID)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, apierr.Unauthenticated("Invalid API key")
+		}
+		return nil, err
+	}
+	if parent.ExpiresAt != nil {
+		if expires == nil {
+			expires = parent.ExpiresAt
+		} else if expires.After(*parent.ExpiresAt) {
+			return nil, apierr.Invalid("expires_at must not be later than the expiry of the API key creating it (%s)", parent.ExpiresAt.UTC().Format(time.RFC3339))
+		}
+	}
+	k, key, err := p.issueKeyFrom(ctx, caller.OrgID, caller.UserID, caller.KeyID, req.GetName(), scopes, expires)
 	if err != nil {
 		return nil, err
 	}

@@ -116,12 +116,22 @@ func validateExpiry(e *timestamppb.Timestamp) (*time.Time, error) {
 
 // issueKey creates a key for user of org.
 func (s *Service) issueKey(ctx context.Context, orgID, userID, name string, scopes []string, expires *time.Time) (store.Key, string, error) {
+	return s.issueKeyFrom(ctx, orgID, userID, "", name, scopes, expires)
+}
+
+// issueKeyFrom creates a key for user of org on behalf of the key parentID
+// ("" for operators).
+func (s *Service) issueKeyFrom(ctx context.Context, orgID, userID, parentID, name string, scopes []string, expires *time.Time) (store.Key, string, error) {
 	key, prefix, hash, err := apikey.Generate()
 	if err != nil {
 		return store.Key{}, "", err
 	}
-	k, err := s.Store.CreateKey(ctx, store.Key{OrgID: orgID, UserID: userID, Name: name, Prefix: prefix, Hash: hash, Scopes: scopes, ExpiresAt: expires}, s.MaxActiveKeys)
+	k, err := s.Store.CreateKey(ctx, store.Key{OrgID: orgID, UserID: userID, ParentID: parentID, Name: name, Prefix: prefix, Hash: hash, Scopes: scopes, ExpiresAt: expires}, s.MaxActiveKeys)
 	switch {
+	case errors.Is(err, store.ErrParentInactive):
+		return k, "", apierr.Unauthenticated("The API key creating this key is no longer active")
+	case errors.Is(err, store.ErrOutlivesParent):
+		return k, "", apierr.Invalid("expires_at must not be later than the expiry of the API key creating it")
 	case errors.Is(err, store.ErrTooManyKeys):
 		return k, "", apierr.Conflict("Maximum number of active API keys (%d) reached; revoke a key first", s.MaxActiveKeys)
 	case errors.Is(err, store.ErrNotFound):
@@ -132,15 +142,60 @@ func (s *Service) issueKey(ctx context.Context, orgID, userID, name string, scop
 	return k, key, nil
 }
 
-// revoke revokes a key and tells every gateway before the change commits.
+// revoke revokes a key and every key it created, transitively. The
+// revocation commits in Postgres whether or not Redis answers; the gateways
+// learn of it through the revocation outbox, published here at once when
+// Redis is up and retried by Announce until it succeeds. While Redis is
+// down a gateway re-validates keys through this service once its local copy
+// is older than VULNSCAN_KEY_CACHE_TTL, which bounds how long a revoked key
+// keeps working.
 func (s *Service) revoke(ctx context.Context, id, orgID string) (store.Key, error) {
-	k, err := s.Store.RevokeKey(ctx, id, orgID, func(hash string) error {
-		return keycache.Revoke(ctx, s.Redis, hash)
-	})
+	k, _, err := s.Store.RevokeKey(ctx, id, orgID)
 	if errors.Is(err, store.ErrNotFound) {
 		return k, apierr.NotFound("API key not found")
 	}
-	return k, err
+	if err != nil {
+		return k, err
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if _, err := s.announceOnce(actx); err != nil {
+		s.Log.WarnContext(ctx, "key revocation committed; announcing it to the gateways will be retried", "error", err.Error())
+	}
+	return k, nil
+}
+
+// AnnounceEvery is how often Announce retries unpublished revocations.
+const AnnounceEvery = 500 * time.Millisecond
+
+// Announce publishes queued revocations to Redis until ctx ends.
+func (s *Service) Announce(ctx context.Context) error {
+	t := time.NewTicker(AnnounceEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if _, err := s.announceOnce(ctx); err != nil && ctx.Err() == nil {
+			s.Log.WarnContext(ctx, "announcing key revocations failed; retrying", "error", err.Error())
+		}
+	}
+}
+
+func (s *Service) announceOnce(ctx context.Context) (int, error) {
+	var failed error
+	n, err := s.Store.AnnounceRevocations(ctx, 100, func(hash string) error {
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		failed = keycache.Revoke(pctx, s.Redis, hash)
+		return failed
+	})
+	if err != nil {
+		return n, err
+	}
+	return n, failed
 }
 
 // repoKey normalizes a repository URL for lookups: scheme and host in lower

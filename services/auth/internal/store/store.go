@@ -37,6 +37,10 @@ var (
 	ErrInsufficientCredit = errors.New("insufficient credits")
 	ErrDuplicate          = errors.New("already exists")
 	ErrTooManyKeys        = errors.New("too many active keys")
+	// ErrParentInactive: the creating key was revoked or expired meanwhile.
+	ErrParentInactive = errors.New("parent key no longer active")
+	// ErrOutlivesParent: the new key would expire after its parent.
+	ErrOutlivesParent = errors.New("key would outlive its parent")
 )
 
 // Store runs the auth queries.
@@ -51,10 +55,12 @@ type User struct {
 }
 
 type Key struct {
-	ID, OrgID, UserID, Name, Prefix, Hash string
-	Scopes                                []string
-	ExpiresAt, RevokedAt                  *time.Time
-	CreatedAt                             time.Time
+	// ParentID is the key that created this one through the API ("" for
+	// keys issued by operators).
+	ID, OrgID, UserID, Name, Prefix, Hash, ParentID string
+	Scopes                                          []string
+	ExpiresAt, RevokedAt                            *time.Time
+	CreatedAt                                       time.Time
 }
 
 type Repo struct {
@@ -149,9 +155,31 @@ func (s *Store) CreateKey(ctx context.Context, k Key, maxActive int) (Key, error
 		if active >= maxActive {
 			return ErrTooManyKeys
 		}
-		return tx.QueryRow(ctx, `INSERT INTO auth.api_keys (id, org_id, user_id, name, prefix, key_hash, scopes, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING created_at`,
-			k.ID, k.OrgID, k.UserID, k.Name, k.Prefix, k.Hash, k.Scopes, k.ExpiresAt).Scan(&k.CreatedAt)
+		if k.ParentID != "" {
+			// Locking the parent orders this creation against its
+			// revocation (RevokeKey locks it first): either the parent is
+			// revoked already and the child refused, or the revocation
+			// runs after this commit and finds the child.
+			var pexp, prev *time.Time
+			err := tx.QueryRow(ctx, `SELECT expires_at, revoked_at FROM auth.api_keys WHERE id = $1 AND org_id = $2 FOR UPDATE`,
+				k.ParentID, k.OrgID).Scan(&pexp, &prev)
+			if errors.Is(err, pgx.ErrNoRows) || (err == nil && (prev != nil || (pexp != nil && !pexp.After(time.Now())))) {
+				return ErrParentInactive
+			}
+			if err != nil {
+				return fmt.Errorf("lock parent key: %w", err)
+			}
+			if pexp != nil && (k.ExpiresAt == nil || k.ExpiresAt.After(*pexp)) {
+				return ErrOutlivesParent
+			}
+		}
+		var parent *string
+		if k.ParentID != "" {
+			parent = &k.ParentID
+		}
+		return tx.QueryRow(ctx, `INSERT INTO auth.api_keys (id, org_id, user_id, name, prefix, key_hash, scopes, expires_at, parent_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING created_at`,
+			k.ID, k.OrgID, k.UserID, k.Name, k.Prefix, k.Hash, k.Scopes, k.ExpiresAt, parent).Scan(&k.CreatedAt)
 	})
 	return k, err
 }
@@ -190,22 +218,116 @@ func (s *Store) ListKeys(ctx context.Context, orgID string) ([]Key, error) {
 	return out, rows.Err()
 }
 
-// RevokeKey marks a key revoked (keeping the first revocation time) and runs
-// announce inside the transaction, before it commits, so that caches are
-// told before the revocation can be observed as incomplete. orgID, when not
-// empty, restricts the key to that organization.
-func (s *Store) RevokeKey(ctx context.Context, id, orgID string, announce func(hash string) error) (Key, error) {
+// RevokeKey marks a key revoked (keeping the first revocation time)
+// together with every key it created, transitively, and queues one outbox
+// row per revoked key hash in the same transaction, for the announcer to
+// publish to the gateways' caches. It returns the key and the hashes to
+// announce. orgID, when not empty, restricts the key to that organization.
+func (s *Store) RevokeKey(ctx context.Context, id, orgID string) (Key, []string, error) {
 	var k Key
+	var hashes []string
 	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var err error
-		k, err = scanKey(tx.QueryRow(ctx, `UPDATE auth.api_keys SET revoked_at = coalesce(revoked_at, now())
-			WHERE id = $1 AND ($2 = '' OR org_id::text = $2) RETURNING `+keyColumns, id, orgID))
+		// Lock the root first, in its own statement: a concurrent
+		// CreateKey holding it commits before the tree is read below, so
+		// its child is part of the tree.
+		k, err = scanKey(tx.QueryRow(ctx, `SELECT `+keyColumns+` FROM auth.api_keys
+			WHERE id = $1 AND ($2 = '' OR org_id::text = $2) FOR UPDATE`, id, orgID))
 		if err != nil {
 			return err
 		}
-		return announce(k.Hash)
+		rows, err := tx.Query(ctx, `WITH RECURSIVE tree AS (
+				SELECT id FROM auth.api_keys WHERE id = $1
+				UNION
+				SELECT c.id FROM auth.api_keys c JOIN tree ON c.parent_id = tree.id
+			)
+			UPDATE auth.api_keys k SET revoked_at = coalesce(k.revoked_at, now())
+			FROM tree WHERE k.id = tree.id
+			RETURNING k.id::text, k.key_hash, k.revoked_at`, k.ID)
+		if err != nil {
+			return fmt.Errorf("revoke key tree: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var kid, hash string
+			var at *time.Time
+			if err := rows.Scan(&kid, &hash, &at); err != nil {
+				return fmt.Errorf("revoke key tree: %w", err)
+			}
+			if kid == k.ID {
+				k.RevokedAt = at
+			}
+			hashes = append(hashes, hash)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("revoke key tree: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO auth.revocation_outbox (key_hash) SELECT unnest($1::text[])`, hashes); err != nil {
+			return fmt.Errorf("queue revocation announcements: %w", err)
+		}
+		return nil
 	})
-	return k, err
+	return k, hashes, err
+}
+
+// Announcement is one revocation waiting to be published.
+type Announcement struct {
+	ID   int64
+	Hash string
+}
+
+// AnnounceRevocations hands up to n queued revocations to publish, oldest
+// first, and deletes those it returns nil for; a failure is recorded on the
+// row and retried on the next call. Rows are locked while publishing so
+// that several replicas share the queue without publishing twice at once
+// (publishing twice is harmless: the tombstone and the eviction are
+// idempotent). It returns how many were published.
+func (s *Store) AnnounceRevocations(ctx context.Context, n int, publish func(hash string) error) (int, error) {
+	done := 0
+	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id, key_hash FROM auth.revocation_outbox ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, n)
+		if err != nil {
+			return fmt.Errorf("claim revocations: %w", err)
+		}
+		list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Announcement, error) {
+			var a Announcement
+			return a, r.Scan(&a.ID, &a.Hash)
+		})
+		if err != nil {
+			return fmt.Errorf("claim revocations: %w", err)
+		}
+		for _, a := range list {
+			if perr := publish(a.Hash); perr != nil {
+				msg := perr.Error()
+				if len(msg) > 500 {
+					msg = msg[:500]
+				}
+				if _, err := tx.Exec(ctx, `UPDATE auth.revocation_outbox SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, a.ID, msg); err != nil {
+					return fmt.Errorf("record failed announcement: %w", err)
+				}
+				// Redis is likely down: the rest waits for the next round.
+				return nil
+			}
+			if _, err := tx.Exec(ctx, `DELETE FROM auth.revocation_outbox WHERE id = $1`, a.ID); err != nil {
+				return fmt.Errorf("delete announcement: %w", err)
+			}
+			done++
+		}
+		return nil
+	})
+	return done, err
+}
+
+// PendingRevocations counts revocations not yet published.
+func (s *Store) PendingRevocations(ctx context.Context) (int, error) {
+	var n int
+	err := s.Pool.QueryRow(ctx, `SELECT count(*) FROM auth.revocation_outbox`).Scan(&n)
+	return n, err
+}
+
+// KeyByID returns a key of an organization.
+func (s *Store) KeyByID(ctx context.Context, id, orgID string) (Key, error) {
+	return scanKey(s.Pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM auth.api_keys WHERE id = $1 AND org_id = $2`, id, orgID))
 }
 
 // Balance returns an organization's credit balance.

@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vulnscan/vulnscan/pkg/redact"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
@@ -100,12 +101,29 @@ func (w *Worker) deliverOne(ctx context.Context, d store.Delivery) {
 	}
 	dead := d.Attempts >= w.MaxAttempts
 	backoff := w.backoff(d.Attempts)
+	reason := w.redacted(d, err)
 	w.Log.Warn("delivery failed", "event", d.ID, "integration", d.Integration.ID, "kind", d.Integration.Kind,
-		"attempt", d.Attempts, "dead", dead, "error", err)
-	if err := w.Store.Failed(ctx, d, err.Error(), backoff, dead); err != nil {
+		"attempt", d.Attempts, "dead", dead, "error", reason)
+	if err := w.Store.Failed(ctx, d, reason, backoff, dead); err != nil {
 		w.Log.Error("mark failed", "event", d.ID, "error", err)
 	}
 }
+
+// redacted is the text of a delivery error as it may be logged and stored:
+// errors of the HTTP client quote the request URL, which for a webhook is
+// the credential itself (only its host is kept) and for an API may carry
+// userinfo or a query (dropped).
+func (w *Worker) redacted(d store.Delivery, err error) string {
+	hide := redact.URL
+	if d.Integration.Kind == WebhookKind {
+		hide = redact.Secret
+	}
+	target, _ := w.open(d.Integration.URLEnc, store.IntegrationURLAD(d.Integration.ID))
+	return redact.Error(err, hide, target)
+}
+
+// WebhookKind is the integration kind whose URL is a secret.
+const WebhookKind = "slack"
 
 // backoff is BaseBackoff·2^(attempt-1), capped at MaxBackoff, ±20% jitter.
 func (w *Worker) backoff(attempt int) time.Duration {
@@ -130,10 +148,6 @@ type request struct {
 
 // send delivers d and returns the external issue id it created, if any.
 func (w *Worker) send(ctx context.Context, d store.Delivery) (string, error) {
-	var ev store.Event
-	if err := json.Unmarshal(d.Payload, &ev); err != nil {
-		return "", fmt.Errorf("decode event: %w", err)
-	}
 	token, err := w.open(d.Integration.TokenEnc, store.IntegrationTokenAD(d.Integration.ID))
 	if err != nil {
 		return "", err
@@ -142,7 +156,44 @@ func (w *Worker) send(ctx context.Context, d store.Delivery) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	reqs, err := build(d, ev, token)
+	// The URL to post to is the sealed one; Integration.URL is only its
+	// display form (rows are sealed on start, so a clear one is legacy).
+	if target, err := w.open(d.Integration.URLEnc, store.IntegrationURLAD(d.Integration.ID)); err != nil {
+		return "", err
+	} else if target != "" {
+		d.Integration.URL = target
+	}
+	var reqs []request
+	if d.Event == store.EventBulkUpdated {
+		var bev store.BatchEvent
+		if err := json.Unmarshal(d.Payload, &bev); err != nil {
+			return "", fmt.Errorf("decode event: %w", err)
+		}
+		if reqs, err = buildBatch(d, bev, token); err != nil {
+			return "", err
+		}
+		for _, r := range reqs {
+			b, err := json.Marshal(r.body)
+			if err != nil {
+				return "", err
+			}
+			answer, err := w.post(ctx, r, b, d, secret)
+			if err != nil {
+				return "", err
+			}
+			if r.parse != nil {
+				if _, err := r.parse(answer); err != nil {
+					return "", err
+				}
+			}
+		}
+		return "", nil
+	}
+	var ev store.Event
+	if err := json.Unmarshal(d.Payload, &ev); err != nil {
+		return "", fmt.Errorf("decode event: %w", err)
+	}
+	reqs, err = build(d, ev, token)
 	if err != nil {
 		return "", err
 	}
@@ -262,7 +313,7 @@ func build(d store.Delivery, ev store.Event, token string) ([]request, error) {
 	base := strings.TrimSuffix(d.Integration.URL, "/")
 	msg := text(ev)
 	switch d.Integration.Kind {
-	case "slack":
+	case WebhookKind:
 		return []request{{url: d.Integration.URL, body: map[string]any{"text": msg, "event": ev}}}, nil
 
 	case "github":

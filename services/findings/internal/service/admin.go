@@ -9,14 +9,20 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
+	"github.com/vulnscan/vulnscan/pkg/redact"
 	"github.com/vulnscan/vulnscan/pkg/validate"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
+	"github.com/vulnscan/vulnscan/services/findings/internal/delivery"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
 
 // Integration kinds.
-var kinds = []string{"github", "slack", "jira", "linear"}
+var kinds = []string{"github", WebhookKind, "jira", "linear"}
+
+// WebhookKind is the integration whose URL is a secret (a chat incoming
+// webhook): it is never shown, logged or stored in clear.
+const WebhookKind = delivery.WebhookKind
 
 func integrationProto(i store.Integration) *findingsv1.Integration {
 	return &findingsv1.Integration{Id: i.ID, OrgId: i.OrgID, Kind: i.Kind, Name: i.Name, Url: i.URL, Project: i.Project,
@@ -47,11 +53,20 @@ func (a *Admin) AddIntegration(ctx context.Context, req *findingsv1.AddIntegrati
 		}
 		return nil, apierr.Internal.Wrap(err)
 	}
-	i := store.Integration{ID: uuid.NewString(), OrgID: req.GetOrgId(), Kind: req.GetKind(), Name: req.GetName(), URL: req.GetUrl(), Project: req.GetProject()}
+	i := store.Integration{ID: uuid.NewString(), OrgID: req.GetOrgId(), Kind: req.GetKind(), Name: req.GetName(), URL: redact.URL(req.GetUrl()), Project: req.GetProject()}
 	if i.Name == "" {
 		i.Name = req.GetKind()
 	}
 	var err error
+	// The URL is sealed like a token: for a webhook it is the credential
+	// (only its host is kept for display), and for an API base URL it may
+	// carry userinfo or a query the display form drops.
+	if i.URLEnc, err = a.Box.Seal([]byte(req.GetUrl()), store.IntegrationURLAD(i.ID)); err != nil {
+		return nil, apierr.Internal.Wrap(err)
+	}
+	if req.GetKind() == WebhookKind {
+		i.URL = redact.Secret(req.GetUrl())
+	}
 	if req.GetToken() != "" {
 		if i.TokenEnc, err = a.Box.Seal([]byte(req.GetToken()), store.IntegrationTokenAD(i.ID)); err != nil {
 			return nil, apierr.Internal.Wrap(err)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"google.golang.org/genproto/googleapis/api/httpbody"
 	"google.golang.org/grpc"
@@ -149,14 +150,30 @@ func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, s
 var csvHeader = []string{"id", "title", "category", "severity", "state", "description", "affected_file", "start_line", "end_line",
 	"affected_code", "proof_of_concept", "tags", "scan_id", "found_at", "updated_at", "duplicate_of", "fingerprint"}
 
-// cell neutralizes spreadsheet formulas: a cell starting with = + - @ or a
-// control character is prefixed with a quote.
+// cell neutralizes spreadsheet formulas following OWASP's CSV injection
+// advice: a cell whose first character is = + - @ tab (0x09) or carriage
+// return (0x0D) is prefixed with a single quote, and so is a cell whose
+// first such character only follows leading whitespace or line breaks
+// (" =1+1", "\n@SUM(A1)"), because spreadsheets skip those before parsing a
+// formula. Embedded double quotes are escaped by the CSV writer (doubled,
+// the cell quoted). The quote changes what a spreadsheet shows, never what
+// the JSON or SARIF exports carry.
 func cell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+	if s == "" {
+		return s
+	}
+	if strings.ContainsRune(formulaStart, rune(s[0])) {
+		return "'" + s
+	}
+	t := strings.TrimLeftFunc(s, unicode.IsSpace)
+	if t != "" && strings.ContainsRune(formulaStart, rune(t[0])) {
 		return "'" + s
 	}
 	return s
 }
+
+// formulaStart are the characters OWASP lists as starting a formula.
+const formulaStart = "=+-@\t\r"
 
 func deref(p *string) string {
 	if p == nil {

@@ -119,6 +119,9 @@ func detailProto(d store.Detail) *findingsv1.GetFindingResponse {
 			Source: e.Source, Timestamp: timestamppb.New(e.CreatedAt),
 		})
 	}
+	if d.RiskExpiresAt != nil {
+		out.RiskExpiresAt = timestamppb.New(*d.RiskExpiresAt)
+	}
 	return out
 }
 

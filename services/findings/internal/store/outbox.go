@@ -20,6 +20,12 @@ func IntegrationTokenAD(id string) secretbox.AD {
 	return secretbox.AD{Table: "findings.integrations", Column: "token_enc", Row: id}
 }
 
+// IntegrationURLAD binds an integration's sealed URL (a webhook's is a
+// credential) to its row.
+func IntegrationURLAD(id string) secretbox.AD {
+	return secretbox.AD{Table: "findings.integrations", Column: "url_enc", Row: id}
+}
+
 // IntegrationSecretAD: see IntegrationTokenAD.
 func IntegrationSecretAD(id string) secretbox.AD {
 	return secretbox.AD{Table: "findings.integrations", Column: "secret_enc", Row: id}
@@ -34,17 +40,19 @@ var SealedColumns = []boot.SealedColumn{
 
 // Integration is an organization's outbound integration.
 type Integration struct {
+	// URL is what may be shown; for a webhook it is the redacted form and
+	// URLEnc holds the sealed URL that deliveries post to.
 	ID, OrgID, Kind, Name, URL, Project string
-	TokenEnc, SecretEnc                 []byte
+	URLEnc, TokenEnc, SecretEnc         []byte
 	CreatedAt                           time.Time
 	RemovedAt                           *time.Time
 }
 
-const integrationCols = `id::text, org_id::text, kind, name, url, project, token_enc, secret_enc, created_at, removed_at`
+const integrationCols = `id::text, org_id::text, kind, name, url, project, url_enc, token_enc, secret_enc, created_at, removed_at`
 
 func scanIntegration(r scanner) (Integration, error) {
 	var i Integration
-	err := r.Scan(&i.ID, &i.OrgID, &i.Kind, &i.Name, &i.URL, &i.Project, &i.TokenEnc, &i.SecretEnc, &i.CreatedAt, &i.RemovedAt)
+	err := r.Scan(&i.ID, &i.OrgID, &i.Kind, &i.Name, &i.URL, &i.Project, &i.URLEnc, &i.TokenEnc, &i.SecretEnc, &i.CreatedAt, &i.RemovedAt)
 	return i, err
 }
 
@@ -53,13 +61,42 @@ func (s *Store) AddIntegration(ctx context.Context, i Integration) (Integration,
 	if i.ID == "" {
 		i.ID = uuid.NewString()
 	}
-	row := s.Pool.QueryRow(ctx, `INSERT INTO findings.integrations (id, org_id, kind, name, url, project, token_enc, secret_enc)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+integrationCols, i.ID, i.OrgID, i.Kind, i.Name, i.URL, i.Project, i.TokenEnc, i.SecretEnc)
+	row := s.Pool.QueryRow(ctx, `INSERT INTO findings.integrations (id, org_id, kind, name, url, project, url_enc, token_enc, secret_enc)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING `+integrationCols, i.ID, i.OrgID, i.Kind, i.Name, i.URL, i.Project, i.URLEnc, i.TokenEnc, i.SecretEnc)
 	out, err := scanIntegration(row)
 	if err != nil {
 		return out, fmt.Errorf("insert integration: %w", err)
 	}
 	return out, nil
+}
+
+// SealWebhookURLs seals the URL of every webhook integration stored before
+// URLs were sealed, replacing the clear text with display(url). It is
+// idempotent and runs on start; it returns how many rows it sealed.
+func (s *Store) SealWebhookURLs(ctx context.Context, kind string, seal func(id string, url []byte) ([]byte, error), display func(string) string) (int, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT id::text, url FROM findings.integrations WHERE kind = $1 AND url_enc IS NULL`, kind)
+	if err != nil {
+		return 0, fmt.Errorf("list unsealed webhooks: %w", err)
+	}
+	type row struct{ id, url string }
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
+		var x row
+		return x, r.Scan(&x.id, &x.url)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("list unsealed webhooks: %w", err)
+	}
+	for _, x := range list {
+		enc, err := seal(x.id, []byte(x.url))
+		if err != nil {
+			return 0, fmt.Errorf("seal webhook url: %w", err)
+		}
+		if _, err := s.Pool.Exec(ctx, `UPDATE findings.integrations SET url_enc = $2, url = $3 WHERE id = $1 AND url_enc IS NULL`,
+			x.id, enc, display(x.url)); err != nil {
+			return 0, fmt.Errorf("seal webhook url: %w", err)
+		}
+	}
+	return len(list), nil
 }
 
 // ListIntegrations lists an organization's active integrations.
@@ -111,7 +148,7 @@ func (s *Store) Claim(ctx context.Context, n int, lease time.Duration) ([]Delive
 			ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED
 		) due
 		WHERE o.id = due.id
-		RETURNING o.id, o.attempts, o.event, o.payload, o.finding_id::text, o.integration_id::text`, n, lease.Milliseconds())
+		RETURNING o.id, o.attempts, o.event, o.payload, coalesce(o.finding_id::text, ''), o.integration_id::text`, n, lease.Milliseconds())
 	if err != nil {
 		return nil, fmt.Errorf("claim events: %w", err)
 	}
@@ -133,10 +170,12 @@ func (s *Store) Claim(ctx context.Context, n int, lease time.Duration) ([]Delive
 		if c.d.Integration, err = scanIntegration(row); err != nil {
 			return nil, fmt.Errorf("event integration: %w", err)
 		}
-		err := s.Pool.QueryRow(ctx, `SELECT external_id FROM findings.integration_links WHERE integration_id = $1 AND finding_id = $2`,
-			c.integ, c.d.FindingID).Scan(&c.d.ExternalID)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return nil, fmt.Errorf("integration link: %w", err)
+		if c.d.FindingID != "" { // a batch event has no finding and no link
+			err := s.Pool.QueryRow(ctx, `SELECT external_id FROM findings.integration_links WHERE integration_id = $1 AND finding_id = $2`,
+				c.integ, c.d.FindingID).Scan(&c.d.ExternalID)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return nil, fmt.Errorf("integration link: %w", err)
+			}
 		}
 		out = append(out, c.d)
 	}
@@ -146,7 +185,7 @@ func (s *Store) Claim(ctx context.Context, n int, lease time.Duration) ([]Delive
 // Delivered marks an event delivered, remembering the external issue the
 // receiver created for the finding, if any.
 func (s *Store) Delivered(ctx context.Context, d Delivery, externalID string) error {
-	if externalID != "" && externalID != d.ExternalID {
+	if externalID != "" && externalID != d.ExternalID && d.FindingID != "" {
 		if _, err := s.Pool.Exec(ctx, `INSERT INTO findings.integration_links (integration_id, finding_id, external_id) VALUES ($1, $2, $3)
 			ON CONFLICT (integration_id, finding_id) DO UPDATE SET external_id = EXCLUDED.external_id`, d.Integration.ID, d.FindingID, externalID); err != nil {
 			return fmt.Errorf("link issue: %w", err)

@@ -113,6 +113,8 @@ type Detail struct {
 	RepoURL         *string
 	ScanType        *string
 	Thread          []TriageEntry
+	// RiskExpiresAt ends an accepted_risk finding's acceptance.
+	RiskExpiresAt *time.Time
 }
 
 // TriageEntry is one comment or reaction.

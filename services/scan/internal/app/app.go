@@ -143,6 +143,7 @@ func Run(ctx context.Context, version string) error {
 			WorkDir: workDir, JobTimeout: cfg.JobTimeout, Fetch: gitfetch.DefaultLimits, Archive: archive.DefaultLimits,
 		})
 		river.AddWorker(workers, &service.RecoverWorker{Starter: starter})
+		river.AddWorker(workers, &service.UndoCancelledWorker{Starter: starter})
 		river.AddWorker(workers, &worker.Sweeper{Store: st, Auth: authc, Log: log, Idle: jobs.SweepInterval})
 		rcfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(jobs.SweepInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.SweepStranded{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
@@ -154,6 +155,7 @@ func Run(ctx context.Context, version string) error {
 		// Insert-only clients still need the job kinds registered.
 		river.AddWorker(workers, &worker.Worker{})
 		river.AddWorker(workers, &service.RecoverWorker{Starter: starter})
+		river.AddWorker(workers, &service.UndoCancelledWorker{Starter: starter})
 		river.AddWorker(workers, &worker.Sweeper{})
 	}
 	rc, err := river.NewClient(riverpgxv5.New(pool), rcfg)

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vulnscan/vulnscan/pkg/redact"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/dataflow"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/finding"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/iac"
@@ -283,7 +284,9 @@ feed:
 				if ctx.Err() != nil {
 					return Result{}, ctx.Err()
 				}
-				e.cfg.logger.Warn("live target probe failed", "target", live.SafeURL(u), "error", err.Error())
+				// The HTTP client's errors quote the URL it requested, query
+				// string and userinfo included: both are dropped from the log.
+				e.cfg.logger.Warn("live target probe failed", "target", live.SafeURL(u), "error", redact.Error(err, redact.URL, u))
 			}
 			cands = append(cands, res.Findings...)
 			mu.Lock()

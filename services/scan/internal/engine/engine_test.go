@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -246,3 +247,31 @@ func TestParseExcludes(t *testing.T) {
 		require.Equal(t, tc.want, excluded(ex, tc.path), tc.path)
 	}
 }
+
+func TestFailedProbeLogsNoQueryOrUserinfo(t *testing.T) {
+	t.Parallel()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	target := "http://probeUser:probePassw0rd@" + strings.TrimPrefix(closed.URL, "http://") + "/app?session=probeQuerySecret"
+	var logs strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(p)
+	}), nil))
+	_, err := New(WithLogger(logger), WithLiveLimits(live.Limits{MaxPages: 1, MaxRequests: 5, Timeout: 5 * time.Second, MaxBody: 4096})).Run(
+		context.Background(), Input{TargetURLs: []string{target}, HTTPClient: &http.Client{}}, nil)
+	require.NoError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Contains(t, logs.String(), "live target probe failed")
+	require.Contains(t, logs.String(), "/app", "the log still names the target")
+	for _, secret := range []string{"probeQuerySecret", "probePassw0rd", "probeUser"} {
+		require.NotContains(t, logs.String(), secret)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -115,7 +115,7 @@ func (s *Service) ListScans(ctx context.Context, req *scanv1.ListScansRequest) (
 		q.Limit = req.GetLimit()
 	}
 	if q.Status != "" {
-		if err := validate.OneOf("status", q.Status, "pending", "running", "completed", "failed"); err != nil {
+		if err := validate.OneOf("status", q.Status, "pending", "running", "completed", "failed", "cancelled"); err != nil {
 			return nil, err
 		}
 	}

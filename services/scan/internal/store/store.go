@@ -169,11 +169,13 @@ func (st *Store) List(ctx context.Context, q ListQuery) ([]Scan, int32, error) {
 	return out, total, rows.Err()
 }
 
-// SetRunning marks a pending scan running.
-func (st *Store) SetRunning(ctx context.Context, id string) error {
-	_, err := st.Pool.Exec(ctx, `UPDATE scan.scans SET status = 'running', started_at = coalesce(started_at, now()), updated_at = now()
+// SetRunning marks a pending scan running. It reports false when the scan
+// is no longer pending or running (it was cancelled or ended), so the
+// worker must not run it.
+func (st *Store) SetRunning(ctx context.Context, id string) (bool, error) {
+	tag, err := st.Pool.Exec(ctx, `UPDATE scan.scans SET status = 'running', started_at = coalesce(started_at, now()), updated_at = now()
 		WHERE id = $1 AND status IN ('pending', 'running')`, id)
-	return err
+	return tag.RowsAffected() == 1, err
 }
 
 // SetProgress records progress of a running scan; it never goes backwards.

@@ -3,7 +3,8 @@
 // runs the scan engine on the code and the target URLs, reports findings to
 // the findings service in idempotent batches, and records progress. A scan
 // that cannot finish after its attempts ends failed and its credits are
-// refunded. On shutdown a running scan is handed back to the queue.
+// refunded. On shutdown a running scan is handed back to the queue. A
+// cancelled scan stops on whichever worker holds it (see watchCancel).
 package worker
 
 import (
@@ -53,6 +54,9 @@ type Worker struct {
 	Log        *slog.Logger
 	WorkDir    string
 	JobTimeout time.Duration
+	// CancelPoll is how often a running scan's status is read to notice a
+	// cancellation (DefaultCancelPoll when zero).
+	CancelPoll time.Duration
 	Fetch      gitfetch.Limits
 	Archive    archive.Limits
 }
@@ -76,12 +80,25 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.RunScan]) error {
 	if sc.StartState != "started" {
 		return river.JobCancel(fmt.Errorf("scan %s was not started", sc.ID))
 	}
-	if sc.Status == "completed" || sc.Status == "failed" {
+	if sc.Status == "completed" || sc.Status == "failed" || sc.Status == "cancelled" {
 		return nil
 	}
 	log := w.Log.With("scan_id", sc.ID, "attempt", job.Attempt)
-	err = w.run(ctx, log, sc)
+	runCtx, stopWatch := w.watchCancel(ctx, log, sc.ID)
+	err = w.run(runCtx, log, sc)
+	stopWatch()
+	if errors.Is(err, errNotStarted) || errors.Is(context.Cause(runCtx), errCancelled) {
+		// The scan was cancelled: it ends here, with what it reported so far.
+		log.Info("stopped a cancelled scan")
+		return nil
+	}
 	if err == nil {
+		return nil
+	}
+	if status, serr := w.Store.Status(ctx, sc.ID); serr == nil && status == "cancelled" {
+		// Cancelled while the attempt was failing: it stays cancelled, and
+		// a running scan's cancellation keeps its credits.
+		log.Info("stopped a cancelled scan", "error", err.Error())
 		return nil
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
@@ -145,8 +162,12 @@ func (s *Sweeper) Work(ctx context.Context, _ *river.Job[jobs.SweepStranded]) er
 }
 
 func (w *Worker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error {
-	if err := w.Store.SetRunning(ctx, sc.ID); err != nil {
+	running, err := w.Store.SetRunning(ctx, sc.ID)
+	if err != nil {
 		return err
+	}
+	if !running {
+		return errNotStarted
 	}
 	if _, err := w.Findings.RegisterScan(ctx, service.RegisterRequest(sc)); err != nil {
 		return fmt.Errorf("register scan: %w", err)

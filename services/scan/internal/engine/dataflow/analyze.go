@@ -621,7 +621,9 @@ func (a *analyzer) reachable() map[*ir.Func]string {
 // nothing and reach no sink) and grow to the fixpoint, so a recursive call
 // never assumes more than the function does.
 func (a *analyzer) analyzeSCC(scc []*ir.Func) {
-	if len(scc) > 1 || a.selfRecursive(scc[0]) {
+	// the call graph does not change during the analysis: asked once
+	recursive := len(scc) > 1 || a.selfRecursive(scc[0])
+	if recursive {
 		for _, fn := range scc {
 			if a.sums[fn] == nil {
 				a.sums[fn] = &summary{}
@@ -642,7 +644,7 @@ func (a *analyzer) analyzeSCC(scc []*ir.Func) {
 			}
 			a.sums[fn] = s
 		}
-		if stable || len(scc) == 1 && !a.selfRecursive(scc[0]) {
+		if stable || !recursive {
 			return
 		}
 	}

@@ -48,6 +48,30 @@ type fnCtx struct {
 	guards map[ir.VarID]guard
 	// stopped: the last call never returns (abort, exit): the path ends.
 	stopped bool
+	// spare holds states no block will read again; their arrays are reused
+	// by the next copy instead of allocating.
+	spare []*state
+}
+
+// copyState returns a copy of s, reusing a spare state's arrays.
+func (c *fnCtx) copyState(s *state) *state {
+	n := len(c.spare)
+	if n == 0 {
+		return s.copy()
+	}
+	d := c.spare[n-1]
+	c.spare = c.spare[:n-1]
+	d.vars = append(d.vars[:0], s.vars...)
+	clear(d.objs)
+	d.objs = append(d.objs[:0], s.objs...)
+	return d
+}
+
+// release gives back a state that no block reads again. Only its own arrays
+// are reused; the values and objects they held, which other states may
+// share, are left alone.
+func (c *fnCtx) release(s *state) {
+	c.spare = append(c.spare, s)
 }
 
 // guard is what a true condition establishes: v is clean of mask (a check
@@ -176,7 +200,7 @@ func (c *fnCtx) allConstant(st *state, v Val) bool {
 
 // refine applies a guard to the state of the branch where it holds.
 func (c *fnCtx) refine(st *state, g guard) *state {
-	out := st.copy()
+	out := c.copyState(st)
 	v := c.get(out, g.v)
 	if g.eq != nil {
 		v = Val{Def: true, Const: g.eq, Type: v.Type}
@@ -466,7 +490,7 @@ func (c *fnCtx) block(b int) []int {
 	blk := c.fn.Blocks[b]
 	c.visits[b]++
 	entry := c.in[b]
-	st := entry.copy()
+	st := c.copyState(entry)
 	if c.visits[b] > 6 {
 		st.widen(entry)
 	}
@@ -478,12 +502,14 @@ func (c *fnCtx) block(b int) []int {
 		c.steps++
 		if c.steps > c.a.cfg.Budget.StepsPerFunc {
 			c.over = true
+			c.release(st)
 			return nil
 		}
 		in := &blk.Instrs[i]
 		c.exec(st, in)
 		if c.stopped {
 			c.stopped = false
+			c.release(st)
 			return nil
 		}
 		if in.Dst >= 0 {
@@ -491,35 +517,49 @@ func (c *fnCtx) block(b int) []int {
 		}
 	}
 	var out []int
-	flow := func(to int, s *state) {
-		if to < 0 || to >= len(c.in) {
-			return
-		}
-		if c.in[to] == nil {
-			c.in[to] = s.copy()
+	// flow hands s to a successor. The last flow of the block's state gives
+	// it away (owned): a successor reached for the first time takes it
+	// instead of a copy, and otherwise it is released, as nothing reads the
+	// state after that.
+	flow := func(to int, s *state, owned bool) {
+		switch {
+		case to < 0 || to >= len(c.in):
+			if owned {
+				c.release(s)
+			}
+		case c.in[to] == nil:
+			if !owned {
+				s = c.copyState(s)
+			}
+			c.in[to] = s
 			out = append(out, to)
-		} else if c.in[to].join(s) {
-			out = append(out, to)
+		default:
+			if c.in[to].join(s) {
+				out = append(out, to)
+			}
+			if owned {
+				c.release(s)
+			}
 		}
 	}
 	if len(blk.Handlers) > 0 {
-		h := entry.copy()
+		h := c.copyState(entry)
 		h.join(st)
-		for _, to := range blk.Handlers {
-			flow(to, h)
+		for i, to := range blk.Handlers {
+			flow(to, h, i == len(blk.Handlers)-1)
 		}
 	}
 	switch blk.Term {
 	case ir.TermJump:
-		flow(blk.Succs[0], st)
+		flow(blk.Succs[0], st, true)
 	case ir.TermIf:
 		cond := c.val(st, blk.Cond)
 		if cond.Const != nil {
 			if t, ok := truthy(cond.Const); ok {
 				if t {
-					flow(blk.Succs[0], st)
+					flow(blk.Succs[0], st, true)
 				} else {
-					flow(blk.Succs[1], st)
+					flow(blk.Succs[1], st, true)
 				}
 				break
 			}
@@ -530,13 +570,13 @@ func (c *fnCtx) block(b int) []int {
 				if g.neg {
 					holds, other = other, holds
 				}
-				flow(holds, c.refine(st, g))
-				flow(other, st)
+				flow(holds, c.refine(st, g), true)
+				flow(other, st, true)
 				break
 			}
 		}
-		flow(blk.Succs[0], st)
-		flow(blk.Succs[1], st)
+		flow(blk.Succs[0], st, false)
+		flow(blk.Succs[1], st, true)
 	case ir.TermReturn:
 		if !blk.Val.IsNone() {
 			v := c.val(st, blk.Val)
@@ -552,8 +592,8 @@ func (c *fnCtx) block(b int) []int {
 				c.thrown = j
 			}
 		}
-		for _, to := range blk.Succs {
-			flow(to, st)
+		for i, to := range blk.Succs {
+			flow(to, st, i == len(blk.Succs)-1)
 		}
 		if len(blk.Succs) == 0 {
 			c.exitJoin(st)
@@ -564,11 +604,14 @@ func (c *fnCtx) block(b int) []int {
 	return out
 }
 
+// exitJoin joins the state at a function's exit; the caller's state is not
+// read afterwards, so the first one is kept without a copy.
 func (c *fnCtx) exitJoin(st *state) {
 	if c.exit == nil {
-		c.exit = st.copy()
+		c.exit = st
 	} else {
 		c.exit.join(st)
+		c.release(st)
 	}
 }
 

@@ -2,6 +2,7 @@ package sast
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/finding"
@@ -19,6 +20,60 @@ type patternCtx struct {
 	lines    []string
 	seen     map[string]bool
 	findings []finding.Finding
+
+	// Per node, the callee and the normalized text are computed once for all
+	// the patterns of its type, and a callee's match against a pattern's
+	// callee expression once per file: a file calls the same few names many
+	// times.
+	node     *syntax.Node
+	call     int8 // 0 not yet known, 1 a call, -1 not a call
+	callName string
+	text     *string
+	calleeOK map[calleeKey]bool
+}
+
+type calleeKey struct {
+	re     *regexp.Regexp
+	callee string
+}
+
+// nodeCallee returns the callee of n when n is a call.
+func (pc *patternCtx) nodeCallee(n *syntax.Node) (string, bool) {
+	if pc.node != n {
+		pc.node, pc.call, pc.text = n, 0, nil
+	}
+	if pc.call == 0 {
+		pc.call = -1
+		if pc.isCall(n) {
+			pc.call, pc.callName = 1, pc.callee(n)
+		}
+	}
+	return pc.callName, pc.call > 0
+}
+
+// nodeText returns the normalized text of n (the first 2000 characters).
+func (pc *patternCtx) nodeText(n *syntax.Node) string {
+	if pc.node != n {
+		pc.node, pc.call, pc.text = n, 0, nil
+	}
+	if pc.text == nil {
+		t := pc.norm(n, 2000)
+		pc.text = &t
+	}
+	return *pc.text
+}
+
+func (pc *patternCtx) calleeMatches(re *regexp.Regexp, callee string) bool {
+	k := calleeKey{re, callee}
+	ok, seen := pc.calleeOK[k]
+	if !seen {
+		if pc.calleeOK == nil {
+			pc.calleeOK = map[calleeKey]bool{}
+		}
+		ok = re.MatchString(callee)
+		pc.calleeOK[k] = ok
+	}
+	return ok
 }
 
 func (pc *patternCtx) norm(n *syntax.Node, limit int) string {
@@ -115,12 +170,13 @@ func (pc *patternCtx) callee(n *syntax.Node) string {
 
 func (pc *patternCtx) match(p *patternSpec, n *syntax.Node) bool {
 	if p.callee != nil {
-		if !pc.isCall(n) || !p.callee.MatchString(pc.callee(n)) {
+		callee, isCall := pc.nodeCallee(n)
+		if !isCall || !pc.calleeMatches(p.callee, callee) {
 			return false
 		}
 	}
 	if len(p.res) > 0 || p.notRe != nil {
-		text := pc.norm(n, 2000)
+		text := pc.nodeText(n)
 		for _, re := range p.res {
 			if !re.MatchString(text) {
 				return false

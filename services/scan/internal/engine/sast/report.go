@@ -96,6 +96,8 @@ func mermaidEscape(s string) string {
 	if len(s) > 100 {
 		s = s[:100] + "…"
 	}
-	r := strings.NewReplacer("\"", "#quot;", "<", "#lt;", ">", "#gt;", "\n", " ", "\r", " ", "`", "#96;")
-	return r.Replace(s)
+	return mermaidEscaper.Replace(s)
 }
+
+// mermaidEscaper is built once: a Replacer prepares its tables on first use.
+var mermaidEscaper = strings.NewReplacer("\"", "#quot;", "<", "#lt;", ">", "#gt;", "\n", " ", "\r", " ", "`", "#96;")

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"strings"
 	"sync"
@@ -121,6 +122,8 @@ type Lang struct {
 
 	symOnce sync.Once
 	syms    []symbol // by grammar symbol: name and whether it is named
+	flags   []byte   // by grammar symbol: the walk's VS_NAMED and VS_PUNCT
+	fields  []string // by field id; fields[0] is ""
 }
 
 type symbol struct {
@@ -129,21 +132,37 @@ type symbol struct {
 	punct bool // an anonymous bracket, separator or quote: never a field worth keeping
 }
 
-// symbols returns the grammar's symbol table, read once: the tree copy then
-// needs no per-node call for a node's type or named-ness.
-func (l *Lang) symbols() []symbol {
+// tables reads the grammar's symbol and field tables once: the tree copy then
+// needs no call per node for a node's type, named-ness or field name.
+func (l *Lang) tables() *Lang {
 	l.symOnce.Do(func() {
 		g := l.grammar()
 		n := g.SymbolCount()
 		l.syms = make([]symbol, n)
+		l.flags = make([]byte, n)
 		for i := uint32(0); i < n; i++ {
 			s := sitter.Symbol(i)
 			name := g.SymbolName(s)
 			named := g.SymbolType(s) == sitter.SymbolTypeRegular
 			l.syms[i] = symbol{name: name, named: named, punct: !named && name != "" && strings.Trim(name, "(){}[];,:'\"`") == ""}
+			if named {
+				l.flags[i] |= flagNamed
+			}
+			if l.syms[i].punct {
+				l.flags[i] |= flagPunct
+			}
+		}
+		// field ids run from 1 to the grammar's field count
+		l.fields = []string{""}
+		for id := 1; id <= math.MaxUint16; id++ {
+			name := g.FieldName(id)
+			if name == "" {
+				break
+			}
+			l.fields = append(l.fields, name)
 		}
 	})
-	return l.syms
+	return l
 }
 
 var (
@@ -192,6 +211,7 @@ type Limits struct {
 type Parser struct {
 	parsers map[*Lang]*sitter.Parser
 	limits  Limits
+	buf     copyBuf
 }
 
 // NewParser returns a parser with the given limits.
@@ -261,98 +281,9 @@ func (p *Parser) Parse(ctx context.Context, l *Lang, src []byte) (*Node, int, er
 	if maxNodes <= 0 {
 		maxNodes = 1_500_000
 	}
-	root, n, err := convert(ctx, tree.RootNode(), src, maxDepth, maxNodes, l.symbols())
+	root, n, err := p.buf.copyTree(ctx, tree, l.tables(), maxDepth, maxNodes)
 	if err != nil && ctx.Err() != nil {
 		return nil, n, ErrTimeout
 	}
 	return root, n, err
-}
-
-// convert copies the tree with a cursor, so deeply nested input cannot
-// exhaust the Go stack. Rows are computed on the Go side from byte offsets.
-func convert(ctx context.Context, root *sitter.Node, src []byte, maxDepth, maxNodes int, syms []symbol) (*Node, int, error) {
-	starts := []uint32{0}
-	for i, c := range src {
-		if c == '\n' {
-			starts = append(starts, uint32(i+1))
-		}
-	}
-	rowOf := func(off uint32) int {
-		lo, hi := 0, len(starts)
-		for lo+1 < hi {
-			mid := (lo + hi) / 2
-			if starts[mid] <= off {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		return lo
-	}
-	endRowOf := func(start, end uint32) int {
-		if end > start {
-			end--
-		}
-		return rowOf(end)
-	}
-	cur := sitter.NewTreeCursor(root)
-	defer cur.Close()
-	top := &Node{Type: root.Type(), Named: true, Start: root.StartByte(), End: root.EndByte()}
-	top.Row, top.EndRow = rowOf(top.Start), endRowOf(top.Start, top.End)
-	stack := []*Node{top}
-	count, depth := 1, 0
-	if !cur.GoToFirstChild() {
-		return top, count, nil
-	}
-	depth++
-	for {
-		n := cur.CurrentNode()
-		parent := stack[len(stack)-1]
-		var gn *Node
-		var typ string
-		var named, punct bool
-		if sym := int(n.Symbol()); sym < len(syms) {
-			typ, named, punct = syms[sym].name, syms[sym].named, syms[sym].punct
-		} else {
-			typ, named = n.Type(), n.IsNamed()
-		}
-		field := ""
-		if !punct {
-			field = cur.CurrentFieldName()
-		}
-		if named || field != "" {
-			count++
-			if count > maxNodes {
-				return nil, count, ErrTooLarge
-			}
-			if count&0xfff == 0 && ctx.Err() != nil {
-				return nil, count, ctx.Err()
-			}
-			sb, eb := n.StartByte(), n.EndByte()
-			gn = &Node{Type: typ, Field: field, Named: named, Start: sb, End: eb, Row: rowOf(sb), EndRow: endRowOf(sb, eb), Parent: parent}
-			parent.Children = append(parent.Children, gn)
-		}
-		if cur.GoToFirstChild() {
-			if depth >= maxDepth {
-				return nil, count, ErrTooDeep
-			}
-			if gn != nil {
-				stack = append(stack, gn)
-			} else {
-				stack = append(stack, parent)
-			}
-			depth++
-			continue
-		}
-		for !cur.GoToNextSibling() {
-			if !cur.GoToParent() {
-				return top, count, nil
-			}
-			depth--
-			stack = stack[:len(stack)-1]
-			if depth == 0 {
-				return top, count, nil
-			}
-		}
-	}
 }

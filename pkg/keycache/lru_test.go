@@ -1,0 +1,58 @@
+package keycache
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestLRUEvictsLeastRecentlyUsed(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	later := now.Add(time.Minute)
+	c := NewLRU(3)
+	for _, h := range []string{"a", "b", "c"} {
+		c.Put(h, Entry{Status: StatusActive, KeyID: h}, later)
+	}
+	_, ok := c.Get("a", now) // a becomes the most recent
+	require.True(t, ok)
+	c.Put("d", Entry{Status: StatusActive}, later)
+	require.Equal(t, 3, c.Len())
+	_, ok = c.Get("b", now)
+	require.False(t, ok, "the least recently used entry is evicted")
+	for _, h := range []string{"a", "c", "d"} {
+		_, ok := c.Get(h, now)
+		require.True(t, ok, h)
+	}
+
+	// A flood of new hashes keeps the bound and never clears hot entries
+	// more than the bound requires.
+	_, _ = c.Get("a", now)
+	for i := range 10000 {
+		c.Put(fmt.Sprintf("flood-%d", i), Entry{Status: StatusUnknown}, later)
+		_, ok := c.Get("a", now)
+		require.True(t, ok, "a hot entry survives the flood")
+	}
+	require.Equal(t, 3, c.Len())
+}
+
+func TestLRUExpiryAndDelete(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	c := NewLRU(10)
+	c.Put("x", Entry{Status: StatusActive}, now.Add(time.Second))
+	_, ok := c.Get("x", now)
+	require.True(t, ok)
+	_, ok = c.Get("x", now.Add(time.Second))
+	require.False(t, ok, "expired")
+	require.Zero(t, c.Len())
+	c.Put("y", Entry{}, now.Add(time.Minute))
+	c.Delete("y")
+	_, ok = c.Get("y", now)
+	require.False(t, ok)
+	c.Put("z", Entry{}, now.Add(time.Minute))
+	c.Clear()
+	require.Zero(t, c.Len())
+}
