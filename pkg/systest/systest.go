@@ -600,3 +600,7 @@ func dropRoles(url string, roles []string) {
 		_, _ = c.Exec(ctx, "DROP ROLE IF EXISTS "+pgx.Identifier{r}.Sanitize())
 	}
 }
+
+// BinDir is the directory of the binaries the system runs, vulnscanctl
+// included.
+func (s *System) BinDir() string { return s.bin }

@@ -14,8 +14,6 @@ var (
 	// errCancelled is the cause of a run context cancelled because the scan
 	// was cancelled through the API.
 	errCancelled = errors.New("scan cancelled")
-	// errNotStarted means the scan was cancelled before a worker started it.
-	errNotStarted = errors.New("scan cancelled before it started")
 )
 
 // watchCancel returns a context for one run of a scan that is cancelled,

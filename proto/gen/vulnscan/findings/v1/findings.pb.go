@@ -44,8 +44,14 @@ type Finding struct {
 	FoundAt        *timestamppb.Timestamp  `protobuf:"bytes,12,opt,name=found_at,json=foundAt,proto3" json:"found_at,omitempty"`
 	UpdatedAt      *timestamppb.Timestamp  `protobuf:"bytes,13,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	DuplicateOf    *wrapperspb.StringValue `protobuf:"bytes,14,opt,name=duplicate_of,json=duplicateOf,proto3" json:"duplicate_of,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// line is the first line of affected_code in affected_file (1-based);
+	// null when the finding has no source location (a live-target finding).
+	Line *wrapperspb.Int32Value `protobuf:"bytes,15,opt,name=line,proto3" json:"line,omitempty"`
+	// fingerprint identifies the finding across scans of its repository: the
+	// same issue found again adds an occurrence instead of a new finding.
+	Fingerprint   string `protobuf:"bytes,16,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Finding) Reset() {
@@ -176,6 +182,20 @@ func (x *Finding) GetDuplicateOf() *wrapperspb.StringValue {
 	return nil
 }
 
+func (x *Finding) GetLine() *wrapperspb.Int32Value {
+	if x != nil {
+		return x.Line
+	}
+	return nil
+}
+
+func (x *Finding) GetFingerprint() string {
+	if x != nil {
+		return x.Fingerprint
+	}
+	return ""
+}
+
 type TriageEntry struct {
 	state    protoimpl.MessageState  `protogen:"open.v1"`
 	Id       string                  `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -291,6 +311,9 @@ type GetFindingResponse struct {
 	OccurrenceCount int32                   `protobuf:"varint,17,opt,name=occurrence_count,json=occurrenceCount,proto3" json:"occurrence_count,omitempty"`
 	RepoUrl         *wrapperspb.StringValue `protobuf:"bytes,18,opt,name=repo_url,json=repoUrl,proto3" json:"repo_url,omitempty"`
 	ScanType        *wrapperspb.StringValue `protobuf:"bytes,19,opt,name=scan_type,json=scanType,proto3" json:"scan_type,omitempty"`
+	// line and fingerprint as in Finding.
+	Line        *wrapperspb.Int32Value `protobuf:"bytes,20,opt,name=line,proto3" json:"line,omitempty"`
+	Fingerprint string                 `protobuf:"bytes,21,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
 	// risk_expires_at is when a risk acceptance ends (the finding then
 	// reopens); null unless the finding is accepted_risk with an end.
 	RiskExpiresAt *timestamppb.Timestamp `protobuf:"bytes,40,opt,name=risk_expires_at,json=riskExpiresAt,proto3" json:"risk_expires_at,omitempty"`
@@ -459,6 +482,20 @@ func (x *GetFindingResponse) GetScanType() *wrapperspb.StringValue {
 		return x.ScanType
 	}
 	return nil
+}
+
+func (x *GetFindingResponse) GetLine() *wrapperspb.Int32Value {
+	if x != nil {
+		return x.Line
+	}
+	return nil
+}
+
+func (x *GetFindingResponse) GetFingerprint() string {
+	if x != nil {
+		return x.Fingerprint
+	}
+	return ""
 }
 
 func (x *GetFindingResponse) GetRiskExpiresAt() *timestamppb.Timestamp {
@@ -1753,8 +1790,12 @@ type RegisterScanRequest struct {
 	ScanType string `protobuf:"bytes,4,opt,name=scan_type,json=scanType,proto3" json:"scan_type,omitempty"`
 	// commit_sha and pull_request (0 for none) let the git hosting
 	// integration comment on the right commit or pull request.
-	CommitSha     string `protobuf:"bytes,5,opt,name=commit_sha,json=commitSha,proto3" json:"commit_sha,omitempty"`
-	PullRequest   int32  `protobuf:"varint,6,opt,name=pull_request,json=pullRequest,proto3" json:"pull_request,omitempty"`
+	CommitSha   string `protobuf:"bytes,5,opt,name=commit_sha,json=commitSha,proto3" json:"commit_sha,omitempty"`
+	PullRequest int32  `protobuf:"varint,6,opt,name=pull_request,json=pullRequest,proto3" json:"pull_request,omitempty"`
+	// repo_key, when set, identifies the repository instead of repo_url: an
+	// uploaded archive is identified by its content hash, so the same content
+	// uploaded again is the same repository and its findings are recognized.
+	RepoKey       string `protobuf:"bytes,7,opt,name=repo_key,json=repoKey,proto3" json:"repo_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1829,6 +1870,13 @@ func (x *RegisterScanRequest) GetPullRequest() int32 {
 		return x.PullRequest
 	}
 	return 0
+}
+
+func (x *RegisterScanRequest) GetRepoKey() string {
+	if x != nil {
+		return x.RepoKey
+	}
+	return ""
 }
 
 type RegisterScanResponse struct {
@@ -3353,7 +3401,7 @@ var File_vulnscan_findings_v1_findings_proto protoreflect.FileDescriptor
 
 const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\n" +
-	"#vulnscan/findings/v1/findings.proto\x12\x14vulnscan.findings.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\"\xaf\x04\n" +
+	"#vulnscan/findings/v1/findings.proto\x12\x14vulnscan.findings.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\"\x82\x05\n" +
 	"\aFinding\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x1a\n" +
@@ -3370,7 +3418,9 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\bfound_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\afoundAt\x129\n" +
 	"\n" +
 	"updated_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12?\n" +
-	"\fduplicate_of\x18\x0e \x01(\v2\x1c.google.protobuf.StringValueR\vduplicateOf\"\x96\x02\n" +
+	"\fduplicate_of\x18\x0e \x01(\v2\x1c.google.protobuf.StringValueR\vduplicateOf\x12/\n" +
+	"\x04line\x18\x0f \x01(\v2\x1b.google.protobuf.Int32ValueR\x04line\x12 \n" +
+	"\vfingerprint\x18\x10 \x01(\tR\vfingerprint\"\x96\x02\n" +
 	"\vTriageEntry\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x128\n" +
 	"\breaction\x18\x02 \x01(\v2\x1c.google.protobuf.StringValueR\breaction\x126\n" +
@@ -3378,7 +3428,7 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\auser_id\x18\x04 \x01(\tR\x06userId\x12\x1a\n" +
 	"\busername\x18\x05 \x01(\tR\busername\x12\x16\n" +
 	"\x06source\x18\x06 \x01(\tR\x06source\x128\n" +
-	"\ttimestamp\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\"\xa8\a\n" +
+	"\ttimestamp\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\"\xfb\a\n" +
 	"\x12GetFindingResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x1a\n" +
@@ -3400,7 +3450,9 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\rmermaid_trace\x18\x10 \x01(\v2\x1c.google.protobuf.StringValueR\fmermaidTrace\x12)\n" +
 	"\x10occurrence_count\x18\x11 \x01(\x05R\x0foccurrenceCount\x127\n" +
 	"\brepo_url\x18\x12 \x01(\v2\x1c.google.protobuf.StringValueR\arepoUrl\x129\n" +
-	"\tscan_type\x18\x13 \x01(\v2\x1c.google.protobuf.StringValueR\bscanType\x12B\n" +
+	"\tscan_type\x18\x13 \x01(\v2\x1c.google.protobuf.StringValueR\bscanType\x12/\n" +
+	"\x04line\x18\x14 \x01(\v2\x1b.google.protobuf.Int32ValueR\x04line\x12 \n" +
+	"\vfingerprint\x18\x15 \x01(\tR\vfingerprint\x12B\n" +
 	"\x0frisk_expires_at\x18( \x01(\v2\x1a.google.protobuf.TimestampR\rriskExpiresAt\"\xdf\x01\n" +
 	"\x13ListFindingsRequest\x12\x17\n" +
 	"\x04page\x18\x01 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x19\n" +
@@ -3521,7 +3573,7 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\acomment\x18\x02 \x01(\tR\acomment\"3\n" +
 	"\x12AddCommentResponse\x12\x1d\n" +
 	"\n" +
-	"comment_id\x18\x01 \x01(\tR\tcommentId\"\xbf\x01\n" +
+	"comment_id\x18\x01 \x01(\tR\tcommentId\"\xda\x01\n" +
 	"\x13RegisterScanRequest\x12\x17\n" +
 	"\ascan_id\x18\x01 \x01(\tR\x06scanId\x12\x15\n" +
 	"\x06org_id\x18\x02 \x01(\tR\x05orgId\x12\x19\n" +
@@ -3529,7 +3581,8 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\tscan_type\x18\x04 \x01(\tR\bscanType\x12\x1d\n" +
 	"\n" +
 	"commit_sha\x18\x05 \x01(\tR\tcommitSha\x12!\n" +
-	"\fpull_request\x18\x06 \x01(\x05R\vpullRequest\"I\n" +
+	"\fpull_request\x18\x06 \x01(\x05R\vpullRequest\x12\x19\n" +
+	"\brepo_key\x18\a \x01(\tR\arepoKey\"I\n" +
 	"\x14RegisterScanResponse\x12\x17\n" +
 	"\ascan_id\x18\x01 \x01(\tR\x06scanId\x12\x18\n" +
 	"\acreated\x18\x02 \x01(\bR\acreated\"\xe2\x03\n" +
@@ -3731,8 +3784,9 @@ var file_vulnscan_findings_v1_findings_proto_goTypes = []any{
 	(*RemoveIntegrationResponse)(nil),       // 43: vulnscan.findings.v1.RemoveIntegrationResponse
 	(*wrapperspb.StringValue)(nil),          // 44: google.protobuf.StringValue
 	(*timestamppb.Timestamp)(nil),           // 45: google.protobuf.Timestamp
-	(*structpb.Value)(nil),                  // 46: google.protobuf.Value
-	(*httpbody.HttpBody)(nil),               // 47: google.api.HttpBody
+	(*wrapperspb.Int32Value)(nil),           // 46: google.protobuf.Int32Value
+	(*structpb.Value)(nil),                  // 47: google.protobuf.Value
+	(*httpbody.HttpBody)(nil),               // 48: google.api.HttpBody
 }
 var file_vulnscan_findings_v1_findings_proto_depIdxs = []int32{
 	44, // 0: vulnscan.findings.v1.Finding.proof_of_concept:type_name -> google.protobuf.StringValue
@@ -3740,87 +3794,89 @@ var file_vulnscan_findings_v1_findings_proto_depIdxs = []int32{
 	45, // 2: vulnscan.findings.v1.Finding.found_at:type_name -> google.protobuf.Timestamp
 	45, // 3: vulnscan.findings.v1.Finding.updated_at:type_name -> google.protobuf.Timestamp
 	44, // 4: vulnscan.findings.v1.Finding.duplicate_of:type_name -> google.protobuf.StringValue
-	44, // 5: vulnscan.findings.v1.TriageEntry.reaction:type_name -> google.protobuf.StringValue
-	44, // 6: vulnscan.findings.v1.TriageEntry.comment:type_name -> google.protobuf.StringValue
-	45, // 7: vulnscan.findings.v1.TriageEntry.timestamp:type_name -> google.protobuf.Timestamp
-	44, // 8: vulnscan.findings.v1.GetFindingResponse.proof_of_concept:type_name -> google.protobuf.StringValue
-	44, // 9: vulnscan.findings.v1.GetFindingResponse.scan_id:type_name -> google.protobuf.StringValue
-	45, // 10: vulnscan.findings.v1.GetFindingResponse.found_at:type_name -> google.protobuf.Timestamp
-	45, // 11: vulnscan.findings.v1.GetFindingResponse.updated_at:type_name -> google.protobuf.Timestamp
-	44, // 12: vulnscan.findings.v1.GetFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
-	1,  // 13: vulnscan.findings.v1.GetFindingResponse.triage_thread:type_name -> vulnscan.findings.v1.TriageEntry
-	44, // 14: vulnscan.findings.v1.GetFindingResponse.mermaid_trace:type_name -> google.protobuf.StringValue
-	44, // 15: vulnscan.findings.v1.GetFindingResponse.repo_url:type_name -> google.protobuf.StringValue
-	44, // 16: vulnscan.findings.v1.GetFindingResponse.scan_type:type_name -> google.protobuf.StringValue
-	45, // 17: vulnscan.findings.v1.GetFindingResponse.risk_expires_at:type_name -> google.protobuf.Timestamp
-	0,  // 18: vulnscan.findings.v1.ListFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
-	0,  // 19: vulnscan.findings.v1.ListScanFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
-	46, // 20: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
-	44, // 21: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
-	11, // 22: vulnscan.findings.v1.BulkUpdateFindingsRequest.filter:type_name -> vulnscan.findings.v1.FindingsFilter
-	46, // 23: vulnscan.findings.v1.BulkUpdateFindingsRequest.duplicate_of:type_name -> google.protobuf.Value
-	44, // 24: vulnscan.findings.v1.HistoryActor.user_id:type_name -> google.protobuf.StringValue
-	44, // 25: vulnscan.findings.v1.HistoryActor.username:type_name -> google.protobuf.StringValue
-	44, // 26: vulnscan.findings.v1.HistoryActor.api_key_id_prefix:type_name -> google.protobuf.StringValue
-	44, // 27: vulnscan.findings.v1.HistoryActor.integration:type_name -> google.protobuf.StringValue
-	44, // 28: vulnscan.findings.v1.HistoryEntry.from:type_name -> google.protobuf.StringValue
-	44, // 29: vulnscan.findings.v1.HistoryEntry.to:type_name -> google.protobuf.StringValue
-	44, // 30: vulnscan.findings.v1.HistoryEntry.reason:type_name -> google.protobuf.StringValue
-	15, // 31: vulnscan.findings.v1.HistoryEntry.actor:type_name -> vulnscan.findings.v1.HistoryActor
-	44, // 32: vulnscan.findings.v1.HistoryEntry.batch_id:type_name -> google.protobuf.StringValue
-	45, // 33: vulnscan.findings.v1.HistoryEntry.created_at:type_name -> google.protobuf.Timestamp
-	16, // 34: vulnscan.findings.v1.GetFindingHistoryResponse.data:type_name -> vulnscan.findings.v1.HistoryEntry
-	44, // 35: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
-	44, // 36: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
-	22, // 37: vulnscan.findings.v1.ReportFindingsRequest.findings:type_name -> vulnscan.findings.v1.ReportedFinding
-	24, // 38: vulnscan.findings.v1.ReportFindingsResponse.results:type_name -> vulnscan.findings.v1.ReportedFindingResult
-	45, // 39: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
-	31, // 40: vulnscan.findings.v1.ListFindingsForOperatorResponse.data:type_name -> vulnscan.findings.v1.OperatorFinding
-	34, // 41: vulnscan.findings.v1.ScanSummary.verification:type_name -> vulnscan.findings.v1.VerificationCounts
-	35, // 42: vulnscan.findings.v1.GetScanSummariesResponse.summaries:type_name -> vulnscan.findings.v1.ScanSummary
-	45, // 43: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
-	37, // 44: vulnscan.findings.v1.AddIntegrationResponse.integration:type_name -> vulnscan.findings.v1.Integration
-	37, // 45: vulnscan.findings.v1.ListIntegrationsResponse.data:type_name -> vulnscan.findings.v1.Integration
-	45, // 46: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
-	3,  // 47: vulnscan.findings.v1.FindingsService.ListFindings:input_type -> vulnscan.findings.v1.ListFindingsRequest
-	4,  // 48: vulnscan.findings.v1.FindingsService.ListScanFindings:input_type -> vulnscan.findings.v1.ListScanFindingsRequest
-	7,  // 49: vulnscan.findings.v1.FindingsService.ExportScanFindings:input_type -> vulnscan.findings.v1.ExportScanFindingsRequest
-	8,  // 50: vulnscan.findings.v1.FindingsService.GetFinding:input_type -> vulnscan.findings.v1.GetFindingRequest
-	9,  // 51: vulnscan.findings.v1.FindingsService.UpdateFinding:input_type -> vulnscan.findings.v1.UpdateFindingRequest
-	12, // 52: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:input_type -> vulnscan.findings.v1.BulkUpdateFindingsRequest
-	14, // 53: vulnscan.findings.v1.FindingsService.GetFindingHistory:input_type -> vulnscan.findings.v1.GetFindingHistoryRequest
-	18, // 54: vulnscan.findings.v1.FindingsService.AddComment:input_type -> vulnscan.findings.v1.AddCommentRequest
-	20, // 55: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:input_type -> vulnscan.findings.v1.RegisterScanRequest
-	23, // 56: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:input_type -> vulnscan.findings.v1.ReportFindingsRequest
-	26, // 57: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:input_type -> vulnscan.findings.v1.ApproveFindingRequest
-	28, // 58: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:input_type -> vulnscan.findings.v1.RejectFindingRequest
-	30, // 59: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:input_type -> vulnscan.findings.v1.ListFindingsForOperatorRequest
-	33, // 60: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:input_type -> vulnscan.findings.v1.GetScanSummariesRequest
-	38, // 61: vulnscan.findings.v1.FindingsAdminService.AddIntegration:input_type -> vulnscan.findings.v1.AddIntegrationRequest
-	40, // 62: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:input_type -> vulnscan.findings.v1.ListIntegrationsRequest
-	42, // 63: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:input_type -> vulnscan.findings.v1.RemoveIntegrationRequest
-	5,  // 64: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
-	6,  // 65: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
-	47, // 66: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
-	2,  // 67: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
-	10, // 68: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
-	13, // 69: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:output_type -> vulnscan.findings.v1.BulkUpdateFindingsResponse
-	17, // 70: vulnscan.findings.v1.FindingsService.GetFindingHistory:output_type -> vulnscan.findings.v1.GetFindingHistoryResponse
-	19, // 71: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
-	21, // 72: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
-	25, // 73: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
-	27, // 74: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
-	29, // 75: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
-	32, // 76: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
-	36, // 77: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:output_type -> vulnscan.findings.v1.GetScanSummariesResponse
-	39, // 78: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
-	41, // 79: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
-	43, // 80: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
-	64, // [64:81] is the sub-list for method output_type
-	47, // [47:64] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	46, // 5: vulnscan.findings.v1.Finding.line:type_name -> google.protobuf.Int32Value
+	44, // 6: vulnscan.findings.v1.TriageEntry.reaction:type_name -> google.protobuf.StringValue
+	44, // 7: vulnscan.findings.v1.TriageEntry.comment:type_name -> google.protobuf.StringValue
+	45, // 8: vulnscan.findings.v1.TriageEntry.timestamp:type_name -> google.protobuf.Timestamp
+	44, // 9: vulnscan.findings.v1.GetFindingResponse.proof_of_concept:type_name -> google.protobuf.StringValue
+	44, // 10: vulnscan.findings.v1.GetFindingResponse.scan_id:type_name -> google.protobuf.StringValue
+	45, // 11: vulnscan.findings.v1.GetFindingResponse.found_at:type_name -> google.protobuf.Timestamp
+	45, // 12: vulnscan.findings.v1.GetFindingResponse.updated_at:type_name -> google.protobuf.Timestamp
+	44, // 13: vulnscan.findings.v1.GetFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
+	1,  // 14: vulnscan.findings.v1.GetFindingResponse.triage_thread:type_name -> vulnscan.findings.v1.TriageEntry
+	44, // 15: vulnscan.findings.v1.GetFindingResponse.mermaid_trace:type_name -> google.protobuf.StringValue
+	44, // 16: vulnscan.findings.v1.GetFindingResponse.repo_url:type_name -> google.protobuf.StringValue
+	44, // 17: vulnscan.findings.v1.GetFindingResponse.scan_type:type_name -> google.protobuf.StringValue
+	46, // 18: vulnscan.findings.v1.GetFindingResponse.line:type_name -> google.protobuf.Int32Value
+	45, // 19: vulnscan.findings.v1.GetFindingResponse.risk_expires_at:type_name -> google.protobuf.Timestamp
+	0,  // 20: vulnscan.findings.v1.ListFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
+	0,  // 21: vulnscan.findings.v1.ListScanFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
+	47, // 22: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
+	44, // 23: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
+	11, // 24: vulnscan.findings.v1.BulkUpdateFindingsRequest.filter:type_name -> vulnscan.findings.v1.FindingsFilter
+	47, // 25: vulnscan.findings.v1.BulkUpdateFindingsRequest.duplicate_of:type_name -> google.protobuf.Value
+	44, // 26: vulnscan.findings.v1.HistoryActor.user_id:type_name -> google.protobuf.StringValue
+	44, // 27: vulnscan.findings.v1.HistoryActor.username:type_name -> google.protobuf.StringValue
+	44, // 28: vulnscan.findings.v1.HistoryActor.api_key_id_prefix:type_name -> google.protobuf.StringValue
+	44, // 29: vulnscan.findings.v1.HistoryActor.integration:type_name -> google.protobuf.StringValue
+	44, // 30: vulnscan.findings.v1.HistoryEntry.from:type_name -> google.protobuf.StringValue
+	44, // 31: vulnscan.findings.v1.HistoryEntry.to:type_name -> google.protobuf.StringValue
+	44, // 32: vulnscan.findings.v1.HistoryEntry.reason:type_name -> google.protobuf.StringValue
+	15, // 33: vulnscan.findings.v1.HistoryEntry.actor:type_name -> vulnscan.findings.v1.HistoryActor
+	44, // 34: vulnscan.findings.v1.HistoryEntry.batch_id:type_name -> google.protobuf.StringValue
+	45, // 35: vulnscan.findings.v1.HistoryEntry.created_at:type_name -> google.protobuf.Timestamp
+	16, // 36: vulnscan.findings.v1.GetFindingHistoryResponse.data:type_name -> vulnscan.findings.v1.HistoryEntry
+	44, // 37: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
+	44, // 38: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
+	22, // 39: vulnscan.findings.v1.ReportFindingsRequest.findings:type_name -> vulnscan.findings.v1.ReportedFinding
+	24, // 40: vulnscan.findings.v1.ReportFindingsResponse.results:type_name -> vulnscan.findings.v1.ReportedFindingResult
+	45, // 41: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
+	31, // 42: vulnscan.findings.v1.ListFindingsForOperatorResponse.data:type_name -> vulnscan.findings.v1.OperatorFinding
+	34, // 43: vulnscan.findings.v1.ScanSummary.verification:type_name -> vulnscan.findings.v1.VerificationCounts
+	35, // 44: vulnscan.findings.v1.GetScanSummariesResponse.summaries:type_name -> vulnscan.findings.v1.ScanSummary
+	45, // 45: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
+	37, // 46: vulnscan.findings.v1.AddIntegrationResponse.integration:type_name -> vulnscan.findings.v1.Integration
+	37, // 47: vulnscan.findings.v1.ListIntegrationsResponse.data:type_name -> vulnscan.findings.v1.Integration
+	45, // 48: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
+	3,  // 49: vulnscan.findings.v1.FindingsService.ListFindings:input_type -> vulnscan.findings.v1.ListFindingsRequest
+	4,  // 50: vulnscan.findings.v1.FindingsService.ListScanFindings:input_type -> vulnscan.findings.v1.ListScanFindingsRequest
+	7,  // 51: vulnscan.findings.v1.FindingsService.ExportScanFindings:input_type -> vulnscan.findings.v1.ExportScanFindingsRequest
+	8,  // 52: vulnscan.findings.v1.FindingsService.GetFinding:input_type -> vulnscan.findings.v1.GetFindingRequest
+	9,  // 53: vulnscan.findings.v1.FindingsService.UpdateFinding:input_type -> vulnscan.findings.v1.UpdateFindingRequest
+	12, // 54: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:input_type -> vulnscan.findings.v1.BulkUpdateFindingsRequest
+	14, // 55: vulnscan.findings.v1.FindingsService.GetFindingHistory:input_type -> vulnscan.findings.v1.GetFindingHistoryRequest
+	18, // 56: vulnscan.findings.v1.FindingsService.AddComment:input_type -> vulnscan.findings.v1.AddCommentRequest
+	20, // 57: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:input_type -> vulnscan.findings.v1.RegisterScanRequest
+	23, // 58: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:input_type -> vulnscan.findings.v1.ReportFindingsRequest
+	26, // 59: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:input_type -> vulnscan.findings.v1.ApproveFindingRequest
+	28, // 60: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:input_type -> vulnscan.findings.v1.RejectFindingRequest
+	30, // 61: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:input_type -> vulnscan.findings.v1.ListFindingsForOperatorRequest
+	33, // 62: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:input_type -> vulnscan.findings.v1.GetScanSummariesRequest
+	38, // 63: vulnscan.findings.v1.FindingsAdminService.AddIntegration:input_type -> vulnscan.findings.v1.AddIntegrationRequest
+	40, // 64: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:input_type -> vulnscan.findings.v1.ListIntegrationsRequest
+	42, // 65: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:input_type -> vulnscan.findings.v1.RemoveIntegrationRequest
+	5,  // 66: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
+	6,  // 67: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
+	48, // 68: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
+	2,  // 69: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
+	10, // 70: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
+	13, // 71: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:output_type -> vulnscan.findings.v1.BulkUpdateFindingsResponse
+	17, // 72: vulnscan.findings.v1.FindingsService.GetFindingHistory:output_type -> vulnscan.findings.v1.GetFindingHistoryResponse
+	19, // 73: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
+	21, // 74: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
+	25, // 75: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
+	27, // 76: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
+	29, // 77: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
+	32, // 78: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
+	36, // 79: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:output_type -> vulnscan.findings.v1.GetScanSummariesResponse
+	39, // 80: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
+	41, // 81: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
+	43, // 82: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
+	66, // [66:83] is the sub-list for method output_type
+	49, // [49:66] is the sub-list for method input_type
+	49, // [49:49] is the sub-list for extension type_name
+	49, // [49:49] is the sub-list for extension extendee
+	0,  // [0:49] is the sub-list for field type_name
 }
 
 func init() { file_vulnscan_findings_v1_findings_proto_init() }
