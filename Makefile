@@ -72,7 +72,7 @@ fmt-check: ## Fail when a Go file is not gofmt-formatted
 .PHONY: build
 build: ## Build every binary into bin/
 	@mkdir -p $(BIN)
-	go build -o $(BIN)/ ./gateway/cmd/gateway ./gateway/cmd/vulnscanctl ./services/auth/cmd/auth ./services/estimation/cmd/estimation ./services/scan/cmd/scan ./services/findings/cmd/findings ./deploy/local/logprefix ./pkg/cmd/vulnscan-pki
+	go build -o $(BIN)/ ./gateway/cmd/gateway ./gateway/cmd/vulnscanctl ./services/auth/cmd/auth ./services/estimation/cmd/estimation ./services/scan/cmd/scan ./services/findings/cmd/findings ./deploy/local/logprefix ./pkg/cmd/vulnscan-pki ./pkg/cmd/vulnscan-dbroles
 
 .PHONY: run
 run: build ## Run the whole system in the foreground (Ctrl-C stops it)

@@ -57,8 +57,17 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string, files fs.FS
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockID); err != nil {
 			return fmt.Errorf("migration lock: %w", err)
 		}
-		if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+sch); err != nil {
-			return fmt.Errorf("create schema: %w", err)
+		// A service role (see ProvisionRoles) owns its schema but may not
+		// create schemas, and PostgreSQL checks that privilege even when the
+		// schema exists: create it only when it is missing.
+		var exists bool
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", schema).Scan(&exists); err != nil {
+			return fmt.Errorf("look up schema: %w", err)
+		}
+		if !exists {
+			if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+sch); err != nil {
+				return fmt.Errorf("create schema: %w", err)
+			}
 		}
 		if _, err := tx.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+sch+".schema_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"); err != nil {
 			return fmt.Errorf("create schema_migrations: %w", err)

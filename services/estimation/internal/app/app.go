@@ -105,6 +105,9 @@ func Run(ctx context.Context, version string) error {
 		return err
 	}
 	defer stop()
+	if err := boot.CheckRole(ctx, log, "estimation", pool); err != nil {
+		return err
+	}
 	driver := riverpgxv5.New(pool)
 
 	tmp := filepath.Join(cfg.DataDir, "tmp", "estimation")

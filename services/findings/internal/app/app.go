@@ -86,6 +86,9 @@ func Run(ctx context.Context, version string) error {
 		return err
 	}
 	defer stop()
+	if err := boot.CheckRole(ctx, log, "findings", pool); err != nil {
+		return err
+	}
 	guard, err := netguard.New(cfg.AllowedPrivateCIDRs)
 	if err != nil {
 		return err

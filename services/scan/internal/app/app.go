@@ -127,6 +127,9 @@ func Run(ctx context.Context, version string) error {
 		return err
 	}
 	defer stop()
+	if err := boot.CheckRole(ctx, log, "scan", pool); err != nil {
+		return err
+	}
 	guard, err := netguard.New(cfg.AllowedCIDRs)
 	if err != nil {
 		return err
