@@ -47,6 +47,18 @@ third_party/googleapis/google/api/annotations.proto:
 gen: tools third_party/googleapis/google/api/annotations.proto ## Lint the protos and regenerate the Go code and OpenAPI document
 	buf lint
 	buf generate
+	go run ./gateway/cmd/openapi3gen proto/gen/openapi/vulnscan.swagger.json proto/gen/openapi/vulnscan.openapi.json
+
+# Pinned npm tools that check the published OpenAPI document (run with npx).
+REDOCLY_CLI_VERSION := 2.77.0
+OPENAPI_TYPESCRIPT_VERSION := 7.13.0
+
+.PHONY: openapi-check
+openapi-check: ## Lint the published OpenAPI document and generate a TypeScript client from it (zero errors and warnings)
+	npx --yes @redocly/cli@$(REDOCLY_CLI_VERSION) lint proto/gen/openapi/vulnscan.openapi.json
+	@out=$$(mktemp -d); trap 'rm -rf "$$out"' EXIT; \
+	  npx --yes openapi-typescript@$(OPENAPI_TYPESCRIPT_VERSION) proto/gen/openapi/vulnscan.openapi.json -o "$$out/vulnscan.d.ts" && \
+	  grep -q '"/v1/uploads"' "$$out/vulnscan.d.ts" && grep -q 'sort_order?: "ASC" | "DESC"' "$$out/vulnscan.d.ts"
 
 .PHONY: gen-check
 gen-check: gen ## Fail when the committed generated code is not what `make gen` produces
@@ -60,7 +72,7 @@ fmt-check: ## Fail when a Go file is not gofmt-formatted
 .PHONY: build
 build: ## Build every binary into bin/
 	@mkdir -p $(BIN)
-	go build -o $(BIN)/ ./gateway/cmd/gateway ./gateway/cmd/vulnscanctl ./services/auth/cmd/auth ./services/estimation/cmd/estimation ./services/scan/cmd/scan ./services/findings/cmd/findings ./deploy/local/logprefix ./pkg/cmd/vulnscan-pki
+	go build -o $(BIN)/ ./gateway/cmd/gateway ./gateway/cmd/vulnscanctl ./services/auth/cmd/auth ./services/estimation/cmd/estimation ./services/scan/cmd/scan ./services/findings/cmd/findings ./deploy/local/logprefix ./pkg/cmd/vulnscan-pki ./pkg/cmd/vulnscan-dbroles
 
 .PHONY: run
 run: build ## Run the whole system in the foreground (Ctrl-C stops it)

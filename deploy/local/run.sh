@@ -19,6 +19,15 @@ data_dir=${VULNSCAN_DATA_DIR:-.data}
 export VULNSCAN_PKI_DIR=${VULNSCAN_PKI_DIR:-$data_dir/pki}
 "$bin/vulnscan-pki" "$VULNSCAN_PKI_DIR" || exit 1
 
+# One database role per service, owner of its own schema only
+# (bin/vulnscan-dbroles): it connects with DATABASE_URL as administrator and
+# exports AUTH_DATABASE_URL, … (DATABASE_URL with the service's role and its
+# password from $data_dir/db-roles) for every service whose variable is
+# unset. When DATABASE_URL's role may not create roles it warns and exports
+# nothing: every service then uses DATABASE_URL as before.
+roles=$("$bin/vulnscan-dbroles" -format shell -password-dir "$data_dir/db-roles") || { "$here/stores.sh" stop; exit 1; }
+eval "$roles"
+
 export SCAN_MODE=${SCAN_MODE:-all}
 pids=()
 start() {

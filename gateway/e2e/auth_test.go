@@ -321,7 +321,30 @@ func TestVulnscanctl(t *testing.T) {
 	require.Equal(t, k["id"], rv["id"])
 	require.NotNil(t, rv["revoked_at"])
 
+	// key list shows the revoked key with its time and never a secret.
+	kl, err := sys.Ctl("key", "list", "--org", orgID)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, kl["total"])
+	listed := kl["data"].([]any)[0].(map[string]any)
+	require.Equal(t, k["id"], listed["id"])
+	require.Equal(t, "alice-ro", listed["name"])
+	require.NotNil(t, listed["revoked_at"])
+	require.NotContains(t, listed, "key")
+	// org list includes the new organization with its mode and balance.
+	ol, err := sys.Ctl("org", "list")
+	require.NoError(t, err)
+	found := false
+	for _, x := range ol["data"].([]any) {
+		if m := x.(map[string]any); m["org_id"] == orgID {
+			found = true
+			require.Equal(t, "manual", m["verification_mode"])
+			require.EqualValues(t, 0, m["balance"])
+		}
+	}
+	require.True(t, found, "org list includes %s", orgID)
+
 	for _, bad := range [][]string{
+		{"key", "list", "--org", "not-a-uuid"},
 		{"org", "create"},
 		{"org", "create", "--name", "x", "--verification", "sometimes"},
 		{"user", "create", "--org", orgID, "--username", "alice"},

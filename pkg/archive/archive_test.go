@@ -6,9 +6,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -128,11 +131,104 @@ func TestLimits(t *testing.T) {
 	t.Parallel()
 	// A zip bomb in miniature: highly compressible content past the limit.
 	z := buildZip(t, []entry{{name: "big", body: string(bytes.Repeat([]byte{'a'}, 1<<20))}})
-	_, err := Extract(bytes.NewReader(z), int64(len(z)), TypeZip, t.TempDir(), Limits{MaxBytes: 1 << 19, MaxFiles: 10})
+	_, err := Extract(bytes.NewReader(z), int64(len(z)), TypeZip, t.TempDir(), Limits{MaxBytes: 1 << 19, MaxEntries: 10, MaxPath: 100, MaxDepth: 10})
 	require.ErrorContains(t, err, "expands to more than")
 	many := buildTarGz(t, []entry{{name: "a", body: "1"}, {name: "b", body: "2"}, {name: "c", body: "3"}})
-	_, err = Extract(bytes.NewReader(many), int64(len(many)), TypeTarGz, "", Limits{MaxBytes: 1 << 20, MaxFiles: 2})
-	require.ErrorContains(t, err, "more than 2 files")
+	_, err = Extract(bytes.NewReader(many), int64(len(many)), TypeTarGz, "", Limits{MaxBytes: 1 << 20, MaxEntries: 2, MaxPath: 100, MaxDepth: 10})
+	require.ErrorContains(t, err, "more than 2 entries")
+}
+
+// TestEntryLimits: every entry counts (directories listed or implied, links),
+// and names are bounded in length and depth before anything is created.
+func TestEntryLimits(t *testing.T) {
+	t.Parallel()
+	lim := Limits{MaxBytes: 1 << 20, MaxEntries: 5, MaxPath: 64, MaxDepth: 4}
+	dirs := func(n int) []entry {
+		var es []entry
+		for i := 0; i < n; i++ {
+			es = append(es, entry{name: fmt.Sprintf("d%d/", i), mode: fs.ModeDir | 0o755, typ: tar.TypeDir})
+		}
+		return es
+	}
+	tests := []struct {
+		name    string
+		ct      string
+		data    []byte
+		wantErr string
+	}{
+		{"zip five directories", TypeZip, buildZip(t, dirs(5)), ""},
+		{"zip six directories", TypeZip, buildZip(t, dirs(6)), "more than 5 entries"},
+		{"tar six directories", TypeTarGz, buildTarGz(t, dirs(6)), "more than 5 entries"},
+		{"implied parents count", TypeTarGz, buildTarGz(t, []entry{{name: "a/b/c/d", body: "x"}, {name: "a/b/e/f", body: "x"}}), "more than 5 entries"},
+		{"implied parents once", TypeZip, buildZip(t, []entry{{name: "a/b/c", body: "x"}, {name: "a/b/d", body: "x"}, {name: "a/", mode: fs.ModeDir | 0o755}}), ""},
+		{"links count", TypeTarGz, buildTarGz(t, []entry{{name: "l1", link: "x", typ: tar.TypeSymlink}, {name: "l2", link: "x", typ: tar.TypeSymlink},
+			{name: "l3", link: "x", typ: tar.TypeSymlink}, {name: "l4", link: "x", typ: tar.TypeSymlink}, {name: "l5", link: "x", typ: tar.TypeSymlink}, {name: "l6", link: "x", typ: tar.TypeSymlink}}), "more than 5 entries"},
+		{"too deep", TypeTarGz, buildTarGz(t, []entry{{name: "a/b/c/d/e", body: "x"}}), "deeper than 4 levels"},
+		{"too deep directory", TypeZip, buildZip(t, []entry{{name: "a/b/c/d/e/", mode: fs.ModeDir | 0o755}}), "deeper than 4 levels"},
+		{"dots do not hide depth", TypeTarGz, buildTarGz(t, []entry{{name: "./././././a", body: "x"}}), "deeper than 4 levels"},
+		{"too long", TypeZip, buildZip(t, []entry{{name: strings.Repeat("n", 65), body: "x"}}), "longer than 64 bytes"},
+		{"link target too long", TypeTarGz, buildTarGz(t, []entry{{name: "l", link: strings.Repeat("n", 65), typ: tar.TypeSymlink}}), "longer than 64 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dest := t.TempDir()
+			_, err := Extract(bytes.NewReader(tt.data), int64(len(tt.data)), tt.ct, dest, lim)
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrUnsafe)
+			require.ErrorContains(t, err, tt.wantErr)
+		})
+	}
+}
+
+// TestDeepPathBomb: a few hundred bytes of tar.gz naming one 30,000-level
+// path is refused from its header, before any directory exists.
+func TestDeepPathBomb(t *testing.T) {
+	t.Parallel()
+	data := buildTarGz(t, []entry{{name: strings.Repeat("a/", 30_000) + "f", body: "x"}})
+	require.Less(t, len(data), 1024)
+	dest := t.TempDir()
+	_, err := Extract(bytes.NewReader(data), int64(len(data)), TypeTarGz, dest, DefaultLimits)
+	require.ErrorIs(t, err, ErrUnsafe)
+	require.ErrorContains(t, err, "longer than 1024 bytes")
+	left, err := os.ReadDir(dest)
+	require.NoError(t, err)
+	require.Empty(t, left, "nothing was created")
+}
+
+// TestDirectoryZipBomb: a zip of 200,000 empty directories (about 17 MB;
+// the reported one held 243,000) is refused with the default limits before
+// the standard reader loads its central directory: no directory is created
+// and the check allocates a small fraction of what loading would.
+// Not parallel, so that the allocation figure is this test's own.
+func TestDirectoryZipBomb(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for i := 0; i < 200_000; i++ {
+		h := &zip.FileHeader{Name: fmt.Sprintf("%06d/", i), Method: zip.Store}
+		h.SetMode(fs.ModeDir | 0o755)
+		_, err := zw.CreateHeader(h)
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	data := buf.Bytes()
+	dest := t.TempDir()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Extract(bytes.NewReader(data), int64(len(data)), TypeZip, dest, DefaultLimits)
+	runtime.ReadMemStats(&after)
+	require.ErrorIs(t, err, ErrUnsafe)
+	require.ErrorContains(t, err, "more than 100000 entries")
+	left, err := os.ReadDir(dest)
+	require.NoError(t, err)
+	require.Empty(t, left, "nothing was created")
+	// Loading the directory takes ~200 bytes per entry (40 MB here); the
+	// streaming count needs its read buffers only.
+	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(4<<20))
 }
 
 func FuzzExtract(f *testing.F) {
@@ -147,7 +243,7 @@ func FuzzExtract(f *testing.F) {
 			ct = TypeZip
 		}
 		dest := t.TempDir()
-		sum, err := Extract(bytes.NewReader(data), int64(len(data)), ct, dest, Limits{MaxBytes: 1 << 20, MaxFiles: 100})
+		sum, err := Extract(bytes.NewReader(data), int64(len(data)), ct, dest, Limits{MaxBytes: 1 << 20, MaxEntries: 100, MaxPath: 256, MaxDepth: 16})
 		if err != nil {
 			return
 		}

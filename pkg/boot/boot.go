@@ -8,6 +8,8 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -131,4 +133,25 @@ func Reseal(box *secretbox.Box, cols ...SealedColumn) Migration {
 		}
 		return nil
 	}
+}
+
+// CheckRole logs the database role the service connected as, with a warning
+// when that role can do more than a service role should (superuser,
+// CREATEROLE, CREATEDB or BYPASSRLS): the shared administrator URL is in use,
+// as when per-service roles could not be provisioned (see
+// db.ProvisionRoles), and a compromise of this process reaches every schema.
+func CheckRole(ctx context.Context, log *slog.Logger, service string, pool *pgxpool.Pool) error {
+	var role string
+	var broad bool
+	if err := pool.QueryRow(ctx, `SELECT current_user::text, rolsuper OR rolcreaterole OR rolcreatedb OR rolbypassrls FROM pg_roles WHERE rolname = current_user`).
+		Scan(&role, &broad); err != nil {
+		return fmt.Errorf("read database role: %w", err)
+	}
+	if broad {
+		log.Warn("connected to PostgreSQL as a role with privileges beyond the service's own schema; provision per-service roles (bin/vulnscan-dbroles) or set "+strings.ToUpper(service)+"_DATABASE_URL",
+			"db_role", role)
+		return nil
+	}
+	log.Info("connected to PostgreSQL", "db_role", role)
+	return nil
 }

@@ -41,6 +41,13 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string, files fs.FS
 		return err
 	}
 	sort.Slice(migs, func(i, j int) bool { return migs[i].version < migs[j].version })
+	for i := 1; i < len(migs); i++ {
+		// Two files with one number would apply in an arbitrary order and
+		// the second would collide in schema_migrations on every start.
+		if migs[i].version == migs[i-1].version {
+			return fmt.Errorf("migrations %s and %s share the number %d", migs[i-1].name, migs[i].name, migs[i].version)
+		}
+	}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte("vulnscan-migrate:" + schema))
 	lockID := int64(h.Sum64() >> 1)
@@ -50,8 +57,17 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string, files fs.FS
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockID); err != nil {
 			return fmt.Errorf("migration lock: %w", err)
 		}
-		if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+sch); err != nil {
-			return fmt.Errorf("create schema: %w", err)
+		// A service role (see ProvisionRoles) owns its schema but may not
+		// create schemas, and PostgreSQL checks that privilege even when the
+		// schema exists: create it only when it is missing.
+		var exists bool
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", schema).Scan(&exists); err != nil {
+			return fmt.Errorf("look up schema: %w", err)
+		}
+		if !exists {
+			if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+sch); err != nil {
+				return fmt.Errorf("create schema: %w", err)
+			}
 		}
 		if _, err := tx.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+sch+".schema_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"); err != nil {
 			return fmt.Errorf("create schema_migrations: %w", err)

@@ -25,10 +25,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 
 	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
 	"github.com/vulnscan/vulnscan/pkg/mtls"
 	"github.com/vulnscan/vulnscan/pkg/principal"
@@ -50,7 +52,8 @@ type Options struct {
 type System struct {
 	BaseURL     string // http://127.0.0.1:PORT/v1
 	HTTPAddr    string
-	DatabaseURL string
+	DatabaseURL string            // the administrator's URL (a superuser)
+	RoleURLs    map[string]string // each service's own URL, as its role
 	RedisURL    string
 	DataDir     string
 	Addrs       map[string]string // gRPC address per service
@@ -62,6 +65,7 @@ type System struct {
 	bin   string
 	tmp   string
 	drop  func()
+	roles []string
 	mu    sync.Mutex
 	procs map[string]*proc
 	Log   *lockedBuffer
@@ -120,6 +124,21 @@ func Start(opts Options) (*System, error) {
 	if s.RedisURL == "" {
 		s.RedisURL = os.Getenv("REDIS_URL")
 	}
+	// Every service connects as its own role, as under make run. Roles are
+	// global to the server: they are named after this system's database so
+	// that systems running side by side do not share them.
+	cfg, err := pgx.ParseConfig(s.DatabaseURL)
+	if err != nil {
+		return fail(err)
+	}
+	prefix := cfg.Database + "_"
+	for _, svc := range db.Services {
+		s.roles = append(s.roles, prefix+svc)
+	}
+	s.RoleURLs, err = db.ProvisionRoles(context.Background(), s.DatabaseURL, db.RoleOptions{Prefix: prefix, PasswordDir: filepath.Join(tmp, "db-roles")})
+	if err != nil {
+		return fail(fmt.Errorf("per-service database roles: %w", err))
+	}
 	if s.RedisURL == "" {
 		s.RedisURL = config.DefaultRedisURL
 	}
@@ -157,6 +176,9 @@ func Start(opts Options) (*System, error) {
 	for i, name := range services {
 		s.Addrs[name] = ports[1+i]
 		env[strings.ToUpper(name)+"_GRPC_ADDR"] = ports[1+i]
+		if u := s.RoleURLs[name]; u != "" {
+			env[strings.ToUpper(name)+"_DATABASE_URL"] = u
+		}
 	}
 	for k, v := range opts.Env {
 		env[k] = v
@@ -295,6 +317,7 @@ func (s *System) Stop() {
 	wg.Wait()
 	if s.drop != nil {
 		s.drop()
+		dropRoles(s.DatabaseURL, s.roles)
 	}
 	_ = os.RemoveAll(s.tmp)
 }
@@ -553,3 +576,31 @@ func (w *prefixWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// dropRoles drops the system's database roles on the server of url once
+// the system's database is gone (a role that still owns objects elsewhere is
+// left, with no harm).
+func dropRoles(url string, roles []string) {
+	if len(roles) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return
+	}
+	cfg.Database = "postgres"
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return
+	}
+	defer func() { _ = c.Close(ctx) }()
+	for _, r := range roles {
+		_, _ = c.Exec(ctx, "DROP ROLE IF EXISTS "+pgx.Identifier{r}.Sanitize())
+	}
+}
+
+// BinDir is the directory of the binaries the system runs, vulnscanctl
+// included.
+func (s *System) BinDir() string { return s.bin }

@@ -51,5 +51,8 @@ func run(m *testing.M) int {
 		"VULNSCAN_UPLOADS_PER_KEY":     "2",
 		"VULNSCAN_UPLOADS_PER_ORG":     "3",
 		"VULNSCAN_UPLOADS_GLOBAL":      "4",
+		// The fault test's load writes context documents as fast as it can;
+		// the per-organization document quota has its own test.
+		"SCAN_MAX_CONTEXT_DOCUMENTS": "100000",
 	}}, &sys)
 }

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -70,9 +69,33 @@ func (e *Env) Conn(service string) (*grpc.ClientConn, error) {
 
 // Main runs vulnscanctl with args (without the program name) and returns the exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) < 2 {
+	// Help asked for goes to stdout with exit 0; help shown because the
+	// command line is incomplete or wrong goes to stderr with exit 2.
+	switch {
+	case len(args) == 0:
 		usage(stderr)
 		return 2
+	case args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "--help-all":
+		if len(args) > 1 && hasGroup(args[1]) {
+			groupUsage(stdout, args[1])
+		} else {
+			usage(stdout)
+		}
+		return 0
+	case args[0] == "version" || args[0] == "--version":
+		return printJSON(stdout, stderr, versionInfo())
+	case !hasGroup(args[0]):
+		fmt.Fprintf(stderr, "vulnscanctl: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	case len(args) == 1:
+		fmt.Fprintf(stderr, "vulnscanctl %s: a verb is required\n\n", args[0])
+		groupUsage(stderr, args[0])
+		return 2
+	}
+	if h, _ := wantsHelp(args[1:2]); h {
+		groupUsage(stdout, args[0])
+		return 0
 	}
 	var cmd *Command
 	for i := range commands {
@@ -81,12 +104,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if cmd == nil {
-		fmt.Fprintf(stderr, "vulnscanctl: unknown command %q\n", strings.Join(args[:2], " "))
-		usage(stderr)
+		fmt.Fprintf(stderr, "vulnscanctl: unknown command %q\n\n", strings.Join(args[:2], " "))
+		groupUsage(stderr, args[0])
 		return 2
 	}
 	fs := flag.NewFlagSet(cmd.Group+" "+cmd.Verb, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // Main reports parse errors itself
 	env := config.FromOS()
 	// vulnscanctl calls only admin APIs of auth and findings, which listen
 	// on their own ports: --auth-addr and --findings-addr name those.
@@ -104,13 +127,29 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	out, err := cmd.Run(ctx, e, fs, args[2:])
+	if h, ok := asHelp(err); ok {
+		commandUsage(stdout, cmd, fs, h)
+		return 0
+	}
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stderr, "vulnscanctl:", describe(err))
+		var u usageError
+		if errors.As(err, &u) {
+			fmt.Fprintf(stderr, "usage: vulnscanctl %s %s %s (--help for flags and examples)\n", cmd.Group, cmd.Verb, cmd.Usage)
 			return 2
 		}
-		fmt.Fprintln(stderr, "vulnscanctl:", describe(err))
 		return 1
 	}
+	return printJSON(stdout, stderr, out)
+}
+
+// usageError is a mistake in the command line (exit 2), as opposed to an
+// answer of a service (exit 1).
+type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
+
+func printJSON(stdout, stderr io.Writer, out any) int {
 	enc := json.NewEncoder(stdout)
 	if err := enc.Encode(out); err != nil {
 		fmt.Fprintln(stderr, "vulnscanctl:", err)
@@ -126,29 +165,25 @@ func describe(err error) string {
 	return err.Error()
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: vulnscanctl GROUP VERB [flags]")
-	lines := make([]string, 0, len(commands))
-	for _, c := range commands {
-		lines = append(lines, "  vulnscanctl "+c.Group+" "+c.Verb+" "+c.Usage)
-	}
-	sort.Strings(lines)
-	fmt.Fprintln(w, strings.Join(lines, "\n"))
-}
-
 // Parse parses args and checks that required flags were given.
+//
+// When args ask for help it returns a *helpRequest naming the required
+// flags, which Main renders; a mistake is a usageError.
 func Parse(fs *flag.FlagSet, args []string, required ...string) error {
+	if help, all := wantsHelp(args); help {
+		return &helpRequest{required: required, all: all}
+	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		return usageError{err}
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	for _, r := range required {
 		if !set[r] {
-			return fmt.Errorf("--%s is required", r)
+			return usageError{fmt.Errorf("--%s is required", r)}
 		}
 	}
 	return nil

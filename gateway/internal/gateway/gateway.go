@@ -112,20 +112,6 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 		runtime.WithErrorHandler(g.serviceError),
 		runtime.WithRoutingErrorHandler(routingError),
 		runtime.WithForwardResponseOption(successStatus),
-		runtime.WithMiddlewares(func(next runtime.HandlerFunc) runtime.HandlerFunc {
-			return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
-				start := time.Now()
-				route, _ := runtime.HTTPPathPattern(r.Context())
-				rec := &statusRecorder{ResponseWriter: w}
-				next(rec, r, params)
-				code := rec.status
-				if code == 0 {
-					code = http.StatusOK
-				}
-				requests.WithLabelValues(route, r.Method, fmt.Sprint(code)).Inc()
-				latency.WithLabelValues(route, r.Method).Observe(time.Since(start).Seconds())
-			}
-		}),
 	)
 	if err := authv1.RegisterAuthServiceHandler(ctx, mux, g.conns["auth"]); err != nil {
 		g.Close()
@@ -186,6 +172,13 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	}), otelhttp.WithFilter(func(r *http.Request) bool { return r.URL.Path != "/healthz" && r.URL.Path != "/readyz" }),
 		otelhttp.WithPublicEndpointFn(func(*http.Request) bool { return true }), otelhttp.WithPropagators(propagation.TraceContext{}))
 	h = accessLog(log)(h)
+	routes, err := newRouteTable(openapi.JSON, map[string][]string{uploadPath: {http.MethodPost}, exportPath: {http.MethodGet},
+		"/healthz": {http.MethodGet}, "/readyz": {http.MethodGet}, "/openapi.json": {http.MethodGet}})
+	if err != nil {
+		g.Close()
+		return nil, err
+	}
+	h = httpMetrics(routes, requests, latency)(h)
 	h = requestID(h)
 	g.Handler = rememberMethod(h)
 	return g, nil
@@ -199,10 +192,16 @@ func (g *Gateway) Close() {
 }
 
 // successStatus answers 201 for a successful POST and 204 for a DELETE.
-func successStatus(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+// A POST that acts on an existing resource rather than creating one
+// (cancelling a scan, a bulk triage change) answers 200.
+func successStatus(ctx context.Context, w http.ResponseWriter, m proto.Message) error {
 	if req, ok := ctx.Value(requestMethodKey{}).(string); ok {
 		switch req {
 		case http.MethodPost:
+			switch m.(type) {
+			case *scanv1.CancelScanResponse, *findingsv1.BulkUpdateFindingsResponse:
+				return nil
+			}
 			w.WriteHeader(http.StatusCreated)
 		case http.MethodDelete:
 			w.WriteHeader(http.StatusNoContent)

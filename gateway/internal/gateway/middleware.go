@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -129,9 +130,9 @@ func dropTraceHeaders(next http.Handler) http.Handler {
 	})
 }
 
-// traceSlot carries the request's trace id out of the tracing middleware,
-// which runs inside the access log.
-type traceSlot struct{ id string }
+// traceSlot carries the request's trace and span ids out of the tracing
+// middleware, which runs inside the access log.
+type traceSlot struct{ id, span string }
 
 type traceSlotKey struct{}
 
@@ -150,7 +151,7 @@ func accessLog(log *slog.Logger) func(http.Handler) http.Handler {
 			attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.status,
 				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds()) / 1000, "remote", r.RemoteAddr}
 			if slot.id != "" {
-				attrs = append(attrs, "trace_id", slot.id)
+				attrs = append(attrs, "trace_id", slot.id, "span_id", slot.span)
 			}
 			if c, ok := r.Context().Value(clientRequestIDKey{}).(string); ok {
 				attrs = append(attrs, "client_request_id", c)
@@ -160,13 +161,13 @@ func accessLog(log *slog.Logger) func(http.Handler) http.Handler {
 	}
 }
 
-// recordTrace, inside the tracing middleware, stores the span's trace id
-// for the access log.
+// recordTrace, inside the tracing middleware, stores the span's trace and
+// span ids for the access log.
 func recordTrace(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if slot, ok := r.Context().Value(traceSlotKey{}).(*traceSlot); ok {
 			if sc := trace.SpanContextFromContext(r.Context()); sc.IsValid() {
-				slot.id = sc.TraceID().String()
+				slot.id, slot.span = sc.TraceID().String(), sc.SpanID().String()
 			}
 		}
 		next.ServeHTTP(w, r)
@@ -276,10 +277,10 @@ func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, local *buckets, lo
 			res, err := l.Allow(ctx, "vulnscan:ratelimit:"+p.KeyID, limit)
 			cancel()
 			var (
-				allowed   bool
-				remaining int
-				wait      time.Duration
-				burst     = limit.Burst
+				allowed bool
+				left    int
+				wait    time.Duration
+				burst   = limit.Burst
 			)
 			if err != nil {
 				if now := time.Now().Unix(); lastWarn.Swap(now) != now { // at most one line a second
@@ -287,12 +288,12 @@ func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, local *buckets, lo
 				}
 				fallback.Inc()
 				burst = localBurst
-				allowed, remaining, wait = local.take(p.KeyID)
+				allowed, left, wait = local.take(p.KeyID)
 			} else {
-				allowed, remaining, wait = res.Allowed > 0, res.Remaining, res.RetryAfter
+				allowed, left, wait = res.Allowed > 0, remaining(limit, res), res.RetryAfter
 			}
 			w.Header().Set("X-RateLimit-Limit", strconv.Itoa(burst))
-			w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+			w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(left))
 			if !allowed {
 				limited.Inc()
 				w.Header().Set("Retry-After", strconv.Itoa(retryAfter(wait)))
@@ -306,6 +307,21 @@ func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, local *buckets, lo
 
 // redisTimeout bounds a rate-limit call to Redis on the request path.
 const redisTimeout = 300 * time.Millisecond
+
+// remaining is what is left of the burst after an allowed request. The
+// limiter's own Remaining is truncated from a float difference of two
+// timestamps near 3e8 seconds, so a fresh key's first request reads burst-2.
+// The reset time (how far the key's theoretical arrival time is ahead of now)
+// carries the same information exactly enough: every emission interval of it
+// is one request of the burst in use.
+func remaining(limit redis_rate.Limit, res *redis_rate.Result) int {
+	if res.Allowed == 0 || limit.Rate <= 0 {
+		return 0
+	}
+	interval := float64(limit.Period) / float64(limit.Rate)
+	used := math.Ceil(float64(res.ResetAfter)/interval - 1e-6)
+	return max(0, min(limit.Burst, limit.Burst-int(used)))
+}
 
 // limitedBody caps a request body and records that the cap was hit, so that
 // the error handler answers 413 instead of a decoding error.

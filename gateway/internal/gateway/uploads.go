@@ -46,8 +46,9 @@ var uploadTypes = map[string]string{
 // authentication, scope (write) and rate-limit middleware as the rest of /v1.
 func (g *Gateway) registerUploads(mux *runtime.ServeMux) error {
 	client := estimationv1.NewUploadServiceClient(g.conns["estimation"])
+	observed := g.observeUpload(newUploadMetrics(g.Registry), func(w http.ResponseWriter, r *http.Request) { g.upload(client, w, r) })
 	return mux.HandlePath(http.MethodPost, uploadPath, func(w http.ResponseWriter, r *http.Request, _ map[string]string) {
-		g.upload(client, w, r)
+		observed(w, r)
 	})
 }
 

@@ -4,7 +4,9 @@ package openapi
 
 import _ "embed"
 
-// JSON is the merged OpenAPI (Swagger 2.0) document of the /v1 REST surface.
+// JSON is the published OpenAPI 3.0 document of the /v1 REST surface,
+// converted at generate time from the Swagger 2.0 document
+// protoc-gen-openapiv2 writes (vulnscan.swagger.json).
 //
-//go:embed vulnscan.swagger.json
+//go:embed vulnscan.openapi.json
 var JSON []byte

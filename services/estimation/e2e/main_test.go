@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 		"ESTIMATION_RESCUE_AFTER":  "12s",
 		"ESTIMATION_CLONE_TIMEOUT": "8s",
 		"VULNSCAN_RATE_LIMIT":      "1000:1000",
+		// Small enough for TestUploadQuota to reach; no other test keeps
+		// more than two uploads in one organization.
+		"ESTIMATION_MAX_UPLOADS": "4",
 	}}
 	code := systest.Run(m, opts, &sys)
 	git.Close()

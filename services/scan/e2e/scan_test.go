@@ -245,6 +245,9 @@ func TestFullScan(t *testing.T) {
 	st := waitScan(t, sys, org.ReadKey, id, 90*time.Second)
 	require.Equal(t, "completed", st["status"], "%v", st)
 	require.EqualValues(t, 100, st["progress"])
+	// The start registers the scan with the findings service at once, with
+	// its type; no retry by the worker is needed.
+	require.NotContains(t, sys.Log.String(), "register scan with findings failed")
 	require.NotEmpty(t, st["updated_at"])
 
 	d, err := sys.Do("GET", "/scans/"+id, org.ReadKey, nil)

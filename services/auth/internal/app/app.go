@@ -59,6 +59,9 @@ func Run(ctx context.Context, version string) error {
 		return err
 	}
 	defer stop()
+	if err := boot.CheckRole(ctx, log, "auth", pool); err != nil {
+		return err
+	}
 	rdb, err := redisconn.Open(ctx, cfg.RedisURL, 60*time.Second)
 	if err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 
+	"google.golang.org/protobuf/types/known/timestamppb"
+
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/validate"
@@ -187,4 +189,35 @@ func (a *Admin) ConnectRepo(ctx context.Context, req *authv1.ConnectRepoRequest)
 		return nil, err
 	}
 	return &authv1.ConnectRepoResponse{Id: r.ID, Url: r.URL}, nil
+}
+
+// ListOrganizations lists every organization for operators.
+func (a *Admin) ListOrganizations(ctx context.Context, _ *authv1.ListOrganizationsRequest) (*authv1.ListOrganizationsResponse, error) {
+	orgs, err := a.Store.ListOrgs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &authv1.ListOrganizationsResponse{Data: make([]*authv1.Organization, 0, len(orgs)), Total: int32(len(orgs))}
+	for _, o := range orgs {
+		out.Data = append(out.Data, &authv1.Organization{Id: o.ID, Name: o.Name, VerificationMode: o.VerificationMode,
+			Balance: o.Balance, CreatedAt: timestamppb.New(o.CreatedAt)})
+	}
+	return out, nil
+}
+
+// AdminListAPIKeys lists an organization's keys, revoked ones included,
+// never their secrets.
+func (a *Admin) AdminListAPIKeys(ctx context.Context, req *authv1.AdminListAPIKeysRequest) (*authv1.AdminListAPIKeysResponse, error) {
+	if err := a.requireOrg(ctx, req.GetOrgId()); err != nil {
+		return nil, err
+	}
+	keys, err := a.Store.ListKeys(ctx, req.GetOrgId())
+	if err != nil {
+		return nil, err
+	}
+	out := &authv1.AdminListAPIKeysResponse{Data: make([]*authv1.APIKey, 0, len(keys)), Total: int32(len(keys))}
+	for _, k := range keys {
+		out.Data = append(out.Data, keyProto(k))
+	}
+	return out, nil
 }

@@ -467,6 +467,31 @@ func (s *Store) ListRepos(ctx context.Context, orgID string) ([]Repo, error) {
 	return out, rows.Err()
 }
 
+// OrgSummary is an organization as operators list it.
+type OrgSummary struct {
+	ID, Name, VerificationMode string
+	Balance                    int32
+	CreatedAt                  time.Time
+}
+
+// ListOrgs returns every organization with its balance, oldest first.
+func (s *Store) ListOrgs(ctx context.Context) ([]OrgSummary, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT o.id::text, o.name, o.verification_mode, coalesce(b.balance, 0), o.created_at
+		FROM auth.organizations o LEFT JOIN auth.credit_balances b ON b.org_id = o.id ORDER BY o.created_at, o.id`)
+	if err != nil {
+		return nil, fmt.Errorf("list organizations: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (OrgSummary, error) {
+		var o OrgSummary
+		err := r.Scan(&o.ID, &o.Name, &o.VerificationMode, &o.Balance, &o.CreatedAt)
+		return o, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list organizations: %w", err)
+	}
+	return out, nil
+}
+
 // RepoTokenAD binds a connected repository's sealed token to its row, named
 // by the key it is upserted by (organization, in PostgreSQL's lower-case
 // text form of a uuid, and normalized URL).

@@ -36,11 +36,16 @@ import (
 // Config is the estimation process configuration.
 type Config struct {
 	config.Common
-	BlobURL         string        // VULNSCAN_BLOB_URL; empty: a directory under VULNSCAN_DATA_DIR
-	AllowedCIDRs    []string      // VULNSCAN_ALLOWED_PRIVATE_CIDRS
-	ExtraCAFile     string        // VULNSCAN_EXTRA_CA_FILE: PEM certificates trusted for clones besides the system's
-	CloneMaxBytes   int64         // ESTIMATION_CLONE_MAX_BYTES
-	CloneMaxFiles   int           // ESTIMATION_CLONE_MAX_FILES
+	BlobURL         string   // VULNSCAN_BLOB_URL; empty: a directory under VULNSCAN_DATA_DIR
+	AllowedCIDRs    []string // VULNSCAN_ALLOWED_PRIVATE_CIDRS
+	ExtraCAFile     string   // VULNSCAN_EXTRA_CA_FILE: PEM certificates trusted for clones besides the system's
+	CloneMaxBytes   int64    // ESTIMATION_CLONE_MAX_BYTES
+	CloneMaxFiles   int      // ESTIMATION_CLONE_MAX_FILES
+	CloneMaxTree    int64    // ESTIMATION_CLONE_MAX_TREE_BYTES: declared sizes of the commit's files added up
+	UploadQuota     store.UploadQuota
+	UploadRetention time.Duration // ESTIMATION_UPLOAD_RETENTION
+	RunningPerOrg   int           // ESTIMATION_MAX_RUNNING_PER_ORG
+	Archive         archive.Limits
 	CloneTimeout    time.Duration // ESTIMATION_CLONE_TIMEOUT
 	JobTimeout      time.Duration // ESTIMATION_JOB_TIMEOUT
 	RescueAfter     time.Duration // ESTIMATION_RESCUE_AFTER
@@ -57,16 +62,28 @@ func ReadConfig(env *config.Env) (Config, error) {
 		ExtraCAFile:     env.String("VULNSCAN_EXTRA_CA_FILE", ""),
 		CloneMaxBytes:   int64(env.Int("ESTIMATION_CLONE_MAX_BYTES", 512<<20)),
 		CloneMaxFiles:   env.Int("ESTIMATION_CLONE_MAX_FILES", 100_000),
+		CloneMaxTree:    int64(env.Int("ESTIMATION_CLONE_MAX_TREE_BYTES", 1<<30)),
 		CloneTimeout:    env.Duration("ESTIMATION_CLONE_TIMEOUT", 5*time.Minute),
 		JobTimeout:      env.Duration("ESTIMATION_JOB_TIMEOUT", 15*time.Minute),
 		Workers:         env.Int("ESTIMATION_WORKERS", 4),
 		ReposInParallel: env.Int("ESTIMATION_REPO_PARALLELISM", 4),
 	}
+	var err error
+	if c.Archive, err = archive.LimitsFromEnv(env); err != nil {
+		env.Fail(err)
+	}
+	c.UploadQuota = store.UploadQuota{MaxCount: env.Int("ESTIMATION_MAX_UPLOADS", 500),
+		MaxBytes: int64(env.Int("ESTIMATION_MAX_UPLOAD_BYTES", 10<<30))}
+	c.UploadRetention = env.Duration("ESTIMATION_UPLOAD_RETENTION", 30*24*time.Hour)
+	c.RunningPerOrg = env.Int("ESTIMATION_MAX_RUNNING_PER_ORG", 2)
+	if c.UploadQuota.MaxCount < 1 || c.UploadQuota.MaxBytes < 1 || c.UploadRetention <= 0 || c.RunningPerOrg < 1 {
+		env.Fail(fmt.Errorf("ESTIMATION_MAX_UPLOADS, ESTIMATION_MAX_UPLOAD_BYTES, ESTIMATION_UPLOAD_RETENTION and ESTIMATION_MAX_RUNNING_PER_ORG must be positive"))
+	}
 	c.RescueAfter = env.Duration("ESTIMATION_RESCUE_AFTER", c.JobTimeout+time.Minute)
 	if c.RescueAfter <= c.JobTimeout {
 		env.Fail(fmt.Errorf("ESTIMATION_RESCUE_AFTER must be longer than ESTIMATION_JOB_TIMEOUT"))
 	}
-	if c.CloneMaxBytes < 1 || c.CloneMaxFiles < 1 || c.Workers < 1 || c.ReposInParallel < 1 {
+	if c.CloneMaxBytes < 1 || c.CloneMaxFiles < 1 || c.CloneMaxTree < 1 || c.Workers < 1 || c.ReposInParallel < 1 {
 		env.Fail(fmt.Errorf("estimation limits and worker counts must be positive"))
 	}
 	return c, env.Err()
@@ -88,6 +105,9 @@ func Run(ctx context.Context, version string) error {
 		return err
 	}
 	defer stop()
+	if err := boot.CheckRole(ctx, log, "estimation", pool); err != nil {
+		return err
+	}
 	driver := riverpgxv5.New(pool)
 
 	tmp := filepath.Join(cfg.DataDir, "tmp", "estimation")
@@ -103,7 +123,7 @@ func Run(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
-	fetcher, err := gitsrc.New(guard, cfg.ExtraCAFile, gitsrc.Limits{MaxBytes: cfg.CloneMaxBytes, MaxFiles: cfg.CloneMaxFiles, Timeout: cfg.CloneTimeout}, tmp)
+	fetcher, err := gitsrc.New(guard, cfg.ExtraCAFile, gitsrc.Limits{MaxBytes: cfg.CloneMaxBytes, MaxFiles: cfg.CloneMaxFiles, MaxTreeBytes: cfg.CloneMaxTree, Timeout: cfg.CloneTimeout}, tmp)
 	if err != nil {
 		return err
 	}
@@ -115,14 +135,18 @@ func Run(ctx context.Context, version string) error {
 
 	svc := &service.Service{
 		Store: &store.Store{Pool: pool}, Auth: authv1.NewAuthInternalServiceClient(authConn), Bucket: bucket,
-		Fetcher: fetcher, Guard: guard, Log: log, TempDir: tmp, ArchiveLimits: archive.DefaultLimits, Parallel: cfg.ReposInParallel,
+		Fetcher: fetcher, Guard: guard, Log: log, TempDir: tmp, ArchiveLimits: cfg.Archive, Parallel: cfg.ReposInParallel,
+		UploadQuota: cfg.UploadQuota, MaxRunningPerOrg: cfg.RunningPerOrg,
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &service.EstimateWorker{Service: svc, JobTimeout: cfg.JobTimeout})
 	river.AddWorker(workers, &service.SweepWorker{Service: svc, Idle: time.Minute})
+	river.AddWorker(workers, &service.PurgeUploadsWorker{Service: svc, Retention: cfg.UploadRetention})
 	rc, err := river.NewClient(driver, &river.Config{
 		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
-			func() (river.JobArgs, *river.InsertOpts) { return service.SweepArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})},
+			func() (river.JobArgs, *river.InsertOpts) { return service.SweepArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+				func() (river.JobArgs, *river.InsertOpts) { return service.PurgeUploadsArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})},
 		Schema:               store.Schema,
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}},
 		Workers:              workers,

@@ -106,7 +106,7 @@ func BenchmarkEstimateMediumRepo(b *testing.B) {
 				b.Fatal(err)
 			}
 			res := detect.Analyze(snap, "medium")
-			snap.Close()
+			_ = snap.Close()
 			if len(res.Apps) != 3 {
 				b.Fatalf("apps: %+v", res.Apps)
 			}

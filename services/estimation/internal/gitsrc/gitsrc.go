@@ -17,7 +17,6 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/gitfetch"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
+	"github.com/vulnscan/vulnscan/pkg/rmtree"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/detect"
 )
 
@@ -37,9 +37,12 @@ func fail(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(for
 
 // Limits bound one clone.
 type Limits struct {
-	MaxBytes int64         // bytes received from the remote
-	MaxFiles int           // files in the estimated commit
-	Timeout  time.Duration // resolution and clone together
+	MaxBytes int64 // bytes received from the remote
+	MaxFiles int   // files in the estimated commit
+	// MaxTreeBytes bounds the files' declared sizes added up, checked from
+	// the tree before any file is read (as the scan's checkout does).
+	MaxTreeBytes int64
+	Timeout      time.Duration // resolution and clone together
 }
 
 // Remote is a repository to read.
@@ -187,7 +190,7 @@ func (s *Snapshot) ReadFile(p string) ([]byte, error) {
 }
 
 // Close removes the clone.
-func (s *Snapshot) Close() { _ = os.RemoveAll(s.dir) }
+func (s *Snapshot) Close() error { return rmtree.RemoveAll(s.dir) }
 
 // Clone fetches the tip of branch (depth 1) and lists its files. The
 // commit may be newer than one resolved earlier if the branch moved;
@@ -204,7 +207,7 @@ func (f *Fetcher) Clone(ctx context.Context, r Remote, branch string) (*Snapshot
 	ok := false
 	defer func() {
 		if !ok {
-			s.Close()
+			_ = s.Close() // the clone failed already; its error is the one to report
 		}
 	}()
 	repo, err := git.PlainCloneContext(ctx, dir, true, &git.CloneOptions{
@@ -230,30 +233,17 @@ func (f *Fetcher) Clone(ctx context.Context, r Remote, branch string) (*Snapshot
 		return nil, explain(err, exceeded, f.Limits)
 	}
 	s.Commit, s.tree = commit.Hash.String(), tree
-	walker := object.NewTreeWalker(tree, true, nil)
-	defer walker.Close()
-	for {
-		name, entry, err := walker.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, explain(err, exceeded, f.Limits)
-		}
-		if entry.Mode != filemode.Regular && entry.Mode != filemode.Executable {
-			continue
-		}
-		if len(s.files) >= f.Limits.MaxFiles {
-			return nil, fail("repository has more than %d files", f.Limits.MaxFiles)
-		}
-		size, err := tree.Size(name)
-		if err != nil {
-			return nil, explain(err, exceeded, f.Limits)
-		}
-		s.files = append(s.files, detect.File{Path: name, Size: size})
-		if ctx.Err() != nil {
-			return nil, fail("clone timed out after %s", f.Limits.Timeout)
-		}
+	files, err := gitfetch.ListFiles(ctx, tree, gitfetch.Limits{MaxFiles: f.Limits.MaxFiles, MaxTreeBytes: f.Limits.MaxTreeBytes})
+	switch {
+	case errors.Is(err, gitfetch.ErrTimeout):
+		return nil, fail("clone timed out after %s", f.Limits.Timeout)
+	case errors.Is(err, gitfetch.ErrTooLarge):
+		return nil, fail("repository has %s", strings.TrimPrefix(err.Error(), gitfetch.ErrTooLarge.Error()+": "))
+	case err != nil:
+		return nil, explain(err, exceeded, f.Limits)
+	}
+	for _, fl := range files {
+		s.files = append(s.files, detect.File{Path: fl.Path, Size: fl.Size})
 	}
 	ok = true
 	return s, nil

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"gocloud.dev/gcerrors"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/vulnscan/vulnscan/pkg/archive"
+	"github.com/vulnscan/vulnscan/pkg/rmtree"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/detect"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/gitsrc"
@@ -46,6 +48,53 @@ func (SweepArgs) Kind() string { return "sweep_stranded_estimations" }
 // InsertOpts keeps one sweep per period.
 func (SweepArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: time.Minute}}
+}
+
+// OrgBusySnooze is how long an estimation waits when its organization is at
+// its running limit before it is offered to a worker again.
+var OrgBusySnooze = 5 * time.Second
+
+// PurgeUploadsArgs is the periodic job that deletes unused uploads.
+type PurgeUploadsArgs struct{}
+
+// Kind names the job in River's tables.
+func (PurgeUploadsArgs) Kind() string { return "purge_expired_uploads" }
+
+// InsertOpts keeps one purge per period.
+func (PurgeUploadsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: time.Hour}}
+}
+
+// PurgeUploadsWorker deletes uploads past the retention period that no
+// estimation has used within it (store.ExpiredUploads): the blob first, then
+// the row, so a failure midway leaves a row the next run finds again, never
+// a blob nothing points to.
+type PurgeUploadsWorker struct {
+	river.WorkerDefaults[PurgeUploadsArgs]
+	Service   *Service
+	Retention time.Duration // ESTIMATION_UPLOAD_RETENTION
+}
+
+// Work deletes expired uploads in batches.
+func (w *PurgeUploadsWorker) Work(ctx context.Context, _ *river.Job[PurgeUploadsArgs]) error {
+	for {
+		ups, err := w.Service.Store.ExpiredUploads(ctx, w.Retention, 500)
+		if err != nil {
+			return err
+		}
+		for _, u := range ups {
+			if err := w.Service.Bucket.Delete(ctx, u.BlobKey); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+				return fmt.Errorf("delete upload blob %s: %w", u.ID, err)
+			}
+			if err := w.Service.Store.DeleteUpload(ctx, u.ID); err != nil {
+				return fmt.Errorf("delete upload %s: %w", u.ID, err)
+			}
+			w.Service.Log.InfoContext(ctx, "deleted an upload past its retention", "upload_id", u.ID, "org_id", u.OrgID)
+		}
+		if len(ups) < 500 {
+			return nil
+		}
+	}
 }
 
 // internalFailure is the error recorded on repositories an estimation could not finish.
@@ -96,6 +145,10 @@ func (w *EstimateWorker) Work(ctx context.Context, job *river.Job[EstimateArgs])
 	s := w.Service
 	id := job.Args.EstimationID
 	err := s.Run(ctx, id)
+	var snooze *river.JobSnoozeError
+	if errors.As(err, &snooze) {
+		return err
+	}
 	if err != nil && job.Attempt >= job.MaxAttempts {
 		// Last attempt: end the estimation rather than leave it running.
 		s.Log.ErrorContext(ctx, "estimation job failed for good", "estimation_id", id, "error", err.Error())
@@ -123,8 +176,15 @@ func (s *Service) Run(ctx context.Context, id string) error {
 	if store.Terminal(e.Status) {
 		return nil
 	}
-	if err := s.Store.MarkRunning(ctx, id); err != nil {
+	started, err := s.Store.StartRunning(ctx, id, e.OrgID, s.MaxRunningPerOrg)
+	if err != nil {
 		return err
+	}
+	if !started {
+		// Fair scheduling: the organization already runs its share of
+		// estimations, so this job steps aside (a snooze uses no attempt)
+		// and the workers serve other organizations meanwhile.
+		return river.JobSnooze(OrgBusySnooze)
 	}
 	par := max(s.Parallel, 1)
 	sem := make(chan struct{}, par)
@@ -226,7 +286,11 @@ func (s *Service) estimateGit(ctx context.Context, e store.Estimation, r *store.
 	if err != nil {
 		return nil, err
 	}
-	defer snap.Close()
+	defer func() {
+		if err := snap.Close(); err != nil {
+			s.Log.ErrorContext(ctx, "clone directory could not be removed", "error", err.Error())
+		}
+	}()
 	r.CommitSHA = snap.Commit
 	res := detect.Analyze(snap, repoName(r.RepoURL))
 	if err := s.Store.CacheResult(ctx, key, snap.Commit, res); err != nil {
@@ -256,7 +320,7 @@ func (s *Service) estimateUpload(ctx context.Context, e store.Estimation, r *sto
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = os.RemoveAll(dir) }()
+	defer s.removeScratch(ctx, dir)
 	f, err := os.Create(dir + ".archive")
 	if err != nil {
 		return nil, err
@@ -272,10 +336,13 @@ func (s *Service) estimateUpload(ctx context.Context, e store.Estimation, r *sto
 		return nil, fmt.Errorf("read upload blob: %w", err)
 	}
 	if _, err := archive.Extract(f, n, u.ContentType, dir, s.ArchiveLimits); err != nil {
+		// An archive that cannot be unpacked will not unpack on a retry
+		// either (the upload is immutable): the repository fails for good.
 		if errors.Is(err, archive.ErrUnsafe) {
 			return nil, &gitsrc.Error{Msg: err.Error()}
 		}
-		return nil, err
+		s.Log.ErrorContext(ctx, "unpacking an upload failed", "upload_id", u.ID, "error", err.Error())
+		return nil, &gitsrc.Error{Msg: "archive could not be unpacked"}
 	}
 	src, err := detect.NewDirSource(dir)
 	if err != nil {
@@ -286,4 +353,13 @@ func (s *Service) estimateUpload(ctx context.Context, e store.Estimation, r *sto
 		return nil, err
 	}
 	return &res, nil
+}
+
+// removeScratch removes a scratch directory whatever its depth and reports
+// a failure loudly: a directory left behind is disk lost until an operator
+// removes it.
+func (s *Service) removeScratch(ctx context.Context, dir string) {
+	if err := rmtree.RemoveAll(dir); err != nil {
+		s.Log.ErrorContext(ctx, "scratch directory could not be removed", "error", err.Error())
+	}
 }

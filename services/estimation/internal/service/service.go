@@ -60,6 +60,12 @@ type Service struct {
 	TempDir       string
 	ArchiveLimits archive.Limits
 	Parallel      int
+	// UploadQuota bounds each organization's uploads (ESTIMATION_MAX_UPLOADS,
+	// ESTIMATION_MAX_UPLOAD_BYTES).
+	UploadQuota store.UploadQuota
+	// MaxRunningPerOrg bounds the estimations of one organization running at
+	// once (ESTIMATION_MAX_RUNNING_PER_ORG; 0: no bound).
+	MaxRunningPerOrg int
 }
 
 // Public serves EstimationService.

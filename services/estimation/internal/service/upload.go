@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/google/uuid"
 	"gocloud.dev/blob"
@@ -53,6 +54,14 @@ func (s *Uploads) createUpload(ctx context.Context, stream grpc.ClientStreamingS
 			return nil, err
 		}
 		if first {
+			// Refuse at once when the organization is already at its quota
+			// (checked again, under a lock, when the upload is recorded).
+			if err := s.Store.CheckUploadQuota(ctx, p.OrgID, 0, s.UploadQuota); err != nil {
+				if errors.Is(err, store.ErrQuota) {
+					return nil, quotaError(err)
+				}
+				return nil, err
+			}
 			contentType, first = msg.GetContentType(), false
 			if contentType != archive.TypeZip && contentType != archive.TypeTarGz {
 				return nil, apierr.Invalid("Content-Type must be application/zip or application/gzip")
@@ -97,11 +106,23 @@ func (s *Uploads) createUpload(ctx context.Context, stream grpc.ClientStreamingS
 	if err := w.Close(); err != nil {
 		return nil, fmt.Errorf("write blob: %w", err)
 	}
-	u, err = s.Store.CreateUpload(ctx, u)
+	u, err = s.Store.CreateUpload(ctx, u, s.UploadQuota)
 	if err != nil {
+		if derr := s.Bucket.Delete(context.WithoutCancel(ctx), u.BlobKey); derr != nil {
+			s.Log.ErrorContext(ctx, "blob of a refused upload could not be deleted", "upload_id", u.ID, "error", derr.Error())
+		}
+		if errors.Is(err, store.ErrQuota) {
+			return nil, quotaError(err)
+		}
 		return nil, err
 	}
 	return &estimationv1.CreateUploadResponse{Upload: &estimationv1.Upload{
 		Id: u.ID, RepoUrl: "upload://" + u.ID, SizeBytes: int32(u.SizeBytes), Sha256: u.SHA256, CreatedAt: ts(u.CreatedAt),
 	}}, nil
+}
+
+// quotaError is the caller's error for a quota: 409, as for the active-key
+// limit, since the conflict is with what the organization already keeps.
+func quotaError(err error) error {
+	return apierr.Conflict("Upload refused: %s", strings.TrimPrefix(err.Error(), store.ErrQuota.Error()+": "))
 }

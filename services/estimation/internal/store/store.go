@@ -78,14 +78,116 @@ type Estimation struct {
 }
 
 // CreateUpload records an upload.
-func (s *Store) CreateUpload(ctx context.Context, u Upload) (Upload, error) {
-	err := s.Pool.QueryRow(ctx, `INSERT INTO estimation.uploads (id, org_id, user_id, content_type, size_bytes, sha256, content_hash, blob_key)
+func (s *Store) CreateUpload(ctx context.Context, u Upload, q UploadQuota) (Upload, error) {
+	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('estimation.uploads:' || $1, 0))`, u.OrgID); err != nil {
+			return err
+		}
+		if err := q.check(ctx, tx, u.OrgID, u.SizeBytes); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `INSERT INTO estimation.uploads (id, org_id, user_id, content_type, size_bytes, sha256, content_hash, blob_key)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING created_at`,
-		u.ID, u.OrgID, u.UserID, u.ContentType, u.SizeBytes, u.SHA256, u.ContentHash, u.BlobKey).Scan(&u.CreatedAt)
-	if err != nil {
+			u.ID, u.OrgID, u.UserID, u.ContentType, u.SizeBytes, u.SHA256, u.ContentHash, u.BlobKey).Scan(&u.CreatedAt)
+	})
+	if err != nil && !errors.Is(err, ErrQuota) {
 		return u, fmt.Errorf("insert upload: %w", err)
 	}
-	return u, nil
+	return u, err
+}
+
+// UploadQuota bounds the uploads an organization keeps; zero fields do not
+// bound.
+type UploadQuota struct {
+	MaxCount int
+	MaxBytes int64
+}
+
+// ErrQuota is returned when a write would exceed an organization's quota;
+// its message is safe to show.
+var ErrQuota = errors.New("quota exceeded")
+
+// CheckUploadQuota reports (with ErrQuota) whether one more upload of size
+// bytes would exceed q. It takes no lock: CreateUpload checks again under
+// one; this lets a request over quota be refused before it is processed.
+func (s *Store) CheckUploadQuota(ctx context.Context, orgID string, size int64, q UploadQuota) error {
+	return q.check(ctx, s.Pool, orgID, size)
+}
+
+func (q UploadQuota) check(ctx context.Context, dbq db.DBTX, orgID string, size int64) error {
+	var n int
+	var total int64
+	if err := dbq.QueryRow(ctx, `SELECT count(*), coalesce(sum(size_bytes), 0) FROM estimation.uploads WHERE org_id = $1`, orgID).Scan(&n, &total); err != nil {
+		return fmt.Errorf("count uploads: %w", err)
+	}
+	if q.MaxCount > 0 && n+1 > q.MaxCount {
+		return fmt.Errorf("%w: the organization already keeps %d uploads, the most allowed; unused uploads are deleted after the retention period", ErrQuota, n)
+	}
+	if q.MaxBytes > 0 && total+size > q.MaxBytes {
+		return fmt.Errorf("%w: the organization's uploads would take %d MiB, more than the %d MiB allowed; unused uploads are deleted after the retention period", ErrQuota, (total+size)>>20, q.MaxBytes>>20)
+	}
+	return nil
+}
+
+// ExpiredUploads lists up to limit uploads older than retention that no
+// estimation has used within retention: none still pending or running,
+// none updated or claimed by a scan since. Scans read an upload through
+// their estimation soon after claiming it, so a claim within the period
+// keeps the upload.
+func (s *Store) ExpiredUploads(ctx context.Context, retention time.Duration, limit int) ([]Upload, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT u.id, u.org_id, u.blob_key FROM estimation.uploads u
+		WHERE u.created_at < now() - make_interval(secs => $1)
+		AND NOT EXISTS (SELECT 1 FROM estimation.estimation_repos r JOIN estimation.estimations e ON e.id = r.estimation_id
+			WHERE r.repo_url = 'upload://' || u.id::text
+			AND (e.status IN ('pending', 'running') OR e.updated_at > now() - make_interval(secs => $1) OR e.claimed_at > now() - make_interval(secs => $1)))
+		ORDER BY u.created_at LIMIT $2`, retention.Seconds(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("list expired uploads: %w", err)
+	}
+	defer rows.Close()
+	var out []Upload
+	for rows.Next() {
+		var u Upload
+		if err := rows.Scan(&u.ID, &u.OrgID, &u.BlobKey); err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// DeleteUpload removes an upload's row.
+func (s *Store) DeleteUpload(ctx context.Context, id string) error {
+	_, err := s.Pool.Exec(ctx, `DELETE FROM estimation.uploads WHERE id = $1`, id)
+	return err
+}
+
+// StartRunning marks a pending estimation running if its organization has
+// fewer than limit other estimations running (0: no bound) and reports
+// whether the estimation may run. The count and the update happen under a
+// transaction-level advisory lock on the organization.
+func (s *Store) StartRunning(ctx context.Context, id, orgID string, limit int) (bool, error) {
+	ok := false
+	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		if limit > 0 {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('estimation.running:' || $1, 0))`, orgID); err != nil {
+				return err
+			}
+			var n int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM estimation.estimations WHERE org_id = $1 AND status = 'running' AND id <> $2`, orgID, id).Scan(&n); err != nil {
+				return err
+			}
+			if n >= limit {
+				return nil
+			}
+		}
+		if _, err := tx.Exec(ctx, `UPDATE estimation.estimations SET status = 'running', updated_at = now() WHERE id = $1 AND status = 'pending'`, id); err != nil {
+			return err
+		}
+		ok = true
+		return nil
+	})
+	return ok, err
 }
 
 // GetUpload reads an upload of org.

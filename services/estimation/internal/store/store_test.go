@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -152,3 +153,105 @@ type estimateArgs struct {
 }
 
 func (estimateArgs) Kind() string { return "estimate" }
+
+// TestStartRunningPerOrg: an organization runs at most limit estimations at
+// once; a retried job of a running estimation is not counted against
+// itself; other organizations are not held back.
+func TestStartRunningPerOrg(t *testing.T) {
+	t.Parallel()
+	s, first := setup(t)
+	ctx := context.Background()
+	mk := func(orgID string) Estimation {
+		e := Estimation{ID: uuid.NewString(), OrgID: orgID, UserID: uuid.NewString(), Name: "n", Repos: []Repo{{Source: "public", RepoURL: "https://a/b"}}}
+		require.NoError(t, db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+			var err error
+			e, err = s.CreateEstimation(ctx, tx, e)
+			return err
+		}))
+		return e
+	}
+	second, third, other := mk(first.OrgID), mk(first.OrgID), mk(uuid.NewString())
+	for _, tc := range []struct {
+		e    Estimation
+		want bool
+	}{{first, true}, {second, true}, {third, false}, {first, true}, {other, true}} {
+		ok, err := s.StartRunning(ctx, tc.e.ID, tc.e.OrgID, 2)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, ok, tc.e.ID)
+	}
+	got, err := s.GetEstimation(ctx, third.OrgID, third.ID)
+	require.NoError(t, err)
+	require.Equal(t, StatusPending, got.Status)
+	require.NoError(t, s.FailPending(ctx, first.ID, "x"))
+	require.NoError(t, s.Finish(ctx, first.ID))
+	ok, err := s.StartRunning(ctx, third.ID, third.OrgID, 2)
+	require.NoError(t, err)
+	require.True(t, ok, "a finished estimation frees its slot")
+}
+
+// TestUploadQuotaAndRetention: the quota holds under concurrent uploads,
+// and only uploads unused for the retention period expire.
+func TestUploadQuotaAndRetention(t *testing.T) {
+	t.Parallel()
+	s, e := setup(t)
+	ctx := context.Background()
+	q := UploadQuota{MaxCount: 3, MaxBytes: 1000}
+	newUpload := func(orgID string, size int64) Upload {
+		id := uuid.NewString()
+		return Upload{ID: id, OrgID: orgID, UserID: uuid.NewString(), ContentType: "application/zip", SizeBytes: size, SHA256: "s", ContentHash: "c", BlobKey: "uploads/" + id}
+	}
+	org := uuid.NewString()
+	errs := make(chan error, 6)
+	for i := 0; i < 6; i++ {
+		go func() { _, err := s.CreateUpload(ctx, newUpload(org, 10), q); errs <- err }()
+	}
+	var ok, refused int
+	for i := 0; i < 6; i++ {
+		err := <-errs
+		switch {
+		case err == nil:
+			ok++
+		case errors.Is(err, ErrQuota):
+			refused++
+		default:
+			t.Fatal(err)
+		}
+	}
+	require.Equal(t, 3, ok)
+	require.Equal(t, 3, refused)
+	_, err := s.CreateUpload(ctx, newUpload(uuid.NewString(), 1001), q)
+	require.ErrorIs(t, err, ErrQuota)
+	require.ErrorContains(t, err, "more than the 0 MiB allowed")
+
+	// Retention: an old upload no estimation used expires; an old one used
+	// by a recent estimation does not; a new one does not.
+	oldUnused, _ := s.CreateUpload(ctx, newUpload(e.OrgID, 1), UploadQuota{})
+	oldUsed, _ := s.CreateUpload(ctx, newUpload(e.OrgID, 1), UploadQuota{})
+	fresh, _ := s.CreateUpload(ctx, newUpload(e.OrgID, 1), UploadQuota{})
+	_, err = s.Pool.Exec(ctx, `UPDATE estimation.uploads SET created_at = now() - interval '40 days' WHERE id = ANY($1)`, []string{oldUnused.ID, oldUsed.ID})
+	require.NoError(t, err)
+	_, err = s.Pool.Exec(ctx, `UPDATE estimation.estimation_repos SET repo_url = $2 WHERE estimation_id = $1 AND position = 0`, e.ID, "upload://"+oldUsed.ID)
+	require.NoError(t, err)
+	expired, err := s.ExpiredUploads(ctx, 30*24*time.Hour, 100)
+	require.NoError(t, err)
+	var ids []string
+	for _, u := range expired {
+		ids = append(ids, u.ID)
+	}
+	require.Contains(t, ids, oldUnused.ID)
+	require.NotContains(t, ids, oldUsed.ID)
+	require.NotContains(t, ids, fresh.ID)
+	// Once the estimation has been idle for the period, its upload expires too.
+	_, err = s.Pool.Exec(ctx, `UPDATE estimation.estimations SET status = 'completed', updated_at = now() - interval '31 days' WHERE id = $1`, e.ID)
+	require.NoError(t, err)
+	expired, err = s.ExpiredUploads(ctx, 30*24*time.Hour, 100)
+	require.NoError(t, err)
+	ids = ids[:0]
+	for _, u := range expired {
+		ids = append(ids, u.ID)
+	}
+	require.Contains(t, ids, oldUsed.ID)
+	require.NoError(t, s.DeleteUpload(ctx, oldUnused.ID))
+	_, err = s.GetUpload(ctx, nil, e.OrgID, oldUnused.ID)
+	require.ErrorIs(t, err, ErrNotFound)
+}

@@ -20,6 +20,7 @@ import (
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	"github.com/vulnscan/vulnscan/services/findings/internal/delivery"
+	"github.com/vulnscan/vulnscan/services/findings/internal/expiry"
 	"github.com/vulnscan/vulnscan/services/findings/internal/fold"
 	"github.com/vulnscan/vulnscan/services/findings/internal/service"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
@@ -34,6 +35,7 @@ type Config struct {
 	DeliveryMaxBackoff  time.Duration
 	DeliveryMaxAttempts int
 	CountFoldEvery      time.Duration
+	RiskExpiryEvery     time.Duration
 }
 
 // ReadConfig reads the configuration from env.
@@ -46,6 +48,10 @@ func ReadConfig(env *config.Env) (Config, error) {
 		DeliveryMaxBackoff:  env.Duration("FINDINGS_DELIVERY_MAX_BACKOFF", time.Hour),
 		DeliveryMaxAttempts: env.Int("FINDINGS_DELIVERY_MAX_ATTEMPTS", 12),
 		CountFoldEvery:      env.Duration("FINDINGS_COUNT_FOLD_EVERY", 5*time.Second),
+		RiskExpiryEvery:     env.Duration("FINDINGS_RISK_EXPIRY_EVERY", 30*time.Second),
+	}
+	if c.RiskExpiryEvery <= 0 {
+		env.Fail(fmt.Errorf("FINDINGS_RISK_EXPIRY_EVERY must be positive"))
 	}
 	if c.DeliveryPoll <= 0 || c.DeliveryBackoff <= 0 || c.DeliveryMaxBackoff < c.DeliveryBackoff {
 		env.Fail(fmt.Errorf("FINDINGS_DELIVERY_POLL and FINDINGS_DELIVERY_BACKOFF must be positive, FINDINGS_DELIVERY_MAX_BACKOFF at least the backoff"))
@@ -80,6 +86,9 @@ func Run(ctx context.Context, version string) error {
 		return err
 	}
 	defer stop()
+	if err := boot.CheckRole(ctx, log, "findings", pool); err != nil {
+		return err
+	}
 	guard, err := netguard.New(cfg.AllowedPrivateCIDRs)
 	if err != nil {
 		return err
@@ -112,6 +121,7 @@ func Run(ctx context.Context, version string) error {
 		MaxAttempts: cfg.DeliveryMaxAttempts, Batch: 20}
 	p.Worker(w.Run)
 	p.Worker((&fold.Worker{Store: st, Log: log, Every: cfg.CountFoldEvery, Keys: 1000}).Run)
+	p.Worker((&expiry.Worker{Store: st, Log: log, Every: cfg.RiskExpiryEvery}).Run)
 	log.Info("starting", "version", version, "delivery_poll", cfg.DeliveryPoll.String())
 	return p.Run(ctx, cfg.ShutdownGrace)
 }

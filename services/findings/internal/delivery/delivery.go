@@ -148,10 +148,6 @@ type request struct {
 
 // send delivers d and returns the external issue id it created, if any.
 func (w *Worker) send(ctx context.Context, d store.Delivery) (string, error) {
-	var ev store.Event
-	if err := json.Unmarshal(d.Payload, &ev); err != nil {
-		return "", fmt.Errorf("decode event: %w", err)
-	}
 	token, err := w.open(d.Integration.TokenEnc, store.IntegrationTokenAD(d.Integration.ID))
 	if err != nil {
 		return "", err
@@ -167,7 +163,37 @@ func (w *Worker) send(ctx context.Context, d store.Delivery) (string, error) {
 	} else if target != "" {
 		d.Integration.URL = target
 	}
-	reqs, err := build(d, ev, token)
+	var reqs []request
+	if d.Event == store.EventBulkUpdated {
+		var bev store.BatchEvent
+		if err := json.Unmarshal(d.Payload, &bev); err != nil {
+			return "", fmt.Errorf("decode event: %w", err)
+		}
+		if reqs, err = buildBatch(d, bev, token); err != nil {
+			return "", err
+		}
+		for _, r := range reqs {
+			b, err := json.Marshal(r.body)
+			if err != nil {
+				return "", err
+			}
+			answer, err := w.post(ctx, r, b, d, secret)
+			if err != nil {
+				return "", err
+			}
+			if r.parse != nil {
+				if _, err := r.parse(answer); err != nil {
+					return "", err
+				}
+			}
+		}
+		return "", nil
+	}
+	var ev store.Event
+	if err := json.Unmarshal(d.Payload, &ev); err != nil {
+		return "", fmt.Errorf("decode event: %w", err)
+	}
+	reqs, err = build(d, ev, token)
 	if err != nil {
 		return "", err
 	}

@@ -118,18 +118,16 @@ func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, s
 		return send()
 
 	default:
-		head, err := sarifHead()
-		if err != nil {
-			return err
-		}
-		buf.Write(head)
+		buf.Write(sarifHead())
+		rules := newSARIFRules()
 		n := 0
 		err = p.Store.Each(ctx, f, func(fd store.Finding, x store.Extra) error {
 			if n > 0 {
 				buf.WriteString(",")
 			}
 			n++
-			b, err := json.Marshal(sarifResult(fd, x))
+			id, idx := rules.ruleFor(fd)
+			b, err := json.Marshal(sarifResult(fd, x, id, idx))
 			if err != nil {
 				return err
 			}
@@ -142,7 +140,11 @@ func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, s
 		if err != nil {
 			return err
 		}
-		buf.WriteString("]}]}")
+		tail, err := rules.sarifTail()
+		if err != nil {
+			return err
+		}
+		buf.Write(tail)
 		return send()
 	}
 }

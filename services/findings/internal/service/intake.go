@@ -37,7 +37,10 @@ func (s *Intake) RegisterScan(ctx context.Context, req *findingsv1.RegisterScanR
 	if req.GetPullRequest() < 0 {
 		return nil, apierr.Invalid("pull_request must not be negative")
 	}
-	created, err := s.Store.RegisterScan(ctx, store.Scan{ID: req.GetScanId(), OrgID: req.GetOrgId(), RepoURL: req.GetRepoUrl(),
+	if err := validate.MaxLen("repo_key", req.GetRepoKey(), 2048); err != nil {
+		return nil, err
+	}
+	created, err := s.Store.RegisterScan(ctx, store.Scan{ID: req.GetScanId(), OrgID: req.GetOrgId(), RepoURL: req.GetRepoUrl(), Key: req.GetRepoKey(),
 		ScanType: req.GetScanType(), CommitSHA: req.GetCommitSha(), PullRequest: req.GetPullRequest()})
 	if err != nil {
 		return nil, translate(err)

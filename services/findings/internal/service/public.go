@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -188,6 +189,19 @@ func update(req *findingsv1.UpdateFindingRequest) (store.Update, error) {
 				return u, err
 			}
 		}
+	}
+	if req.ExpiresAt != nil {
+		if u.State == nil || *u.State != "accepted_risk" {
+			return u, apierr.Invalid("expires_at requires state accepted_risk")
+		}
+		at, err := time.Parse(time.RFC3339Nano, req.GetExpiresAt())
+		if err != nil {
+			return u, apierr.Invalid("expires_at must be an RFC 3339 time, for example 2030-01-31T00:00:00Z")
+		}
+		if !at.After(time.Now()) {
+			return u, apierr.Invalid("expires_at must be in the future")
+		}
+		u.ExpiresAt = &at
 	}
 	u.StateReason, u.SeverityReason = req.GetReason(), req.GetReason()
 	if req.StateReason != nil {

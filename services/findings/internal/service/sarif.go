@@ -3,12 +3,16 @@ package service
 import (
 	"bytes"
 	"encoding/json"
+	"sort"
+	"strings"
 
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
 
-// SARIF 2.1.0 output: one run whose rules are the finding categories, each
-// related to its CWE weakness in the CWE taxonomy.
+// SARIF 2.1.0 output: one run with one rule per detector (the rule id is the
+// detector's id, stable across scans), each with help text, its CWE
+// weakness in the CWE taxonomy and security-severity; triaged findings
+// (false positive, accepted risk) are results with an external suppression.
 
 const sarifSchema = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -44,42 +48,143 @@ type sarifRel struct {
 	Kinds []string `json:"kinds"`
 }
 
+type sarifHelp struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown"`
+}
+
 type sarifRule struct {
 	ID                   string         `json:"id"`
 	Name                 string         `json:"name"`
 	ShortDescription     sarifText      `json:"shortDescription"`
+	FullDescription      sarifText      `json:"fullDescription"`
+	Help                 sarifHelp      `json:"help"`
 	DefaultConfiguration map[string]any `json:"defaultConfiguration"`
 	Relationships        []sarifRel     `json:"relationships"`
 	Properties           map[string]any `json:"properties"`
 }
 
-func ruleIndex(category string) int {
-	for i, c := range store.Categories {
-		if c == category {
-			return i
-		}
-	}
-	return len(store.Categories) - 1 // other
+// sarifRules collects one rule per detector as results stream past. The
+// results are written first and the tool, with its rules, after them: JSON
+// members have no order, so the export stays one pass over the findings
+// while every rule carries what its results show (the highest severity
+// among them is the rule's security-severity, which code scanning tools read
+// from the rule).
+type sarifRules struct {
+	index map[string]int
+	rules []sarifRule
+	rank  []int
+	cwes  map[string]bool
 }
 
-// sarifHead renders everything before the first result.
-func sarifHead() ([]byte, error) {
-	rules := make([]sarifRule, 0, len(store.Categories))
-	taxa := make([]map[string]any, 0, len(store.Categories))
-	for _, c := range store.Categories {
-		cwe := categoryCWE[c]
-		r := sarifRule{ID: c, Name: c, ShortDescription: sarifText{Text: "vulnscan category " + c + " (CWE-" + cwe.id + ")"},
-			DefaultConfiguration: map[string]any{"level": "warning"},
-			Properties:           map[string]any{"tags": []string{"security", "external/cwe/cwe-" + cwe.id}}}
+func newSARIFRules() *sarifRules {
+	return &sarifRules{index: map[string]int{}, cwes: map[string]bool{}}
+}
+
+var severityRank = map[string]int{"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
+
+// detector is a finding's rule id: its first tag, which the engine sets to
+// the detector that reported it ("python.cmdi.shell", "secrets.aws-access-token",
+// "live.sqli.error"). Findings without one fall back to their category.
+func detector(f store.Finding) string {
+	if len(f.Tags) > 0 {
+		t := f.Tags[0]
+		if strings.Contains(t, ".") && !strings.HasPrefix(t, "CWE-") && !strings.Contains(t, ":") && !strings.ContainsAny(t, " \t/") {
+			return t
+		}
+	}
+	return categoryOrOther(f.Category)
+}
+
+// findingCWE is the CWE number a finding's tags name, else its category's.
+func findingCWE(f store.Finding) cweInfo {
+	for _, t := range f.Tags {
+		if n, ok := strings.CutPrefix(t, "CWE-"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+			if c := categoryCWE[categoryOrOther(f.Category)]; c.id == n {
+				return c
+			}
+			return cweInfo{id: n, name: "CWE-" + n}
+		}
+	}
+	return categoryCWE[categoryOrOther(f.Category)]
+}
+
+// ruleFor returns the index of f's rule, adding the rule on first sight.
+func (r *sarifRules) ruleFor(f store.Finding) (string, int) {
+	id := detector(f)
+	i, ok := r.index[id]
+	if !ok {
+		cwe := findingCWE(f)
+		r.cwes[cwe.id] = true
+		about := strings.TrimSpace(f.Description)
+		if k := strings.Index(about, "Why we report this"); k >= 0 {
+			about = strings.TrimSpace(about[:k])
+		}
+		if about == "" {
+			about = f.Title
+		}
+		var tags []string
+		for _, t := range f.Tags {
+			if strings.HasPrefix(t, "A") && strings.Contains(t, ":20") {
+				tags = append(tags, "owasp/"+t)
+			}
+		}
+		rule := sarifRule{ID: id, Name: id, ShortDescription: sarifText{Text: f.Title},
+			FullDescription: sarifText{Text: about},
+			Help: sarifHelp{
+				Text: about + "\n\nWeakness: CWE-" + cwe.id + " (" + cwe.name + "). Category: " + categoryOrOther(f.Category) + ".",
+				Markdown: "**" + f.Title + "**\n\n" + about + "\n\nWeakness: [CWE-" + cwe.id + "](https://cwe.mitre.org/data/definitions/" + cwe.id +
+					".html) " + cwe.name + ". Category: `" + categoryOrOther(f.Category) + "`.",
+			},
+			DefaultConfiguration: map[string]any{"level": sarifLevel(f.Severity)},
+			Properties: map[string]any{"tags": append([]string{"security", "external/cwe/cwe-" + cwe.id}, tags...),
+				"category": categoryOrOther(f.Category), "security-severity": securitySeverity(f.Severity), "precision": "high"}}
 		var rel sarifRel
 		rel.Target.ID = cwe.id
 		rel.Target.ToolComponent.Name = "CWE"
 		rel.Kinds = []string{"relevant"}
-		r.Relationships = []sarifRel{rel}
-		rules = append(rules, r)
-		taxa = append(taxa, map[string]any{"id": cwe.id, "name": cwe.name, "shortDescription": sarifText{Text: cwe.name}})
+		rule.Relationships = []sarifRel{rel}
+		i = len(r.rules)
+		r.index[id] = i
+		r.rules = append(r.rules, rule)
+		r.rank = append(r.rank, severityRank[f.Severity])
 	}
-	run := map[string]any{
+	if rk := severityRank[f.Severity]; rk > r.rank[i] {
+		r.rank[i] = rk
+		r.rules[i].DefaultConfiguration["level"] = sarifLevel(f.Severity)
+		r.rules[i].Properties["security-severity"] = securitySeverity(f.Severity)
+	}
+	return id, i
+}
+
+// sarifHead opens the document and its run at the results array.
+func sarifHead() []byte {
+	return []byte(`{"$schema":"` + sarifSchema + `","version":"2.1.0","runs":[{"results":[`)
+}
+
+// sarifTail closes the results and adds the tool with the rules seen, the
+// CWE taxonomy and the path root every result's location is relative to.
+func (r *sarifRules) sarifTail() ([]byte, error) {
+	rules := r.rules
+	if rules == nil {
+		rules = []sarifRule{}
+	}
+	ids := make([]string, 0, len(r.cwes))
+	for id := range r.cwes {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	taxa := make([]map[string]any, 0, len(ids))
+	for _, id := range ids {
+		name := "CWE-" + id
+		for _, c := range categoryCWE {
+			if c.id == id {
+				name = c.name
+			}
+		}
+		taxa = append(taxa, map[string]any{"id": id, "name": name, "shortDescription": sarifText{Text: name}})
+	}
+	tail := map[string]any{
 		"tool": map[string]any{"driver": map[string]any{
 			"name": "vulnscan", "informationUri": "https://github.com/vulnscan/vulnscan", "semanticVersion": "1.0.0", "rules": rules,
 			"supportedTaxonomies": []map[string]any{{"name": "CWE"}},
@@ -87,18 +192,20 @@ func sarifHead() ([]byte, error) {
 		"taxonomies": []map[string]any{{"name": "CWE", "organization": "MITRE", "version": "4.14",
 			"informationUri": "https://cwe.mitre.org/data/published/cwec_v4.14.pdf", "shortDescription": sarifText{Text: "The MITRE Common Weakness Enumeration"},
 			"taxa": taxa}},
+		// Every artifactLocation.uri is relative to the root of the scanned
+		// repository (or upload), named %SRCROOT% as code scanning tools expect.
+		"originalUriBaseIds": map[string]any{"%SRCROOT%": map[string]any{
+			"description": sarifText{Text: "The root of the scanned repository or uploaded archive; result paths are relative to it."}}},
 		"columnKind": "unicodeCodePoints",
 	}
-	b, err := json.Marshal(run)
+	b, err := json.Marshal(tail)
 	if err != nil {
 		return nil, err
 	}
-	// The run is left open at its results array, which is streamed in and
-	// closed with "]}]}".
 	var out bytes.Buffer
-	out.WriteString(`{"$schema":"` + sarifSchema + `","version":"2.1.0","runs":[`)
-	out.Write(bytes.TrimSuffix(b, []byte("}")))
-	out.WriteString(`,"results":[`)
+	out.WriteString("],")
+	out.Write(bytes.TrimPrefix(b, []byte("{")))
+	out.WriteString("]}")
 	return out.Bytes(), nil
 }
 
@@ -118,7 +225,14 @@ func securitySeverity(severity string) string {
 	return map[string]string{"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0", "info": "0.0"}[severity]
 }
 
-func sarifResult(f store.Finding, x store.Extra) map[string]any {
+// suppressedStates are triage decisions that a code scanning tool should
+// show as dismissed: the finding is known and accepted, not open.
+var suppressedStates = map[string]string{
+	"false_positive": "Triaged in vulnscan as a false positive.",
+	"accepted_risk":  "Triaged in vulnscan as an accepted risk.",
+}
+
+func sarifResult(f store.Finding, x store.Extra, ruleID string, ruleIndex int) map[string]any {
 	phys := map[string]any{"artifactLocation": map[string]any{"uri": f.AffectedFile, "uriBaseId": "%SRCROOT%"}}
 	if x.StartLine > 0 {
 		region := map[string]any{"startLine": x.StartLine}
@@ -134,14 +248,14 @@ func sarifResult(f store.Finding, x store.Extra) map[string]any {
 	if f.Description != "" {
 		msg += "\n\n" + f.Description
 	}
-	props := map[string]any{"severity": f.Severity, "state": f.State, "security-severity": securitySeverity(f.Severity),
+	props := map[string]any{"severity": f.Severity, "state": f.State, "category": categoryOrOther(f.Category),
 		"tags": f.Tags, "scan_id": f.ScanID}
 	if f.DuplicateOf != nil {
 		props["duplicate_of"] = *f.DuplicateOf
 	}
-	return map[string]any{
-		"ruleId":              categoryOrOther(f.Category),
-		"ruleIndex":           ruleIndex(f.Category),
+	res := map[string]any{
+		"ruleId":              ruleID,
+		"ruleIndex":           ruleIndex,
 		"level":               sarifLevel(f.Severity),
 		"message":             sarifText{Text: msg},
 		"guid":                f.ID,
@@ -149,6 +263,10 @@ func sarifResult(f store.Finding, x store.Extra) map[string]any {
 		"partialFingerprints": map[string]string{"vulnscanFingerprint/v1": x.Fingerprint},
 		"properties":          props,
 	}
+	if why, ok := suppressedStates[f.State]; ok {
+		res["suppressions"] = []any{map[string]any{"kind": "external", "status": "accepted", "justification": why}}
+	}
+	return res
 }
 
 func categoryOrOther(c string) string {

@@ -101,7 +101,16 @@ func findingProto(f store.Finding) *findingsv1.Finding {
 		Description: f.Description, AffectedFile: f.AffectedFile, AffectedCode: f.AffectedCode,
 		ProofOfConcept: str(f.ProofOfConcept), Tags: f.Tags, ScanId: scan,
 		FoundAt: timestamppb.New(f.FoundAt), UpdatedAt: timestamppb.New(f.UpdatedAt), DuplicateOf: str(f.DuplicateOf),
+		Line: line(f.Line), Fingerprint: f.Fingerprint,
 	}
+}
+
+// line is null for a finding without a source location (stored as 0).
+func line(n int32) *wrapperspb.Int32Value {
+	if n <= 0 {
+		return nil
+	}
+	return wrapperspb.Int32(n)
 }
 
 func detailProto(d store.Detail) *findingsv1.GetFindingResponse {
@@ -111,13 +120,16 @@ func detailProto(d store.Detail) *findingsv1.GetFindingResponse {
 		Description: f.Description, AffectedFile: f.AffectedFile, AffectedCode: f.AffectedCode,
 		ProofOfConcept: f.ProofOfConcept, Tags: f.Tags, ScanId: f.ScanId, FoundAt: f.FoundAt, UpdatedAt: f.UpdatedAt,
 		DuplicateOf: f.DuplicateOf, MermaidTrace: str(d.MermaidTrace), OccurrenceCount: d.OccurrenceCount,
-		RepoUrl: str(d.RepoURL), ScanType: str(d.ScanType), TriageThread: make([]*findingsv1.TriageEntry, 0, len(d.Thread)),
+		RepoUrl: str(d.RepoURL), ScanType: str(d.ScanType), Line: f.Line, Fingerprint: f.Fingerprint, TriageThread: make([]*findingsv1.TriageEntry, 0, len(d.Thread)),
 	}
 	for _, e := range d.Thread {
 		out.TriageThread = append(out.TriageThread, &findingsv1.TriageEntry{
 			Id: e.ID, Reaction: str(e.Reaction), Comment: str(e.Comment), UserId: e.UserID, Username: e.Username,
 			Source: e.Source, Timestamp: timestamppb.New(e.CreatedAt),
 		})
+	}
+	if d.RiskExpiresAt != nil {
+		out.RiskExpiresAt = timestamppb.New(*d.RiskExpiresAt)
 	}
 	return out
 }

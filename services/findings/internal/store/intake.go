@@ -15,11 +15,19 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/db"
 )
 
+// repoKey is the repository identity findings are keyed by.
+func (sc Scan) repoKey() string {
+	if sc.Key != "" {
+		return sc.Key
+	}
+	return RepoKey(sc.RepoURL)
+}
+
 // RegisterScan records a scan; registering it again changes nothing.
 func (s *Store) RegisterScan(ctx context.Context, sc Scan) (bool, error) {
 	tag, err := s.Pool.Exec(ctx, `INSERT INTO findings.scans (id, org_id, repo_url, repo_key, scan_type, commit_sha, pull_request)
 		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`,
-		sc.ID, sc.OrgID, sc.RepoURL, RepoKey(sc.RepoURL), sc.ScanType, sc.CommitSHA, sc.PullRequest)
+		sc.ID, sc.OrgID, sc.RepoURL, sc.repoKey(), sc.ScanType, sc.CommitSHA, sc.PullRequest)
 	if err != nil {
 		return false, fmt.Errorf("insert scan: %w", err)
 	}
@@ -39,8 +47,8 @@ func (s *Store) RegisterScan(ctx context.Context, sc Scan) (bool, error) {
 // GetScan returns a registered scan.
 func (s *Store) GetScan(ctx context.Context, id string) (Scan, error) {
 	var sc Scan
-	err := s.Pool.QueryRow(ctx, `SELECT id::text, org_id::text, repo_url, scan_type, commit_sha, pull_request, created_at
-		FROM findings.scans WHERE id = $1`, id).Scan(&sc.ID, &sc.OrgID, &sc.RepoURL, &sc.ScanType, &sc.CommitSHA, &sc.PullRequest, &sc.CreatedAt)
+	err := s.Pool.QueryRow(ctx, `SELECT id::text, org_id::text, repo_url, repo_key, scan_type, commit_sha, pull_request, created_at
+		FROM findings.scans WHERE id = $1`, id).Scan(&sc.ID, &sc.OrgID, &sc.RepoURL, &sc.Key, &sc.ScanType, &sc.CommitSHA, &sc.PullRequest, &sc.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return sc, ErrScanNotFound
 	}
@@ -89,7 +97,7 @@ type ReportResult struct {
 // common fingerprint instead of crossing.
 func (s *Store) Report(ctx context.Context, sc Scan, batch []Reported, autoApprove bool) ([]ReportResult, error) {
 	uniq, firstOf := dedupe(batch)
-	repoKey := RepoKey(sc.RepoURL)
+	repoKey := sc.repoKey()
 	var byFP map[string]*ReportResult
 	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var err error

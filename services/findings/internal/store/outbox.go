@@ -148,7 +148,7 @@ func (s *Store) Claim(ctx context.Context, n int, lease time.Duration) ([]Delive
 			ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED
 		) due
 		WHERE o.id = due.id
-		RETURNING o.id, o.attempts, o.event, o.payload, o.finding_id::text, o.integration_id::text`, n, lease.Milliseconds())
+		RETURNING o.id, o.attempts, o.event, o.payload, coalesce(o.finding_id::text, ''), o.integration_id::text`, n, lease.Milliseconds())
 	if err != nil {
 		return nil, fmt.Errorf("claim events: %w", err)
 	}
@@ -170,10 +170,12 @@ func (s *Store) Claim(ctx context.Context, n int, lease time.Duration) ([]Delive
 		if c.d.Integration, err = scanIntegration(row); err != nil {
 			return nil, fmt.Errorf("event integration: %w", err)
 		}
-		err := s.Pool.QueryRow(ctx, `SELECT external_id FROM findings.integration_links WHERE integration_id = $1 AND finding_id = $2`,
-			c.integ, c.d.FindingID).Scan(&c.d.ExternalID)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return nil, fmt.Errorf("integration link: %w", err)
+		if c.d.FindingID != "" { // a batch event has no finding and no link
+			err := s.Pool.QueryRow(ctx, `SELECT external_id FROM findings.integration_links WHERE integration_id = $1 AND finding_id = $2`,
+				c.integ, c.d.FindingID).Scan(&c.d.ExternalID)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return nil, fmt.Errorf("integration link: %w", err)
+			}
 		}
 		out = append(out, c.d)
 	}
@@ -183,7 +185,7 @@ func (s *Store) Claim(ctx context.Context, n int, lease time.Duration) ([]Delive
 // Delivered marks an event delivered, remembering the external issue the
 // receiver created for the finding, if any.
 func (s *Store) Delivered(ctx context.Context, d Delivery, externalID string) error {
-	if externalID != "" && externalID != d.ExternalID {
+	if externalID != "" && externalID != d.ExternalID && d.FindingID != "" {
 		if _, err := s.Pool.Exec(ctx, `INSERT INTO findings.integration_links (integration_id, finding_id, external_id) VALUES ($1, $2, $3)
 			ON CONFLICT (integration_id, finding_id) DO UPDATE SET external_id = EXCLUDED.external_id`, d.Integration.ID, d.FindingID, externalID); err != nil {
 			return fmt.Errorf("link issue: %w", err)

@@ -183,10 +183,10 @@ type Extra struct {
 func (s *Store) Get(ctx context.Context, orgID, id string) (Detail, error) {
 	var d Detail
 	var err error
-	row := s.Pool.QueryRow(ctx, `SELECT `+findingCols+`, f.mermaid_trace, f.occurrence_count, s.repo_url, s.scan_type
+	row := s.Pool.QueryRow(ctx, `SELECT `+findingCols+`, f.mermaid_trace, f.occurrence_count, s.repo_url, s.scan_type, f.risk_expires_at
 		FROM findings.findings f JOIN findings.scans s ON s.id = f.scan_id
 		WHERE f.id = $1 AND f.org_id = $2 AND f.verification_status = 'approved'`, id, orgID)
-	d.Finding, err = scanFinding(row, &d.MermaidTrace, &d.OccurrenceCount, &d.RepoURL, &d.ScanType)
+	d.Finding, err = scanFinding(row, &d.MermaidTrace, &d.OccurrenceCount, &d.RepoURL, &d.ScanType, &d.RiskExpiresAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return d, ErrNotFound
 	}

@@ -89,8 +89,11 @@ type Store struct{ Pool *pgxpool.Pool }
 // Scan is a registered scan.
 type Scan struct {
 	ID, OrgID, RepoURL, ScanType, CommitSHA string
-	PullRequest                             int32
-	CreatedAt                               time.Time
+	// Key identifies the repository for fingerprints; when empty it is
+	// RepoKey(RepoURL).
+	Key         string
+	PullRequest int32
+	CreatedAt   time.Time
 }
 
 // Finding is a finding as the lists show it.
@@ -103,6 +106,9 @@ type Finding struct {
 	ScanID                               string
 	FoundAt, UpdatedAt                   time.Time
 	DuplicateOf                          *string
+	// Line is the first line of the affected code; 0 when there is none.
+	Line        int32
+	Fingerprint string
 }
 
 // Detail is the single read of a finding.
@@ -113,6 +119,8 @@ type Detail struct {
 	RepoURL         *string
 	ScanType        *string
 	Thread          []TriageEntry
+	// RiskExpiresAt ends an accepted_risk finding's acceptance.
+	RiskExpiresAt *time.Time
 }
 
 // TriageEntry is one comment or reaction.
@@ -150,14 +158,14 @@ func RepoKey(raw string) string {
 }
 
 const findingCols = `f.id::text, f.title, f.category, f.severity, f.state, f.description, f.affected_file, f.affected_code,
-	f.proof_of_concept, f.tags, f.scan_id::text, f.found_at, f.updated_at, f.duplicate_of::text`
+	f.proof_of_concept, f.tags, f.scan_id::text, f.found_at, f.updated_at, f.duplicate_of::text, f.start_line, f.fingerprint`
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanFinding(r scanner, extra ...any) (Finding, error) {
 	var f Finding
 	dest := append([]any{&f.ID, &f.Title, &f.Category, &f.Severity, &f.State, &f.Description, &f.AffectedFile, &f.AffectedCode,
-		&f.ProofOfConcept, &f.Tags, &f.ScanID, &f.FoundAt, &f.UpdatedAt, &f.DuplicateOf}, extra...)
+		&f.ProofOfConcept, &f.Tags, &f.ScanID, &f.FoundAt, &f.UpdatedAt, &f.DuplicateOf, &f.Line, &f.Fingerprint}, extra...)
 	err := r.Scan(dest...)
 	if f.Tags == nil {
 		f.Tags = []string{}

@@ -30,12 +30,15 @@ type Update struct {
 	DuplicateOf    *string
 	StateReason    string
 	SeverityReason string
+	// ExpiresAt ends a risk acceptance (only with State accepted_risk).
+	ExpiresAt *time.Time
 }
 
 // Updated is a finding's triage fields after a change.
 type Updated struct {
 	ID, State, Severity string
 	DuplicateOf         *string
+	ExpiresAt           *time.Time
 }
 
 // Apply applies u to an approved finding of the organization in one
@@ -43,10 +46,25 @@ type Updated struct {
 func (s *Store) Apply(ctx context.Context, orgID, id string, u Update, actor Actor) (Updated, error) {
 	var out Updated
 	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		var err error
+		out, _, err = s.applyTx(ctx, tx, orgID, id, u, actor, nil)
+		return err
+	})
+	return out, err
+}
+
+// applyTx applies u to one finding inside tx. With a batch id (a bulk
+// change) the audit records carry it and no per-finding outbox event is
+// written: the caller writes one event for the batch.
+func (s *Store) applyTx(ctx context.Context, tx pgx.Tx, orgID, id string, u Update, actor Actor, batchID *string) (Updated, []Change, error) {
+	var out Updated
+	var changes []Change
+	err := func() error {
 		var repoKey, state, severity string
 		var dup *string
-		err := tx.QueryRow(ctx, `SELECT repo_key, state, severity, duplicate_of::text FROM findings.findings
-			WHERE id = $1 AND org_id = $2 AND verification_status = 'approved' FOR UPDATE`, id, orgID).Scan(&repoKey, &state, &severity, &dup)
+		var expires *time.Time
+		err := tx.QueryRow(ctx, `SELECT repo_key, state, severity, duplicate_of::text, risk_expires_at FROM findings.findings
+			WHERE id = $1 AND org_id = $2 AND verification_status = 'approved' FOR UPDATE`, id, orgID).Scan(&repoKey, &state, &severity, &dup, &expires)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -73,8 +91,16 @@ func (s *Store) Apply(ctx context.Context, orgID, id string, u Update, actor Act
 		if u.Severity != nil {
 			newSev = *u.Severity
 		}
+		// A risk acceptance's end is set by accepting (none: until changed)
+		// and dropped when the finding leaves accepted_risk.
+		newExpires := expires
+		switch {
+		case u.State != nil && *u.State == "accepted_risk":
+			newExpires = u.ExpiresAt
+		case newState != "accepted_risk":
+			newExpires = nil
+		}
 
-		var changes []Change
 		if newState != state {
 			changes = append(changes, Change{Field: "state", From: &state, To: &newState, Reason: u.StateReason})
 		}
@@ -84,10 +110,13 @@ func (s *Store) Apply(ctx context.Context, orgID, id string, u Update, actor Act
 		if !eqPtr(dup, newDup) {
 			changes = append(changes, Change{Field: "duplicate_of", From: dup, To: newDup, Reason: u.StateReason})
 		}
+		if from, to := timeText(expires), timeText(newExpires); !eqPtr(from, to) {
+			changes = append(changes, Change{Field: "risk_expires_at", From: from, To: to, Reason: u.StateReason})
+		}
 		if len(changes) > 0 {
-			if _, err := tx.Exec(ctx, `UPDATE findings.findings SET state = $2, severity = $3, severity_rank = $4, duplicate_of = $5,
+			if _, err := tx.Exec(ctx, `UPDATE findings.findings SET state = $2, severity = $3, severity_rank = $4, duplicate_of = $5, risk_expires_at = $6,
 				updated_at = CASE WHEN state <> $2 OR severity <> $3 THEN now() ELSE updated_at END WHERE id = $1`,
-				id, newState, newSev, SeverityRank(newSev), newDup); err != nil {
+				id, newState, newSev, SeverityRank(newSev), newDup, newExpires); err != nil {
 				return fmt.Errorf("update finding: %w", err)
 			}
 		}
@@ -103,13 +132,23 @@ func (s *Store) Apply(ctx context.Context, orgID, id string, u Update, actor Act
 		} else if u.SeverityReason != "" {
 			comment = &u.SeverityReason
 		}
-		if err := s.recordChange(ctx, tx, orgID, id, actor, changes, reaction, comment, "finding.updated"); err != nil {
+		if err := s.recordChange(ctx, tx, orgID, id, actor, changes, reaction, comment, "finding.updated", batchID); err != nil {
 			return err
 		}
-		out = Updated{ID: id, State: newState, Severity: newSev, DuplicateOf: newDup}
+		out = Updated{ID: id, State: newState, Severity: newSev, DuplicateOf: newDup, ExpiresAt: newExpires}
 		return nil
-	})
-	return out, err
+	}()
+	return out, changes, err
+}
+
+// timeText renders a time for the audit trail (RFC 3339, UTC, to the
+// microsecond Postgres keeps).
+func timeText(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano)
+	return &s
 }
 
 func eqPtr(a, b *string) bool {
@@ -153,14 +192,14 @@ func checkCanonical(ctx context.Context, tx pgx.Tx, orgID, id, repoKey, canonica
 // recordChange writes the audit records of changes, one triage thread
 // entry (when reaction or comment is set, or anything changed) and, when
 // anything changed, one outbox event per active integration.
-func (s *Store) recordChange(ctx context.Context, tx pgx.Tx, orgID, id string, actor Actor, changes []Change, reaction, comment *string, event string) error {
+func (s *Store) recordChange(ctx context.Context, tx pgx.Tx, orgID, id string, actor Actor, changes []Change, reaction, comment *string, event string, batchID *string) error {
 	for _, c := range changes {
 		var reason *string
 		if c.Reason != "" {
 			reason = &c.Reason
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO findings.audit_log (finding_id, org_id, field, from_value, to_value, reason, actor_user_id, actor_key_id, source)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, id, orgID, c.Field, c.From, c.To, reason, actor.UserID, nullIfEmpty(actor.KeyID), actor.Source); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO findings.audit_log (finding_id, org_id, field, from_value, to_value, reason, actor_user_id, actor_key_id, source, batch_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, id, orgID, c.Field, c.From, c.To, reason, actor.UserID, nullIfEmpty(actor.KeyID), actor.Source, batchID); err != nil {
 			return fmt.Errorf("insert audit record: %w", err)
 		}
 	}
@@ -169,7 +208,7 @@ func (s *Store) recordChange(ctx context.Context, tx pgx.Tx, orgID, id string, a
 			return err
 		}
 	}
-	if len(changes) == 0 {
+	if len(changes) == 0 || batchID != nil {
 		return nil
 	}
 	c := ""

@@ -29,6 +29,7 @@ import (
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine"
+	"github.com/vulnscan/vulnscan/services/scan/internal/exclude"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
 	"github.com/vulnscan/vulnscan/services/scan/internal/service"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
@@ -45,6 +46,12 @@ type Config struct {
 	RecoveryDelay time.Duration
 	AllowedCIDRs  []string
 	ExtraCAFile   string
+	Fetch         gitfetch.Limits
+	Archive       archive.Limits
+	Exclude       exclude.Limits      // SCAN_MAX_EXCLUDE_PATTERNS, SCAN_MAX_EXCLUDE_CHARS
+	Documents     store.DocumentQuota // SCAN_MAX_CONTEXT_DOCUMENTS, SCAN_MAX_CONTEXT_DOCUMENT_CHARS
+	RunningPerOrg int                 // SCAN_MAX_RUNNING_PER_ORG
+	LiveBudget    time.Duration       // SCAN_LIVE_BUDGET: all live targets of one scan together
 }
 
 // ReadConfig reads the configuration from env.
@@ -58,6 +65,28 @@ func ReadConfig(env *config.Env) (Config, error) {
 		RescueAfter:   env.Duration("SCAN_JOB_RESCUE_AFTER", 0),
 		AllowedCIDRs:  env.List("VULNSCAN_ALLOWED_PRIVATE_CIDRS"),
 		ExtraCAFile:   env.String("VULNSCAN_EXTRA_CA_FILE", ""),
+	}
+	c.Fetch = gitfetch.DefaultLimits
+	c.Fetch.MaxBytes = int64(env.Int("SCAN_FETCH_MAX_BYTES", int(c.Fetch.MaxBytes)))
+	c.Fetch.Timeout = env.Duration("SCAN_FETCH_TIMEOUT", c.Fetch.Timeout)
+	c.Fetch.MaxFiles = env.Int("SCAN_CHECKOUT_MAX_FILES", c.Fetch.MaxFiles)
+	c.Fetch.MaxTreeBytes = int64(env.Int("SCAN_CHECKOUT_MAX_BYTES", int(c.Fetch.MaxTreeBytes)))
+	c.Fetch.MaxFileBytes = int64(env.Int("SCAN_CHECKOUT_MAX_FILE_BYTES", int(c.Fetch.MaxFileBytes)))
+	if c.Fetch.MaxBytes < 1 || c.Fetch.Timeout <= 0 || c.Fetch.MaxFiles < 1 || c.Fetch.MaxTreeBytes < 1 || c.Fetch.MaxFileBytes < 1 {
+		env.Fail(errors.New("SCAN_FETCH_* and SCAN_CHECKOUT_* limits must be positive"))
+	}
+	var err error
+	if c.Archive, err = archive.LimitsFromEnv(env); err != nil {
+		env.Fail(err)
+	}
+	c.Exclude = exclude.Limits{MaxPatterns: env.Int("SCAN_MAX_EXCLUDE_PATTERNS", exclude.DefaultLimits.MaxPatterns),
+		MaxBytes: env.Int("SCAN_MAX_EXCLUDE_CHARS", exclude.DefaultLimits.MaxBytes)}
+	c.Documents = store.DocumentQuota{MaxCount: env.Int("SCAN_MAX_CONTEXT_DOCUMENTS", 100),
+		MaxSize: int64(env.Int("SCAN_MAX_CONTEXT_DOCUMENT_CHARS", 2_000_000))}
+	c.RunningPerOrg = env.Int("SCAN_MAX_RUNNING_PER_ORG", 1)
+	c.LiveBudget = env.Duration("SCAN_LIVE_BUDGET", 10*time.Minute)
+	if c.Exclude.MaxPatterns < 1 || c.Exclude.MaxBytes < 1 || c.Documents.MaxCount < 1 || c.Documents.MaxSize < 1 || c.RunningPerOrg < 1 || c.LiveBudget <= 0 {
+		env.Fail(errors.New("SCAN_MAX_EXCLUDE_*, SCAN_MAX_CONTEXT_DOCUMENT*, SCAN_MAX_RUNNING_PER_ORG and SCAN_LIVE_BUDGET must be positive"))
 	}
 	if c.Mode != "api" && c.Mode != "worker" && c.Mode != "all" {
 		env.Fail(fmt.Errorf("SCAN_MODE must be api, worker or all, not %q", c.Mode))
@@ -98,6 +127,9 @@ func Run(ctx context.Context, version string) error {
 		return err
 	}
 	defer stop()
+	if err := boot.CheckRole(ctx, log, "scan", pool); err != nil {
+		return err
+	}
 	guard, err := netguard.New(cfg.AllowedCIDRs)
 	if err != nil {
 		return err
@@ -123,7 +155,7 @@ func Run(ctx context.Context, version string) error {
 	findc := findingsv1.NewFindingsIntakeServiceClient(dialed["findings"])
 	st := &store.Store{Pool: pool}
 	jobs.RecoveryDelay = cfg.RecoveryDelay
-	starter := &service.Starter{Pool: pool, Store: st, Estimation: estc, Auth: authc, Findings: findc, Guard: guard, Box: box, Log: log}
+	starter := &service.Starter{Pool: pool, Store: st, Estimation: estc, Auth: authc, Findings: findc, Guard: guard, Box: box, Log: log, Exclude: cfg.Exclude}
 
 	workers := river.NewWorkers()
 	rcfg := &river.Config{Schema: store.Schema, Workers: workers, Logger: log.With("component", "queue"),
@@ -136,10 +168,11 @@ func Run(ctx context.Context, version string) error {
 		}
 		river.AddWorker(workers, &worker.Worker{
 			Store: st, Estimation: estc, Auth: authc, Findings: findc, Box: box, Log: log,
-			Engine: engine.New(engine.WithLogger(log)), LiveClient: guard.Client(20*time.Second, 0),
-			WorkDir: workDir, JobTimeout: cfg.JobTimeout, Fetch: gitfetch.DefaultLimits, Archive: archive.DefaultLimits,
+			Engine: engine.New(engine.WithLogger(log), engine.WithExcludeLimits(cfg.Exclude), engine.WithLiveBudget(cfg.LiveBudget)), LiveClient: guard.Client(20*time.Second, 0),
+			WorkDir: workDir, JobTimeout: cfg.JobTimeout, Fetch: cfg.Fetch, Archive: cfg.Archive, MaxRunningPerOrg: cfg.RunningPerOrg,
 		})
 		river.AddWorker(workers, &service.RecoverWorker{Starter: starter})
+		river.AddWorker(workers, &service.UndoCancelledWorker{Starter: starter})
 		river.AddWorker(workers, &worker.Sweeper{Store: st, Auth: authc, Log: log, Idle: jobs.SweepInterval})
 		rcfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(jobs.SweepInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.SweepStranded{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
@@ -151,6 +184,7 @@ func Run(ctx context.Context, version string) error {
 		// Insert-only clients still need the job kinds registered.
 		river.AddWorker(workers, &worker.Worker{})
 		river.AddWorker(workers, &service.RecoverWorker{Starter: starter})
+		river.AddWorker(workers, &service.UndoCancelledWorker{Starter: starter})
 		river.AddWorker(workers, &worker.Sweeper{})
 	}
 	rc, err := river.NewClient(riverpgxv5.New(pool), rcfg)
@@ -162,7 +196,7 @@ func Run(ctx context.Context, version string) error {
 	p := server.New("scan", log, cfg.GRPCListen, cfg.MetricsAddr, sec)
 	p.Check(pool.Ping)
 	if cfg.Mode == "api" || cfg.Mode == "all" {
-		scanv1.RegisterScanServiceServer(p.GRPC, &service.Service{Store: st, Starter: starter, Findings: findc, Log: log})
+		scanv1.RegisterScanServiceServer(p.GRPC, &service.Service{Store: st, Starter: starter, Findings: findc, Log: log, Documents: cfg.Documents})
 	}
 	if runWorkers {
 		p.Worker(func(ctx context.Context) error {

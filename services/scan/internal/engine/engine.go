@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -27,6 +26,7 @@ import (
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/sast"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/secrets"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/verify"
+	"github.com/vulnscan/vulnscan/services/scan/internal/exclude"
 )
 
 // Repo is one checked-out repository of a scan.
@@ -90,6 +90,8 @@ type config struct {
 	limits      sast.Limits
 	flow        dataflow.Budget
 	live        live.Limits
+	liveBudget  time.Duration
+	exclude     exclude.Limits
 	logger      *slog.Logger
 }
 
@@ -111,13 +113,21 @@ func WithFlowBudget(b dataflow.Budget) Option { return func(c *config) { c.flow 
 // WithLiveLimits sets the live-target probe limits.
 func WithLiveLimits(l live.Limits) Option { return func(c *config) { c.live = l } }
 
+// WithLiveBudget bounds the live probes of one run together (default 10
+// minutes; see live.PhaseBudget).
+func WithLiveBudget(d time.Duration) Option { return func(c *config) { c.liveBudget = d } }
+
+// WithExcludeLimits bounds the exclude patterns used (default
+// exclude.DefaultLimits).
+func WithExcludeLimits(l exclude.Limits) Option { return func(c *config) { c.exclude = l } }
+
 // WithLogger sets the logger (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // New returns an engine.
 func New(opts ...Option) *Engine {
 	c := config{workers: runtime.GOMAXPROCS(0), maxFileSize: 1 << 20, limits: sast.DefaultLimits, live: live.DefaultLimits,
-		logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		liveBudget: 10 * time.Minute, exclude: exclude.DefaultLimits, logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -166,7 +176,10 @@ func (e *Engine) Run(ctx context.Context, in Input, progress func(pct int)) (Res
 	if err != nil {
 		return Result{}, err
 	}
-	excl := parseExcludes(in.CustomContext)
+	excl, err := exclude.Compile(exclude.Parse(in.CustomContext), e.cfg.exclude)
+	if err != nil {
+		return Result{}, err
+	}
 	var jobs []job
 	for _, r := range in.Repos {
 		if r.Dir == "" {
@@ -276,8 +289,25 @@ feed:
 
 	if in.HTTPClient != nil && len(in.TargetURLs) > 0 {
 		headers := live.ParseAuthHeaders(in.AuthInstructions)
-		for _, u := range in.TargetURLs {
-			res, err := live.Probe(ctx, in.HTTPClient, u, headers, e.cfg.live)
+		// Each probe runs under its share of the phase's budget (its
+		// Timeout); the verification requests it makes later are one per
+		// finding, each bounded by the client's own timeout.
+		phaseEnd := live.PhaseEnd(ctx, e.cfg.liveBudget)
+		perTarget := e.cfg.live.Timeout
+		if e.cfg.live.MaxPages <= 0 || perTarget <= 0 {
+			perTarget = live.DefaultLimits.Timeout
+		}
+		for i, u := range in.TargetURLs {
+			lim := e.cfg.live
+			if lim.MaxPages <= 0 {
+				lim = live.DefaultLimits
+			}
+			lim.Timeout = live.TargetBudget(time.Until(phaseEnd), len(in.TargetURLs)-i, perTarget)
+			if lim.Timeout <= 0 {
+				e.cfg.logger.Warn("live budget spent; target not probed", "target", live.SafeURL(u))
+				continue
+			}
+			res, err := live.Probe(ctx, in.HTTPClient, u, headers, lim)
 			st.TargetsProbed++
 			st.LiveRequests += res.Requests
 			if err != nil {
@@ -420,7 +450,7 @@ var skipDirs = map[string]bool{".git": true, "node_modules": true, "vendor": tru
 
 var generatedName = regexp.MustCompile(`(\.min\.(js|css)$|\.pb\.go$|_generated\.go$|\.generated\.|^zz_generated|\.pb\.gw\.go$|_pb2(_grpc)?\.py$|(^|/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|go\.sum|Cargo\.lock|poetry\.lock)$|\.(png|jpe?g|gif|ico|pdf|zip|gz|tgz|jar|class|so|dll|exe|woff2?|ttf|eot|mp4|mp3|wasm)$)`)
 
-func collect(ctx context.Context, r Repo, excl []*regexp.Regexp) ([]job, map[string]int, error) {
+func collect(ctx context.Context, r Repo, excl *exclude.Matcher) ([]job, map[string]int, error) {
 	skipped := map[string]int{}
 	var jobs []job
 	root := filepath.Clean(r.Dir)
@@ -444,7 +474,7 @@ func collect(ctx context.Context, r Repo, excl []*regexp.Regexp) ([]job, map[str
 			if skipDirs[d.Name()] {
 				return fs.SkipDir
 			}
-			if excluded(excl, rel) {
+			if excl.Match(rel) {
 				return fs.SkipDir
 			}
 			return nil
@@ -452,7 +482,7 @@ func collect(ctx context.Context, r Repo, excl []*regexp.Regexp) ([]job, map[str
 		switch {
 		case !d.Type().IsRegular():
 			skipped["not_regular"]++
-		case excluded(excl, rel):
+		case excl.Match(rel):
 			skipped["excluded"]++
 		case generatedName.MatchString(rel):
 			if strings.Contains(rel, ".min.") || strings.Contains(rel, "generated") || strings.HasSuffix(rel, ".pb.go") {
@@ -469,63 +499,6 @@ func collect(ctx context.Context, r Repo, excl []*regexp.Regexp) ([]job, map[str
 		return nil, nil, err
 	}
 	return jobs, skipped, ctx.Err()
-}
-
-// parseExcludes reads "exclude: <glob>" lines. "**" matches any number of
-// directories, "*" anything but "/".
-func parseExcludes(custom string) []*regexp.Regexp {
-	var out []*regexp.Regexp
-	for _, line := range strings.Split(custom, "\n") {
-		line = strings.TrimSpace(line)
-		k, v, ok := strings.Cut(line, ":")
-		if !ok || !strings.EqualFold(strings.TrimSpace(k), "exclude") {
-			continue
-		}
-		g := strings.Trim(strings.TrimSpace(v), "/")
-		if g == "" {
-			continue
-		}
-		if re, err := regexp.Compile(globRegexp(g)); err == nil {
-			out = append(out, re)
-		}
-	}
-	return out
-}
-
-func globRegexp(g string) string {
-	var b strings.Builder
-	b.WriteString("^")
-	for i := 0; i < len(g); i++ {
-		switch c := g[i]; c {
-		case '*':
-			if i+1 < len(g) && g[i+1] == '*' {
-				i++
-				if i+1 < len(g) && g[i+1] == '/' {
-					i++
-					b.WriteString("(.*/)?")
-				} else {
-					b.WriteString(".*")
-				}
-			} else {
-				b.WriteString("[^/]*")
-			}
-		case '?':
-			b.WriteString("[^/]")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString("(/.*)?$")
-	return b.String()
-}
-
-func excluded(excl []*regexp.Regexp, rel string) bool {
-	for _, re := range excl {
-		if re.MatchString(rel) || re.MatchString(path.Base(rel)) {
-			return true
-		}
-	}
-	return false
 }
 
 func isBinary(data []byte) bool {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -194,10 +195,12 @@ func TestRunCancellation(t *testing.T) {
 	dir := writeTree(t, files)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	start := time.Now()
-	_, err := New().Run(ctx, Input{Repos: []Repo{{URL: "u", Dir: dir}}}, nil)
+	// A cancelled run stops before it analyses the repository: its progress
+	// never reaches the end (counted, not timed: the machine may be slow).
+	var last atomic.Int32
+	_, err := New().Run(ctx, Input{Repos: []Repo{{URL: "u", Dir: dir}}}, func(pct int) { last.Store(int32(pct)) })
 	require.ErrorIs(t, err, context.Canceled)
-	require.Less(t, time.Since(start), 2*time.Second)
+	require.Less(t, int(last.Load()), 100, "a cancelled run does not report the analysis as done")
 }
 
 func TestRunLiveTarget(t *testing.T) {
@@ -228,24 +231,6 @@ func TestRunLiveTarget(t *testing.T) {
 	require.NotContains(t, *exposed[0].ProofOfConcept, "topsecret")
 	require.Nil(t, exposed[0].MermaidTrace)
 	require.Equal(t, 1, res.Stats.TargetsProbed)
-}
-
-func TestParseExcludes(t *testing.T) {
-	t.Parallel()
-	ex := parseExcludes("exclude: docs/**\nexclude: *.gen.ts\nEXCLUDE: build\nnote: exclude: nothing")
-	tests := []struct {
-		path string
-		want bool
-	}{
-		{"docs/a/b.md", true},
-		{"src/x.gen.ts", true},
-		{"build/out.js", true},
-		{"src/docs.py", false},
-		{"src/app.ts", false},
-	}
-	for _, tc := range tests {
-		require.Equal(t, tc.want, excluded(ex, tc.path), tc.path)
-	}
 }
 
 func TestFailedProbeLogsNoQueryOrUserinfo(t *testing.T) {

@@ -42,6 +42,9 @@ type Service struct {
 	Starter  *Starter
 	Findings findingsv1.FindingsIntakeServiceClient
 	Log      *slog.Logger
+	// Documents bounds each organization's context documents
+	// (SCAN_MAX_CONTEXT_DOCUMENTS, SCAN_MAX_CONTEXT_DOCUMENT_CHARS).
+	Documents store.DocumentQuota
 }
 
 // CreateScan validates the request and runs the start saga.
@@ -115,7 +118,7 @@ func (s *Service) ListScans(ctx context.Context, req *scanv1.ListScansRequest) (
 		q.Limit = req.GetLimit()
 	}
 	if q.Status != "" {
-		if err := validate.OneOf("status", q.Status, "pending", "running", "completed", "failed"); err != nil {
+		if err := validate.OneOf("status", q.Status, "pending", "running", "completed", "failed", "cancelled"); err != nil {
 			return nil, err
 		}
 	}
@@ -221,7 +224,12 @@ func (s *Service) CreateContextDocument(ctx context.Context, req *scanv1.CreateC
 		return nil, apierr.Invalid("content must be text")
 	}
 	d, err := s.Store.CreateDocument(ctx, store.Document{ID: uuid.NewString(), OrgID: caller.OrgID, Name: name, Content: req.GetContent(),
-		Size: int32(utf8.RuneCountInString(req.GetContent()))})
+		Size: int32(utf8.RuneCountInString(req.GetContent()))}, s.Documents)
+	if errors.Is(err, store.ErrQuota) {
+		// A stored-resource quota is a conflict with what the organization
+		// already has (like the active-key limit), not a rate: 409.
+		return nil, apierr.Conflict("%s", strings.TrimPrefix(err.Error(), store.ErrQuota.Error()+": "))
+	}
 	if err != nil {
 		return nil, err
 	}

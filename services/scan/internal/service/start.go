@@ -28,6 +28,7 @@ import (
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
+	"github.com/vulnscan/vulnscan/services/scan/internal/exclude"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
 )
@@ -57,6 +58,9 @@ type Starter struct {
 	Guard      *netguard.Guard
 	Box        *secretbox.Box
 	Log        *slog.Logger
+	// Exclude bounds the exclude patterns of one scan, custom_context and
+	// attached documents together (zero: exclude.DefaultLimits).
+	Exclude exclude.Limits
 
 	// Failpoint, when set, is called after each step of the saga
 	// ("recorded", "claimed", "debited", "queued") and may fail it. Returning
@@ -75,6 +79,13 @@ type Start struct {
 	Req        *scanv1.CreateScanRequest
 	Repos      []store.Repo
 	Estimation *estimationv1.CostEstimation
+}
+
+func (s *Starter) excludeLimits() exclude.Limits {
+	if s.Exclude.MaxPatterns == 0 {
+		return exclude.DefaultLimits
+	}
+	return s.Exclude
 }
 
 func (s *Starter) fail(step string) error {
@@ -140,6 +151,10 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 	if err := validate.MaxLen("custom_context", req.GetCustomContext(), MaxTextField); err != nil {
 		return nil, err
 	}
+	patterns := exclude.Parse(req.GetCustomContext())
+	if err := exclude.Check(patterns, s.excludeLimits()); err != nil {
+		return nil, apierr.Invalid("custom_context %s", err.Error())
+	}
 	if len(req.GetContextDocumentIds()) > MaxContextDocs {
 		return nil, apierr.Invalid("context_document_ids must have at most %d entries", MaxContextDocs)
 	}
@@ -203,6 +218,10 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 		}
 		in.Repos[i].Branch = match.GetBranch()
 		in.Repos[i].Source = match.GetSource()
+		if match.GetSource() == "upload" && match.GetCommitSha() != "" {
+			// An upload's "commit" is the content hash of its files.
+			in.Repos[i].Identity = "upload-content:" + match.GetCommitSha()
+		}
 	}
 	if ids := req.GetContextDocumentIds(); len(ids) > 0 {
 		missing, err := s.Store.MissingDocuments(ctx, caller.OrgID, ids)
@@ -211,6 +230,16 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 		}
 		if len(missing) > 0 {
 			return nil, apierr.Invalid("context_document_ids: context document %s not found", missing[0])
+		}
+		docs, err := s.Store.DocumentsContent(ctx, caller.OrgID, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			patterns = append(patterns, exclude.Parse(d.Content)...)
+		}
+		if err := exclude.Check(patterns, s.excludeLimits()); err != nil {
+			return nil, apierr.Invalid("context_document_ids: the attached documents with custom_context %s", err.Error())
 		}
 	}
 	if resp.GetClaimedByScanId() != "" {
@@ -250,6 +279,9 @@ func taskID() string {
 	return "scan_" + hex.EncodeToString(b)
 }
 
+// ScanTypeFull is the type of every scan started through POST /v1/scans.
+const ScanTypeFull = "full"
+
 // StartBudget bounds a whole start, every call to another service included.
 // It is well below jobs.RecoveryDelay, so recovery never runs while a
 // request could still claim or debit: a call cut short by the deadline is
@@ -262,6 +294,11 @@ func (s *Starter) Start(ctx context.Context, in *Start) (store.Scan, error) {
 	defer cancel()
 	sc := store.Scan{
 		ID: uuid.NewString(), OrgID: in.Caller.OrgID, UserID: in.Caller.UserID, TaskID: taskID(), Status: "pending",
+		// Scans started through the API cover whole repositories; "pr" scans
+		// are recorded by integrations. The findings service refuses a
+		// registration without a type, so it is set here, not left to the
+		// column default.
+		ScanType:     ScanTypeFull,
 		EstimationID: in.Estimation.GetId(), Repos: in.Repos, TargetURLs: in.Req.GetTargetUrls(),
 		CustomContext: in.Req.GetCustomContext(), ContextDocumentIDs: in.Req.GetContextDocumentIds(), Credits: in.Estimation.GetTotalCredits(),
 	}
@@ -349,11 +386,14 @@ func CreditReference(scanID string) string { return "scan:" + scanID }
 
 // RegisterRequest describes a scan to the findings service.
 func RegisterRequest(sc store.Scan) *findingsv1.RegisterScanRequest {
-	primary := ""
+	primary, key := "", ""
 	if len(sc.Repos) > 0 {
 		primary = sc.Repos[0].URL
+		if sc.Repos[0].Identity != "" {
+			key = sc.Repos[0].Identity
+		}
 	}
-	return &findingsv1.RegisterScanRequest{ScanId: sc.ID, OrgId: sc.OrgID, RepoUrl: primary, ScanType: sc.ScanType}
+	return &findingsv1.RegisterScanRequest{ScanId: sc.ID, OrgId: sc.OrgID, RepoUrl: primary, ScanType: sc.ScanType, RepoKey: key}
 }
 
 // passThrough keeps a client error of another service (its status and

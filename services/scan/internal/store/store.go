@@ -37,6 +37,18 @@ type Repo struct {
 	URL    string `json:"url"`
 	Branch string `json:"branch"`
 	Source string `json:"source"`
+	// Identity names the repository for fingerprints when its URL does not:
+	// an upload is "upload-content:" + the content hash of its files, so the
+	// same code uploaded again is recognized. Empty means the URL.
+	Identity string `json:"identity,omitempty"`
+}
+
+// Key is the repository's identity for findings.
+func (r Repo) Key() string {
+	if r.Identity != "" {
+		return r.Identity
+	}
+	return r.URL
 }
 
 // Scan is a scan row.
@@ -169,11 +181,43 @@ func (st *Store) List(ctx context.Context, q ListQuery) ([]Scan, int32, error) {
 	return out, total, rows.Err()
 }
 
-// SetRunning marks a pending scan running.
-func (st *Store) SetRunning(ctx context.Context, id string) error {
-	_, err := st.Pool.Exec(ctx, `UPDATE scan.scans SET status = 'running', started_at = coalesce(started_at, now()), updated_at = now()
-		WHERE id = $1 AND status IN ('pending', 'running')`, id)
-	return err
+// ErrNotRunnable means the scan is no longer pending or running (it was
+// cancelled or has ended), so no worker may run it.
+var ErrNotRunnable = errors.New("scan is no longer pending or running")
+
+// StartRunning marks the scan running if its organization has fewer than
+// limit other scans running (limit 0: no bound), and reports whether it did.
+// A scan that is no longer pending or running (cancelled or ended) is not
+// started: ErrNotRunnable.
+// The check and the update happen under a transaction-level advisory lock
+// on the organization, so two workers cannot both take its last slot.
+func (st *Store) StartRunning(ctx context.Context, id, orgID string, limit int) (bool, error) {
+	started := false
+	err := pgx.BeginFunc(ctx, st.Pool, func(tx pgx.Tx) error {
+		if limit > 0 {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('scan.running:' || $1, 0))`, orgID); err != nil {
+				return err
+			}
+			var n int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM scan.scans WHERE org_id = $1 AND status = 'running' AND start_state = 'started' AND id <> $2`, orgID, id).Scan(&n); err != nil {
+				return err
+			}
+			if n >= limit {
+				return nil
+			}
+		}
+		tag, err := tx.Exec(ctx, `UPDATE scan.scans SET status = 'running', started_at = coalesce(started_at, now()), updated_at = now()
+			WHERE id = $1 AND status IN ('pending', 'running')`, id)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() != 1 {
+			return ErrNotRunnable
+		}
+		started = true
+		return nil
+	})
+	return started, err
 }
 
 // SetProgress records progress of a running scan; it never goes backwards.
@@ -226,10 +270,39 @@ type Document struct {
 	CreatedAt                time.Time
 }
 
-// CreateDocument stores a context document.
-func (st *Store) CreateDocument(ctx context.Context, d Document) (Document, error) {
-	err := st.Pool.QueryRow(ctx, `INSERT INTO scan.context_documents (id, org_id, name, content, size) VALUES ($1, $2, $3, $4, $5) RETURNING created_at`,
-		d.ID, d.OrgID, d.Name, d.Content, d.Size).Scan(&d.CreatedAt)
+// DocumentQuota bounds an organization's context documents; zero fields
+// do not bound.
+type DocumentQuota struct {
+	MaxCount int   // documents
+	MaxSize  int64 // their sizes (characters) added up
+}
+
+// ErrQuota is returned when a write would exceed an organization's quota.
+var ErrQuota = errors.New("quota exceeded")
+
+// CreateDocument stores a context document within the organization's
+// quota. The organization's documents are counted under a transaction-level
+// advisory lock on the organization, so concurrent creations cannot both
+// take the last place.
+func (st *Store) CreateDocument(ctx context.Context, d Document, q DocumentQuota) (Document, error) {
+	err := pgx.BeginFunc(ctx, st.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('scan.context_documents:' || $1, 0))`, d.OrgID); err != nil {
+			return err
+		}
+		var n int
+		var size int64
+		if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(sum(size), 0) FROM scan.context_documents WHERE org_id = $1`, d.OrgID).Scan(&n, &size); err != nil {
+			return err
+		}
+		if q.MaxCount > 0 && n+1 > q.MaxCount {
+			return fmt.Errorf("%w: the organization already has %d context documents, the most allowed", ErrQuota, n)
+		}
+		if q.MaxSize > 0 && size+int64(d.Size) > q.MaxSize {
+			return fmt.Errorf("%w: the organization's context documents would hold %d characters, more than the %d allowed", ErrQuota, size+int64(d.Size), q.MaxSize)
+		}
+		return tx.QueryRow(ctx, `INSERT INTO scan.context_documents (id, org_id, name, content, size) VALUES ($1, $2, $3, $4, $5) RETURNING created_at`,
+			d.ID, d.OrgID, d.Name, d.Content, d.Size).Scan(&d.CreatedAt)
+	})
 	return d, err
 }
 

@@ -3,7 +3,8 @@
 // runs the scan engine on the code and the target URLs, reports findings to
 // the findings service in idempotent batches, and records progress. A scan
 // that cannot finish after its attempts ends failed and its credits are
-// refunded. On shutdown a running scan is handed back to the queue.
+// refunded. On shutdown a running scan is handed back to the queue. A
+// cancelled scan stops on whichever worker holds it (see watchCancel).
 package worker
 
 import (
@@ -27,6 +28,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/archive"
 	"github.com/vulnscan/vulnscan/pkg/gitfetch"
+	"github.com/vulnscan/vulnscan/pkg/rmtree"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
@@ -53,9 +55,19 @@ type Worker struct {
 	Log        *slog.Logger
 	WorkDir    string
 	JobTimeout time.Duration
+	// CancelPoll is how often a running scan's status is read to notice a
+	// cancellation (DefaultCancelPoll when zero).
+	CancelPoll time.Duration
 	Fetch      gitfetch.Limits
 	Archive    archive.Limits
+	// MaxRunningPerOrg bounds the scans of one organization running at once
+	// across all workers (SCAN_MAX_RUNNING_PER_ORG; 0: no bound).
+	MaxRunningPerOrg int
 }
+
+// OrgBusySnooze is how long a scan waits when its organization is at its
+// running limit before it is offered to a worker again.
+var OrgBusySnooze = 10 * time.Second
 
 // Timeout bounds one attempt of a scan.
 func (w *Worker) Timeout(*river.Job[jobs.RunScan]) time.Duration { return w.JobTimeout }
@@ -76,30 +88,106 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.RunScan]) error {
 	if sc.StartState != "started" {
 		return river.JobCancel(fmt.Errorf("scan %s was not started", sc.ID))
 	}
-	if sc.Status == "completed" || sc.Status == "failed" {
+	if sc.Status == "completed" || sc.Status == "failed" || sc.Status == "cancelled" {
 		return nil
 	}
 	log := w.Log.With("scan_id", sc.ID, "attempt", job.Attempt)
-	err = w.run(ctx, log, sc)
+	started, err := w.Store.StartRunning(ctx, sc.ID, sc.OrgID, w.MaxRunningPerOrg)
+	if errors.Is(err, store.ErrNotRunnable) {
+		// Cancelled before a worker started it: it never starts.
+		log.Info("stopped a cancelled scan")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !started {
+		// Fair scheduling: the organization already runs its share, so this
+		// job steps aside (a snooze uses no attempt) and the workers take
+		// other organizations' scans meanwhile.
+		log.Debug("organization at its running-scan limit; scan snoozed")
+		return river.JobSnooze(OrgBusySnooze)
+	}
+	runCtx, stopWatch := w.watchCancel(ctx, log, sc.ID)
+	err = w.run(runCtx, log, sc)
+	stopWatch()
+	if errors.Is(context.Cause(runCtx), errCancelled) {
+		// The scan was cancelled: it ends here, with what it reported so far.
+		log.Info("stopped a cancelled scan")
+		return nil
+	}
 	if err == nil {
 		return nil
 	}
-	if errors.Is(ctx.Err(), context.Canceled) {
-		// The worker is shutting down: hand the scan back without using an attempt.
+	if status, serr := w.Store.Status(ctx, sc.ID); serr == nil && status == "cancelled" {
+		// Cancelled while the attempt was failing: it stays cancelled, and
+		// a running scan's cancellation keeps its credits.
+		log.Info("stopped a cancelled scan", "error", err.Error())
+		return nil
+	}
+	switch o := decide(err, ctx.Err(), job.Attempt, job.MaxAttempts); o.action {
+	case handBack:
 		log.Info("scan interrupted by shutdown; returned to the queue")
 		return river.JobSnooze(time.Second)
-	}
-	var perm permanent
-	if errors.As(err, &perm) || job.Attempt >= job.MaxAttempts {
-		msg := "The scan could not be completed"
-		if errors.As(err, &perm) {
-			msg = perm.msg
-		}
+	case failRefund:
 		log.Warn("scan failed", "error", err.Error())
-		return w.fail(context.WithoutCancel(ctx), sc, msg)
+		return w.fail(context.WithoutCancel(ctx), sc, o.msg)
+	case failKeep:
+		log.Warn("scan failed on its time limit; credits kept", "error", err.Error())
+		if _, err := w.Store.Fail(context.WithoutCancel(ctx), sc.ID, fmt.Sprintf(o.msg, w.JobTimeout)); err != nil {
+			return err
+		}
+		return nil
+	default:
+		log.Warn("scan attempt failed; it will be retried", "error", err.Error())
+		return err
 	}
-	log.Warn("scan attempt failed; it will be retried", "error", err.Error())
-	return err
+}
+
+type action int
+
+const (
+	retry      action = iota
+	handBack          // shutdown: back to the queue without using an attempt
+	failRefund        // failed for good, credits refunded
+	failKeep          // failed for good, credits kept
+)
+
+type outcome struct {
+	action action
+	msg    string
+}
+
+// timedOutMsg is the error of a scan that used its whole attempt.
+const timedOutMsg = "The scan did not finish within its time limit of %s; the repositories or targets are too large or too slow to scan, and the credits are not refunded"
+
+// decide applies the refund rule to a failed attempt (ctxErr is the
+// attempt context's error):
+//   - shutdown (the context canceled): the scan goes back to the queue;
+//   - a permanent failure (an archive or repository refused by its bounds,
+//     a commit gone, credentials refused, unreadable stored secrets): failed
+//     at once, credits refunded, since nothing was analysed;
+//   - the attempt's deadline passed (SCAN_JOB_TIMEOUT): everything the scan
+//     does with unbounded cost is driven by the tenant's input (code size,
+//     exclusions, slow targets), and every stage is budgeted well inside the
+//     timeout, so a scan that still uses all of it is failed after that one
+//     attempt and its credits are kept: a retry would take the worker for
+//     the same time again, and a refund would make that free to repeat;
+//   - anything else (a service or database unavailable): retried, and
+//     refunded when the last attempt fails.
+func decide(err, ctxErr error, attempt, maxAttempts int) outcome {
+	var perm permanent
+	switch {
+	case errors.Is(ctxErr, context.Canceled):
+		return outcome{action: handBack}
+	case errors.As(err, &perm):
+		return outcome{action: failRefund, msg: perm.msg}
+	case errors.Is(ctxErr, context.DeadlineExceeded):
+		return outcome{action: failKeep, msg: timedOutMsg}
+	case attempt >= maxAttempts:
+		return outcome{action: failRefund, msg: "The scan could not be completed"}
+	}
+	return outcome{action: retry}
 }
 
 // fail marks the scan failed and refunds its credits (idempotently).
@@ -145,9 +233,6 @@ func (s *Sweeper) Work(ctx context.Context, _ *river.Job[jobs.SweepStranded]) er
 }
 
 func (w *Worker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error {
-	if err := w.Store.SetRunning(ctx, sc.ID); err != nil {
-		return err
-	}
 	if _, err := w.Findings.RegisterScan(ctx, service.RegisterRequest(sc)); err != nil {
 		return fmt.Errorf("register scan: %w", err)
 	}
@@ -158,7 +243,11 @@ func (w *Worker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error
 	if err != nil {
 		return err
 	}
-	defer func() { _ = os.RemoveAll(dir) }()
+	defer func() {
+		if err := rmtree.RemoveAll(dir); err != nil {
+			log.Error("scan directory could not be removed", "error", err.Error())
+		}
+	}()
 	repos, err := w.checkout(ctx, sc, dir)
 	if err != nil {
 		return err
@@ -261,6 +350,8 @@ func (w *Worker) checkout(ctx context.Context, sc store.Scan, dir string) ([]eng
 			switch {
 			case errors.Is(err, gitfetch.ErrTooLarge):
 				return nil, permanent{fmt.Sprintf("Repository %s exceeds the size limit", r.URL)}
+			case errors.Is(err, gitfetch.ErrTimeout):
+				return nil, permanent{fmt.Sprintf("Repository %s could not be fetched within %s", r.URL, w.Fetch.Timeout)}
 			case errors.Is(err, gitfetch.ErrNotFound):
 				return nil, permanent{fmt.Sprintf("Commit %s of %s is no longer available", src.GetCommitSha(), r.URL)}
 			case errors.Is(err, gitfetch.ErrAuth):
@@ -272,7 +363,10 @@ func (w *Worker) checkout(ctx context.Context, sc store.Scan, dir string) ([]eng
 				return nil, permanent{fmt.Sprintf("Repository %s could not be checked out at the estimated commit", r.URL)}
 			}
 		}
-		out = append(out, engine.Repo{URL: r.URL, Dir: target, CommitSHA: src.GetCommitSha(), Primary: i == 0})
+		// The engine names the repository by its identity, which the
+		// fingerprints include: the same upload content gives the same
+		// fingerprints whatever the upload's id.
+		out = append(out, engine.Repo{URL: r.Key(), Dir: target, CommitSHA: src.GetCommitSha(), Primary: i == 0})
 	}
 	return out, nil
 }
@@ -315,10 +409,14 @@ func (w *Worker) unpack(ctx context.Context, orgID string, src *estimationv1.Rep
 		return fmt.Errorf("upload %s changed since it was estimated", src.GetUploadId())
 	}
 	if _, err := archive.Extract(f, size, src.GetArchiveContentType(), target, w.Archive); err != nil {
+		// The archive is immutable (its hash was checked): a failure to
+		// unpack it repeats on every attempt. The partial extraction is
+		// removed with the scan's directory.
 		if errors.Is(err, archive.ErrUnsafe) {
-			return permanent{"The uploaded archive could not be unpacked safely"}
+			return permanent{"The uploaded archive could not be unpacked safely: " + strings.TrimPrefix(err.Error(), archive.ErrUnsafe.Error()+": ")}
 		}
-		return fmt.Errorf("unpack upload: %w", err)
+		w.Log.Error("unpacking an upload failed", "upload_id", src.GetUploadId(), "error", err.Error())
+		return permanent{"The uploaded archive could not be unpacked"}
 	}
 	return nil
 }

@@ -2154,6 +2154,266 @@ func (x *ConnectRepoResponse) GetUrl() string {
 	return ""
 }
 
+type ListOrganizationsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOrganizationsRequest) Reset() {
+	*x = ListOrganizationsRequest{}
+	mi := &file_vulnscan_auth_v1_auth_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOrganizationsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOrganizationsRequest) ProtoMessage() {}
+
+func (x *ListOrganizationsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_auth_v1_auth_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOrganizationsRequest.ProtoReflect.Descriptor instead.
+func (*ListOrganizationsRequest) Descriptor() ([]byte, []int) {
+	return file_vulnscan_auth_v1_auth_proto_rawDescGZIP(), []int{38}
+}
+
+type Organization struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Id               string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name             string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	VerificationMode string                 `protobuf:"bytes,3,opt,name=verification_mode,json=verificationMode,proto3" json:"verification_mode,omitempty"`
+	Balance          int32                  `protobuf:"varint,4,opt,name=balance,proto3" json:"balance,omitempty"`
+	CreatedAt        *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *Organization) Reset() {
+	*x = Organization{}
+	mi := &file_vulnscan_auth_v1_auth_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Organization) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Organization) ProtoMessage() {}
+
+func (x *Organization) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_auth_v1_auth_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Organization.ProtoReflect.Descriptor instead.
+func (*Organization) Descriptor() ([]byte, []int) {
+	return file_vulnscan_auth_v1_auth_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *Organization) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Organization) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Organization) GetVerificationMode() string {
+	if x != nil {
+		return x.VerificationMode
+	}
+	return ""
+}
+
+func (x *Organization) GetBalance() int32 {
+	if x != nil {
+		return x.Balance
+	}
+	return 0
+}
+
+func (x *Organization) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+type ListOrganizationsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Data          []*Organization        `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
+	Total         int32                  `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOrganizationsResponse) Reset() {
+	*x = ListOrganizationsResponse{}
+	mi := &file_vulnscan_auth_v1_auth_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOrganizationsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOrganizationsResponse) ProtoMessage() {}
+
+func (x *ListOrganizationsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_auth_v1_auth_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOrganizationsResponse.ProtoReflect.Descriptor instead.
+func (*ListOrganizationsResponse) Descriptor() ([]byte, []int) {
+	return file_vulnscan_auth_v1_auth_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *ListOrganizationsResponse) GetData() []*Organization {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *ListOrganizationsResponse) GetTotal() int32 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+type AdminListAPIKeysRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	OrgId         string                 `protobuf:"bytes,1,opt,name=org_id,json=orgId,proto3" json:"org_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AdminListAPIKeysRequest) Reset() {
+	*x = AdminListAPIKeysRequest{}
+	mi := &file_vulnscan_auth_v1_auth_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AdminListAPIKeysRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AdminListAPIKeysRequest) ProtoMessage() {}
+
+func (x *AdminListAPIKeysRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_auth_v1_auth_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AdminListAPIKeysRequest.ProtoReflect.Descriptor instead.
+func (*AdminListAPIKeysRequest) Descriptor() ([]byte, []int) {
+	return file_vulnscan_auth_v1_auth_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *AdminListAPIKeysRequest) GetOrgId() string {
+	if x != nil {
+		return x.OrgId
+	}
+	return ""
+}
+
+type AdminListAPIKeysResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Data          []*APIKey              `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
+	Total         int32                  `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AdminListAPIKeysResponse) Reset() {
+	*x = AdminListAPIKeysResponse{}
+	mi := &file_vulnscan_auth_v1_auth_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AdminListAPIKeysResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AdminListAPIKeysResponse) ProtoMessage() {}
+
+func (x *AdminListAPIKeysResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_auth_v1_auth_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AdminListAPIKeysResponse.ProtoReflect.Descriptor instead.
+func (*AdminListAPIKeysResponse) Descriptor() ([]byte, []int) {
+	return file_vulnscan_auth_v1_auth_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *AdminListAPIKeysResponse) GetData() []*APIKey {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *AdminListAPIKeysResponse) GetTotal() int32 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
 var File_vulnscan_auth_v1_auth_proto protoreflect.FileDescriptor
 
 const file_vulnscan_auth_v1_auth_proto_rawDesc = "" +
@@ -2301,7 +2561,23 @@ const file_vulnscan_auth_v1_auth_proto_rawDesc = "" +
 	"\x0edefault_branch\x18\x05 \x01(\tR\rdefaultBranch\"7\n" +
 	"\x13ConnectRepoResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n" +
-	"\x03url\x18\x02 \x01(\tR\x03url2\xc8\x04\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\"\x1a\n" +
+	"\x18ListOrganizationsRequest\"\xb4\x01\n" +
+	"\fOrganization\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12+\n" +
+	"\x11verification_mode\x18\x03 \x01(\tR\x10verificationMode\x12\x18\n" +
+	"\abalance\x18\x04 \x01(\x05R\abalance\x129\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"e\n" +
+	"\x19ListOrganizationsResponse\x122\n" +
+	"\x04data\x18\x01 \x03(\v2\x1e.vulnscan.auth.v1.OrganizationR\x04data\x12\x14\n" +
+	"\x05total\x18\x02 \x01(\x05R\x05total\"0\n" +
+	"\x17AdminListAPIKeysRequest\x12\x15\n" +
+	"\x06org_id\x18\x01 \x01(\tR\x05orgId\"^\n" +
+	"\x18AdminListAPIKeysResponse\x12,\n" +
+	"\x04data\x18\x01 \x03(\v2\x18.vulnscan.auth.v1.APIKeyR\x04data\x12\x14\n" +
+	"\x05total\x18\x02 \x01(\x05R\x05total2\xc8\x04\n" +
 	"\vAuthService\x12v\n" +
 	"\fCreateAPIKey\x12%.vulnscan.auth.v1.CreateAPIKeyRequest\x1a&.vulnscan.auth.v1.CreateAPIKeyResponse\"\x17\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/api-keys\x12p\n" +
 	"\vListAPIKeys\x12$.vulnscan.auth.v1.ListAPIKeysRequest\x1a%.vulnscan.auth.v1.ListAPIKeysResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\f/v1/api-keys\x12x\n" +
@@ -2315,7 +2591,7 @@ const file_vulnscan_auth_v1_auth_proto_rawDesc = "" +
 	"\rRefundCredits\x12&.vulnscan.auth.v1.RefundCreditsRequest\x1a'.vulnscan.auth.v1.RefundCreditsResponse\x12i\n" +
 	"\x10GetConnectedRepo\x12).vulnscan.auth.v1.GetConnectedRepoRequest\x1a*.vulnscan.auth.v1.GetConnectedRepoResponse\x12f\n" +
 	"\x0fGetOrganization\x12(.vulnscan.auth.v1.GetOrganizationRequest\x1a).vulnscan.auth.v1.GetOrganizationResponse\x12N\n" +
-	"\aGetUser\x12 .vulnscan.auth.v1.GetUserRequest\x1a!.vulnscan.auth.v1.GetUserResponse2\xba\x05\n" +
+	"\aGetUser\x12 .vulnscan.auth.v1.GetUserRequest\x1a!.vulnscan.auth.v1.GetUserResponse2\x93\a\n" +
 	"\x10AuthAdminService\x12o\n" +
 	"\x12CreateOrganization\x12+.vulnscan.auth.v1.CreateOrganizationRequest\x1a,.vulnscan.auth.v1.CreateOrganizationResponse\x12W\n" +
 	"\n" +
@@ -2325,7 +2601,9 @@ const file_vulnscan_auth_v1_auth_proto_rawDesc = "" +
 	"\fGrantCredits\x12%.vulnscan.auth.v1.GrantCreditsRequest\x1a&.vulnscan.auth.v1.GrantCreditsResponse\x12W\n" +
 	"\n" +
 	"GetBalance\x12#.vulnscan.auth.v1.GetBalanceRequest\x1a$.vulnscan.auth.v1.GetBalanceResponse\x12Z\n" +
-	"\vConnectRepo\x12$.vulnscan.auth.v1.ConnectRepoRequest\x1a%.vulnscan.auth.v1.ConnectRepoResponseB@Z>github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1;authv1b\x06proto3"
+	"\vConnectRepo\x12$.vulnscan.auth.v1.ConnectRepoRequest\x1a%.vulnscan.auth.v1.ConnectRepoResponse\x12l\n" +
+	"\x11ListOrganizations\x12*.vulnscan.auth.v1.ListOrganizationsRequest\x1a+.vulnscan.auth.v1.ListOrganizationsResponse\x12i\n" +
+	"\x10AdminListAPIKeys\x12).vulnscan.auth.v1.AdminListAPIKeysRequest\x1a*.vulnscan.auth.v1.AdminListAPIKeysResponseB@Z>github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1;authv1b\x06proto3"
 
 var (
 	file_vulnscan_auth_v1_auth_proto_rawDescOnce sync.Once
@@ -2339,7 +2617,7 @@ func file_vulnscan_auth_v1_auth_proto_rawDescGZIP() []byte {
 	return file_vulnscan_auth_v1_auth_proto_rawDescData
 }
 
-var file_vulnscan_auth_v1_auth_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
+var file_vulnscan_auth_v1_auth_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_vulnscan_auth_v1_auth_proto_goTypes = []any{
 	(*APIKey)(nil),                     // 0: vulnscan.auth.v1.APIKey
 	(*CreateAPIKeyRequest)(nil),        // 1: vulnscan.auth.v1.CreateAPIKeyRequest
@@ -2379,62 +2657,74 @@ var file_vulnscan_auth_v1_auth_proto_goTypes = []any{
 	(*GetBalanceResponse)(nil),         // 35: vulnscan.auth.v1.GetBalanceResponse
 	(*ConnectRepoRequest)(nil),         // 36: vulnscan.auth.v1.ConnectRepoRequest
 	(*ConnectRepoResponse)(nil),        // 37: vulnscan.auth.v1.ConnectRepoResponse
-	(*timestamppb.Timestamp)(nil),      // 38: google.protobuf.Timestamp
+	(*ListOrganizationsRequest)(nil),   // 38: vulnscan.auth.v1.ListOrganizationsRequest
+	(*Organization)(nil),               // 39: vulnscan.auth.v1.Organization
+	(*ListOrganizationsResponse)(nil),  // 40: vulnscan.auth.v1.ListOrganizationsResponse
+	(*AdminListAPIKeysRequest)(nil),    // 41: vulnscan.auth.v1.AdminListAPIKeysRequest
+	(*AdminListAPIKeysResponse)(nil),   // 42: vulnscan.auth.v1.AdminListAPIKeysResponse
+	(*timestamppb.Timestamp)(nil),      // 43: google.protobuf.Timestamp
 }
 var file_vulnscan_auth_v1_auth_proto_depIdxs = []int32{
-	38, // 0: vulnscan.auth.v1.APIKey.expires_at:type_name -> google.protobuf.Timestamp
-	38, // 1: vulnscan.auth.v1.APIKey.created_at:type_name -> google.protobuf.Timestamp
-	38, // 2: vulnscan.auth.v1.APIKey.revoked_at:type_name -> google.protobuf.Timestamp
-	38, // 3: vulnscan.auth.v1.CreateAPIKeyResponse.expires_at:type_name -> google.protobuf.Timestamp
-	38, // 4: vulnscan.auth.v1.CreateAPIKeyResponse.created_at:type_name -> google.protobuf.Timestamp
+	43, // 0: vulnscan.auth.v1.APIKey.expires_at:type_name -> google.protobuf.Timestamp
+	43, // 1: vulnscan.auth.v1.APIKey.created_at:type_name -> google.protobuf.Timestamp
+	43, // 2: vulnscan.auth.v1.APIKey.revoked_at:type_name -> google.protobuf.Timestamp
+	43, // 3: vulnscan.auth.v1.CreateAPIKeyResponse.expires_at:type_name -> google.protobuf.Timestamp
+	43, // 4: vulnscan.auth.v1.CreateAPIKeyResponse.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 5: vulnscan.auth.v1.ListAPIKeysResponse.data:type_name -> vulnscan.auth.v1.APIKey
-	38, // 6: vulnscan.auth.v1.Repo.created_at:type_name -> google.protobuf.Timestamp
+	43, // 6: vulnscan.auth.v1.Repo.created_at:type_name -> google.protobuf.Timestamp
 	9,  // 7: vulnscan.auth.v1.ListReposResponse.data:type_name -> vulnscan.auth.v1.Repo
-	38, // 8: vulnscan.auth.v1.VerifyAPIKeyResponse.expires_at:type_name -> google.protobuf.Timestamp
-	38, // 9: vulnscan.auth.v1.IssueAPIKeyRequest.expires_at:type_name -> google.protobuf.Timestamp
-	38, // 10: vulnscan.auth.v1.IssueAPIKeyResponse.expires_at:type_name -> google.protobuf.Timestamp
-	38, // 11: vulnscan.auth.v1.AdminRevokeAPIKeyResponse.revoked_at:type_name -> google.protobuf.Timestamp
-	1,  // 12: vulnscan.auth.v1.AuthService.CreateAPIKey:input_type -> vulnscan.auth.v1.CreateAPIKeyRequest
-	3,  // 13: vulnscan.auth.v1.AuthService.ListAPIKeys:input_type -> vulnscan.auth.v1.ListAPIKeysRequest
-	5,  // 14: vulnscan.auth.v1.AuthService.RevokeAPIKey:input_type -> vulnscan.auth.v1.RevokeAPIKeyRequest
-	7,  // 15: vulnscan.auth.v1.AuthService.GetCredits:input_type -> vulnscan.auth.v1.GetCreditsRequest
-	10, // 16: vulnscan.auth.v1.AuthService.ListRepos:input_type -> vulnscan.auth.v1.ListReposRequest
-	12, // 17: vulnscan.auth.v1.AuthInternalService.VerifyAPIKey:input_type -> vulnscan.auth.v1.VerifyAPIKeyRequest
-	14, // 18: vulnscan.auth.v1.AuthInternalService.DebitCredits:input_type -> vulnscan.auth.v1.DebitCreditsRequest
-	16, // 19: vulnscan.auth.v1.AuthInternalService.RefundCredits:input_type -> vulnscan.auth.v1.RefundCreditsRequest
-	18, // 20: vulnscan.auth.v1.AuthInternalService.GetConnectedRepo:input_type -> vulnscan.auth.v1.GetConnectedRepoRequest
-	20, // 21: vulnscan.auth.v1.AuthInternalService.GetOrganization:input_type -> vulnscan.auth.v1.GetOrganizationRequest
-	22, // 22: vulnscan.auth.v1.AuthInternalService.GetUser:input_type -> vulnscan.auth.v1.GetUserRequest
-	24, // 23: vulnscan.auth.v1.AuthAdminService.CreateOrganization:input_type -> vulnscan.auth.v1.CreateOrganizationRequest
-	26, // 24: vulnscan.auth.v1.AuthAdminService.CreateUser:input_type -> vulnscan.auth.v1.CreateUserRequest
-	28, // 25: vulnscan.auth.v1.AuthAdminService.IssueAPIKey:input_type -> vulnscan.auth.v1.IssueAPIKeyRequest
-	30, // 26: vulnscan.auth.v1.AuthAdminService.AdminRevokeAPIKey:input_type -> vulnscan.auth.v1.AdminRevokeAPIKeyRequest
-	32, // 27: vulnscan.auth.v1.AuthAdminService.GrantCredits:input_type -> vulnscan.auth.v1.GrantCreditsRequest
-	34, // 28: vulnscan.auth.v1.AuthAdminService.GetBalance:input_type -> vulnscan.auth.v1.GetBalanceRequest
-	36, // 29: vulnscan.auth.v1.AuthAdminService.ConnectRepo:input_type -> vulnscan.auth.v1.ConnectRepoRequest
-	2,  // 30: vulnscan.auth.v1.AuthService.CreateAPIKey:output_type -> vulnscan.auth.v1.CreateAPIKeyResponse
-	4,  // 31: vulnscan.auth.v1.AuthService.ListAPIKeys:output_type -> vulnscan.auth.v1.ListAPIKeysResponse
-	6,  // 32: vulnscan.auth.v1.AuthService.RevokeAPIKey:output_type -> vulnscan.auth.v1.RevokeAPIKeyResponse
-	8,  // 33: vulnscan.auth.v1.AuthService.GetCredits:output_type -> vulnscan.auth.v1.GetCreditsResponse
-	11, // 34: vulnscan.auth.v1.AuthService.ListRepos:output_type -> vulnscan.auth.v1.ListReposResponse
-	13, // 35: vulnscan.auth.v1.AuthInternalService.VerifyAPIKey:output_type -> vulnscan.auth.v1.VerifyAPIKeyResponse
-	15, // 36: vulnscan.auth.v1.AuthInternalService.DebitCredits:output_type -> vulnscan.auth.v1.DebitCreditsResponse
-	17, // 37: vulnscan.auth.v1.AuthInternalService.RefundCredits:output_type -> vulnscan.auth.v1.RefundCreditsResponse
-	19, // 38: vulnscan.auth.v1.AuthInternalService.GetConnectedRepo:output_type -> vulnscan.auth.v1.GetConnectedRepoResponse
-	21, // 39: vulnscan.auth.v1.AuthInternalService.GetOrganization:output_type -> vulnscan.auth.v1.GetOrganizationResponse
-	23, // 40: vulnscan.auth.v1.AuthInternalService.GetUser:output_type -> vulnscan.auth.v1.GetUserResponse
-	25, // 41: vulnscan.auth.v1.AuthAdminService.CreateOrganization:output_type -> vulnscan.auth.v1.CreateOrganizationResponse
-	27, // 42: vulnscan.auth.v1.AuthAdminService.CreateUser:output_type -> vulnscan.auth.v1.CreateUserResponse
-	29, // 43: vulnscan.auth.v1.AuthAdminService.IssueAPIKey:output_type -> vulnscan.auth.v1.IssueAPIKeyResponse
-	31, // 44: vulnscan.auth.v1.AuthAdminService.AdminRevokeAPIKey:output_type -> vulnscan.auth.v1.AdminRevokeAPIKeyResponse
-	33, // 45: vulnscan.auth.v1.AuthAdminService.GrantCredits:output_type -> vulnscan.auth.v1.GrantCreditsResponse
-	35, // 46: vulnscan.auth.v1.AuthAdminService.GetBalance:output_type -> vulnscan.auth.v1.GetBalanceResponse
-	37, // 47: vulnscan.auth.v1.AuthAdminService.ConnectRepo:output_type -> vulnscan.auth.v1.ConnectRepoResponse
-	30, // [30:48] is the sub-list for method output_type
-	12, // [12:30] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	43, // 8: vulnscan.auth.v1.VerifyAPIKeyResponse.expires_at:type_name -> google.protobuf.Timestamp
+	43, // 9: vulnscan.auth.v1.IssueAPIKeyRequest.expires_at:type_name -> google.protobuf.Timestamp
+	43, // 10: vulnscan.auth.v1.IssueAPIKeyResponse.expires_at:type_name -> google.protobuf.Timestamp
+	43, // 11: vulnscan.auth.v1.AdminRevokeAPIKeyResponse.revoked_at:type_name -> google.protobuf.Timestamp
+	43, // 12: vulnscan.auth.v1.Organization.created_at:type_name -> google.protobuf.Timestamp
+	39, // 13: vulnscan.auth.v1.ListOrganizationsResponse.data:type_name -> vulnscan.auth.v1.Organization
+	0,  // 14: vulnscan.auth.v1.AdminListAPIKeysResponse.data:type_name -> vulnscan.auth.v1.APIKey
+	1,  // 15: vulnscan.auth.v1.AuthService.CreateAPIKey:input_type -> vulnscan.auth.v1.CreateAPIKeyRequest
+	3,  // 16: vulnscan.auth.v1.AuthService.ListAPIKeys:input_type -> vulnscan.auth.v1.ListAPIKeysRequest
+	5,  // 17: vulnscan.auth.v1.AuthService.RevokeAPIKey:input_type -> vulnscan.auth.v1.RevokeAPIKeyRequest
+	7,  // 18: vulnscan.auth.v1.AuthService.GetCredits:input_type -> vulnscan.auth.v1.GetCreditsRequest
+	10, // 19: vulnscan.auth.v1.AuthService.ListRepos:input_type -> vulnscan.auth.v1.ListReposRequest
+	12, // 20: vulnscan.auth.v1.AuthInternalService.VerifyAPIKey:input_type -> vulnscan.auth.v1.VerifyAPIKeyRequest
+	14, // 21: vulnscan.auth.v1.AuthInternalService.DebitCredits:input_type -> vulnscan.auth.v1.DebitCreditsRequest
+	16, // 22: vulnscan.auth.v1.AuthInternalService.RefundCredits:input_type -> vulnscan.auth.v1.RefundCreditsRequest
+	18, // 23: vulnscan.auth.v1.AuthInternalService.GetConnectedRepo:input_type -> vulnscan.auth.v1.GetConnectedRepoRequest
+	20, // 24: vulnscan.auth.v1.AuthInternalService.GetOrganization:input_type -> vulnscan.auth.v1.GetOrganizationRequest
+	22, // 25: vulnscan.auth.v1.AuthInternalService.GetUser:input_type -> vulnscan.auth.v1.GetUserRequest
+	24, // 26: vulnscan.auth.v1.AuthAdminService.CreateOrganization:input_type -> vulnscan.auth.v1.CreateOrganizationRequest
+	26, // 27: vulnscan.auth.v1.AuthAdminService.CreateUser:input_type -> vulnscan.auth.v1.CreateUserRequest
+	28, // 28: vulnscan.auth.v1.AuthAdminService.IssueAPIKey:input_type -> vulnscan.auth.v1.IssueAPIKeyRequest
+	30, // 29: vulnscan.auth.v1.AuthAdminService.AdminRevokeAPIKey:input_type -> vulnscan.auth.v1.AdminRevokeAPIKeyRequest
+	32, // 30: vulnscan.auth.v1.AuthAdminService.GrantCredits:input_type -> vulnscan.auth.v1.GrantCreditsRequest
+	34, // 31: vulnscan.auth.v1.AuthAdminService.GetBalance:input_type -> vulnscan.auth.v1.GetBalanceRequest
+	36, // 32: vulnscan.auth.v1.AuthAdminService.ConnectRepo:input_type -> vulnscan.auth.v1.ConnectRepoRequest
+	38, // 33: vulnscan.auth.v1.AuthAdminService.ListOrganizations:input_type -> vulnscan.auth.v1.ListOrganizationsRequest
+	41, // 34: vulnscan.auth.v1.AuthAdminService.AdminListAPIKeys:input_type -> vulnscan.auth.v1.AdminListAPIKeysRequest
+	2,  // 35: vulnscan.auth.v1.AuthService.CreateAPIKey:output_type -> vulnscan.auth.v1.CreateAPIKeyResponse
+	4,  // 36: vulnscan.auth.v1.AuthService.ListAPIKeys:output_type -> vulnscan.auth.v1.ListAPIKeysResponse
+	6,  // 37: vulnscan.auth.v1.AuthService.RevokeAPIKey:output_type -> vulnscan.auth.v1.RevokeAPIKeyResponse
+	8,  // 38: vulnscan.auth.v1.AuthService.GetCredits:output_type -> vulnscan.auth.v1.GetCreditsResponse
+	11, // 39: vulnscan.auth.v1.AuthService.ListRepos:output_type -> vulnscan.auth.v1.ListReposResponse
+	13, // 40: vulnscan.auth.v1.AuthInternalService.VerifyAPIKey:output_type -> vulnscan.auth.v1.VerifyAPIKeyResponse
+	15, // 41: vulnscan.auth.v1.AuthInternalService.DebitCredits:output_type -> vulnscan.auth.v1.DebitCreditsResponse
+	17, // 42: vulnscan.auth.v1.AuthInternalService.RefundCredits:output_type -> vulnscan.auth.v1.RefundCreditsResponse
+	19, // 43: vulnscan.auth.v1.AuthInternalService.GetConnectedRepo:output_type -> vulnscan.auth.v1.GetConnectedRepoResponse
+	21, // 44: vulnscan.auth.v1.AuthInternalService.GetOrganization:output_type -> vulnscan.auth.v1.GetOrganizationResponse
+	23, // 45: vulnscan.auth.v1.AuthInternalService.GetUser:output_type -> vulnscan.auth.v1.GetUserResponse
+	25, // 46: vulnscan.auth.v1.AuthAdminService.CreateOrganization:output_type -> vulnscan.auth.v1.CreateOrganizationResponse
+	27, // 47: vulnscan.auth.v1.AuthAdminService.CreateUser:output_type -> vulnscan.auth.v1.CreateUserResponse
+	29, // 48: vulnscan.auth.v1.AuthAdminService.IssueAPIKey:output_type -> vulnscan.auth.v1.IssueAPIKeyResponse
+	31, // 49: vulnscan.auth.v1.AuthAdminService.AdminRevokeAPIKey:output_type -> vulnscan.auth.v1.AdminRevokeAPIKeyResponse
+	33, // 50: vulnscan.auth.v1.AuthAdminService.GrantCredits:output_type -> vulnscan.auth.v1.GrantCreditsResponse
+	35, // 51: vulnscan.auth.v1.AuthAdminService.GetBalance:output_type -> vulnscan.auth.v1.GetBalanceResponse
+	37, // 52: vulnscan.auth.v1.AuthAdminService.ConnectRepo:output_type -> vulnscan.auth.v1.ConnectRepoResponse
+	40, // 53: vulnscan.auth.v1.AuthAdminService.ListOrganizations:output_type -> vulnscan.auth.v1.ListOrganizationsResponse
+	42, // 54: vulnscan.auth.v1.AuthAdminService.AdminListAPIKeys:output_type -> vulnscan.auth.v1.AdminListAPIKeysResponse
+	35, // [35:55] is the sub-list for method output_type
+	15, // [15:35] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_vulnscan_auth_v1_auth_proto_init() }
@@ -2448,7 +2738,7 @@ func file_vulnscan_auth_v1_auth_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vulnscan_auth_v1_auth_proto_rawDesc), len(file_vulnscan_auth_v1_auth_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   38,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -608,6 +608,8 @@ const (
 	AuthAdminService_GrantCredits_FullMethodName       = "/vulnscan.auth.v1.AuthAdminService/GrantCredits"
 	AuthAdminService_GetBalance_FullMethodName         = "/vulnscan.auth.v1.AuthAdminService/GetBalance"
 	AuthAdminService_ConnectRepo_FullMethodName        = "/vulnscan.auth.v1.AuthAdminService/ConnectRepo"
+	AuthAdminService_ListOrganizations_FullMethodName  = "/vulnscan.auth.v1.AuthAdminService/ListOrganizations"
+	AuthAdminService_AdminListAPIKeys_FullMethodName   = "/vulnscan.auth.v1.AuthAdminService/AdminListAPIKeys"
 )
 
 // AuthAdminServiceClient is the client API for AuthAdminService service.
@@ -623,6 +625,8 @@ type AuthAdminServiceClient interface {
 	GrantCredits(ctx context.Context, in *GrantCreditsRequest, opts ...grpc.CallOption) (*GrantCreditsResponse, error)
 	GetBalance(ctx context.Context, in *GetBalanceRequest, opts ...grpc.CallOption) (*GetBalanceResponse, error)
 	ConnectRepo(ctx context.Context, in *ConnectRepoRequest, opts ...grpc.CallOption) (*ConnectRepoResponse, error)
+	ListOrganizations(ctx context.Context, in *ListOrganizationsRequest, opts ...grpc.CallOption) (*ListOrganizationsResponse, error)
+	AdminListAPIKeys(ctx context.Context, in *AdminListAPIKeysRequest, opts ...grpc.CallOption) (*AdminListAPIKeysResponse, error)
 }
 
 type authAdminServiceClient struct {
@@ -703,6 +707,26 @@ func (c *authAdminServiceClient) ConnectRepo(ctx context.Context, in *ConnectRep
 	return out, nil
 }
 
+func (c *authAdminServiceClient) ListOrganizations(ctx context.Context, in *ListOrganizationsRequest, opts ...grpc.CallOption) (*ListOrganizationsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListOrganizationsResponse)
+	err := c.cc.Invoke(ctx, AuthAdminService_ListOrganizations_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *authAdminServiceClient) AdminListAPIKeys(ctx context.Context, in *AdminListAPIKeysRequest, opts ...grpc.CallOption) (*AdminListAPIKeysResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AdminListAPIKeysResponse)
+	err := c.cc.Invoke(ctx, AuthAdminService_AdminListAPIKeys_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AuthAdminServiceServer is the server API for AuthAdminService service.
 // All implementations must embed UnimplementedAuthAdminServiceServer
 // for forward compatibility.
@@ -716,6 +740,8 @@ type AuthAdminServiceServer interface {
 	GrantCredits(context.Context, *GrantCreditsRequest) (*GrantCreditsResponse, error)
 	GetBalance(context.Context, *GetBalanceRequest) (*GetBalanceResponse, error)
 	ConnectRepo(context.Context, *ConnectRepoRequest) (*ConnectRepoResponse, error)
+	ListOrganizations(context.Context, *ListOrganizationsRequest) (*ListOrganizationsResponse, error)
+	AdminListAPIKeys(context.Context, *AdminListAPIKeysRequest) (*AdminListAPIKeysResponse, error)
 	mustEmbedUnimplementedAuthAdminServiceServer()
 }
 
@@ -746,6 +772,12 @@ func (UnimplementedAuthAdminServiceServer) GetBalance(context.Context, *GetBalan
 }
 func (UnimplementedAuthAdminServiceServer) ConnectRepo(context.Context, *ConnectRepoRequest) (*ConnectRepoResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ConnectRepo not implemented")
+}
+func (UnimplementedAuthAdminServiceServer) ListOrganizations(context.Context, *ListOrganizationsRequest) (*ListOrganizationsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListOrganizations not implemented")
+}
+func (UnimplementedAuthAdminServiceServer) AdminListAPIKeys(context.Context, *AdminListAPIKeysRequest) (*AdminListAPIKeysResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AdminListAPIKeys not implemented")
 }
 func (UnimplementedAuthAdminServiceServer) mustEmbedUnimplementedAuthAdminServiceServer() {}
 func (UnimplementedAuthAdminServiceServer) testEmbeddedByValue()                          {}
@@ -894,6 +926,42 @@ func _AuthAdminService_ConnectRepo_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AuthAdminService_ListOrganizations_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListOrganizationsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AuthAdminServiceServer).ListOrganizations(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AuthAdminService_ListOrganizations_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AuthAdminServiceServer).ListOrganizations(ctx, req.(*ListOrganizationsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AuthAdminService_AdminListAPIKeys_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AdminListAPIKeysRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AuthAdminServiceServer).AdminListAPIKeys(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AuthAdminService_AdminListAPIKeys_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AuthAdminServiceServer).AdminListAPIKeys(ctx, req.(*AdminListAPIKeysRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AuthAdminService_ServiceDesc is the grpc.ServiceDesc for AuthAdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -928,6 +996,14 @@ var AuthAdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ConnectRepo",
 			Handler:    _AuthAdminService_ConnectRepo_Handler,
+		},
+		{
+			MethodName: "ListOrganizations",
+			Handler:    _AuthAdminService_ListOrganizations_Handler,
+		},
+		{
+			MethodName: "AdminListAPIKeys",
+			Handler:    _AuthAdminService_AdminListAPIKeys_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

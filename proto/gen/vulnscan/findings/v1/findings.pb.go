@@ -44,8 +44,14 @@ type Finding struct {
 	FoundAt        *timestamppb.Timestamp  `protobuf:"bytes,12,opt,name=found_at,json=foundAt,proto3" json:"found_at,omitempty"`
 	UpdatedAt      *timestamppb.Timestamp  `protobuf:"bytes,13,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	DuplicateOf    *wrapperspb.StringValue `protobuf:"bytes,14,opt,name=duplicate_of,json=duplicateOf,proto3" json:"duplicate_of,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// line is the first line of affected_code in affected_file (1-based);
+	// null when the finding has no source location (a live-target finding).
+	Line *wrapperspb.Int32Value `protobuf:"bytes,15,opt,name=line,proto3" json:"line,omitempty"`
+	// fingerprint identifies the finding across scans of its repository: the
+	// same issue found again adds an occurrence instead of a new finding.
+	Fingerprint   string `protobuf:"bytes,16,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Finding) Reset() {
@@ -176,6 +182,20 @@ func (x *Finding) GetDuplicateOf() *wrapperspb.StringValue {
 	return nil
 }
 
+func (x *Finding) GetLine() *wrapperspb.Int32Value {
+	if x != nil {
+		return x.Line
+	}
+	return nil
+}
+
+func (x *Finding) GetFingerprint() string {
+	if x != nil {
+		return x.Fingerprint
+	}
+	return ""
+}
+
 type TriageEntry struct {
 	state    protoimpl.MessageState  `protogen:"open.v1"`
 	Id       string                  `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -291,8 +311,14 @@ type GetFindingResponse struct {
 	OccurrenceCount int32                   `protobuf:"varint,17,opt,name=occurrence_count,json=occurrenceCount,proto3" json:"occurrence_count,omitempty"`
 	RepoUrl         *wrapperspb.StringValue `protobuf:"bytes,18,opt,name=repo_url,json=repoUrl,proto3" json:"repo_url,omitempty"`
 	ScanType        *wrapperspb.StringValue `protobuf:"bytes,19,opt,name=scan_type,json=scanType,proto3" json:"scan_type,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// line and fingerprint as in Finding.
+	Line        *wrapperspb.Int32Value `protobuf:"bytes,20,opt,name=line,proto3" json:"line,omitempty"`
+	Fingerprint string                 `protobuf:"bytes,21,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	// risk_expires_at is when a risk acceptance ends (the finding then
+	// reopens); null unless the finding is accepted_risk with an end.
+	RiskExpiresAt *timestamppb.Timestamp `protobuf:"bytes,40,opt,name=risk_expires_at,json=riskExpiresAt,proto3" json:"risk_expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetFindingResponse) Reset() {
@@ -454,6 +480,27 @@ func (x *GetFindingResponse) GetRepoUrl() *wrapperspb.StringValue {
 func (x *GetFindingResponse) GetScanType() *wrapperspb.StringValue {
 	if x != nil {
 		return x.ScanType
+	}
+	return nil
+}
+
+func (x *GetFindingResponse) GetLine() *wrapperspb.Int32Value {
+	if x != nil {
+		return x.Line
+	}
+	return nil
+}
+
+func (x *GetFindingResponse) GetFingerprint() string {
+	if x != nil {
+		return x.Fingerprint
+	}
+	return ""
+}
+
+func (x *GetFindingResponse) GetRiskExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RiskExpiresAt
 	}
 	return nil
 }
@@ -903,8 +950,12 @@ type UpdateFindingRequest struct {
 	StateReason    *string         `protobuf:"bytes,5,opt,name=state_reason,json=stateReason,proto3,oneof" json:"state_reason,omitempty"`
 	SeverityReason *string         `protobuf:"bytes,6,opt,name=severity_reason,json=severityReason,proto3,oneof" json:"severity_reason,omitempty"`
 	Reason         *string         `protobuf:"bytes,7,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// expires_at ends a risk acceptance: an RFC 3339 time in the future,
+	// only with state accepted_risk. At that time the finding reopens on its
+	// own. Accepting without it accepts until changed.
+	ExpiresAt     *string `protobuf:"bytes,8,opt,name=expires_at,json=expiresAt,proto3,oneof" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdateFindingRequest) Reset() {
@@ -986,6 +1037,13 @@ func (x *UpdateFindingRequest) GetReason() string {
 	return ""
 }
 
+func (x *UpdateFindingRequest) GetExpiresAt() string {
+	if x != nil && x.ExpiresAt != nil {
+		return *x.ExpiresAt
+	}
+	return ""
+}
+
 type UpdateFindingResponse struct {
 	state         protoimpl.MessageState  `protogen:"open.v1"`
 	Id            string                  `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -1054,6 +1112,577 @@ func (x *UpdateFindingResponse) GetDuplicateOf() *wrapperspb.StringValue {
 	return nil
 }
 
+// FindingsFilter selects findings like the list filters do (AND).
+type FindingsFilter struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Severity      string                 `protobuf:"bytes,1,opt,name=severity,proto3" json:"severity,omitempty"`
+	State         string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	ScanId        string                 `protobuf:"bytes,3,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FindingsFilter) Reset() {
+	*x = FindingsFilter{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FindingsFilter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FindingsFilter) ProtoMessage() {}
+
+func (x *FindingsFilter) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FindingsFilter.ProtoReflect.Descriptor instead.
+func (*FindingsFilter) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *FindingsFilter) GetSeverity() string {
+	if x != nil {
+		return x.Severity
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetScanId() string {
+	if x != nil {
+		return x.ScanId
+	}
+	return ""
+}
+
+type BulkUpdateFindingsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// ids are the findings to change, 1 to 1,000; exclusive with filter.
+	Ids []string `protobuf:"bytes,1,rep,name=ids,proto3" json:"ids,omitempty"`
+	// filter selects the findings to change (at most 1,000 may match);
+	// exclusive with ids.
+	Filter   *FindingsFilter `protobuf:"bytes,2,opt,name=filter,proto3" json:"filter,omitempty"`
+	State    *string         `protobuf:"bytes,3,opt,name=state,proto3,oneof" json:"state,omitempty"`
+	Severity *string         `protobuf:"bytes,4,opt,name=severity,proto3,oneof" json:"severity,omitempty"`
+	// duplicate_of is a finding id, or null to remove the link.
+	DuplicateOf    *structpb.Value `protobuf:"bytes,5,opt,name=duplicate_of,json=duplicateOf,proto3" json:"duplicate_of,omitempty"`
+	StateReason    *string         `protobuf:"bytes,6,opt,name=state_reason,json=stateReason,proto3,oneof" json:"state_reason,omitempty"`
+	SeverityReason *string         `protobuf:"bytes,7,opt,name=severity_reason,json=severityReason,proto3,oneof" json:"severity_reason,omitempty"`
+	Reason         *string         `protobuf:"bytes,8,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
+	// expires_at as in PATCH /v1/findings/{id}.
+	ExpiresAt     *string `protobuf:"bytes,9,opt,name=expires_at,json=expiresAt,proto3,oneof" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BulkUpdateFindingsRequest) Reset() {
+	*x = BulkUpdateFindingsRequest{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BulkUpdateFindingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BulkUpdateFindingsRequest) ProtoMessage() {}
+
+func (x *BulkUpdateFindingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BulkUpdateFindingsRequest.ProtoReflect.Descriptor instead.
+func (*BulkUpdateFindingsRequest) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *BulkUpdateFindingsRequest) GetIds() []string {
+	if x != nil {
+		return x.Ids
+	}
+	return nil
+}
+
+func (x *BulkUpdateFindingsRequest) GetFilter() *FindingsFilter {
+	if x != nil {
+		return x.Filter
+	}
+	return nil
+}
+
+func (x *BulkUpdateFindingsRequest) GetState() string {
+	if x != nil && x.State != nil {
+		return *x.State
+	}
+	return ""
+}
+
+func (x *BulkUpdateFindingsRequest) GetSeverity() string {
+	if x != nil && x.Severity != nil {
+		return *x.Severity
+	}
+	return ""
+}
+
+func (x *BulkUpdateFindingsRequest) GetDuplicateOf() *structpb.Value {
+	if x != nil {
+		return x.DuplicateOf
+	}
+	return nil
+}
+
+func (x *BulkUpdateFindingsRequest) GetStateReason() string {
+	if x != nil && x.StateReason != nil {
+		return *x.StateReason
+	}
+	return ""
+}
+
+func (x *BulkUpdateFindingsRequest) GetSeverityReason() string {
+	if x != nil && x.SeverityReason != nil {
+		return *x.SeverityReason
+	}
+	return ""
+}
+
+func (x *BulkUpdateFindingsRequest) GetReason() string {
+	if x != nil && x.Reason != nil {
+		return *x.Reason
+	}
+	return ""
+}
+
+func (x *BulkUpdateFindingsRequest) GetExpiresAt() string {
+	if x != nil && x.ExpiresAt != nil {
+		return *x.ExpiresAt
+	}
+	return ""
+}
+
+type BulkUpdateFindingsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// batch_id is shared by the audit records of this change.
+	BatchId string `protobuf:"bytes,1,opt,name=batch_id,json=batchId,proto3" json:"batch_id,omitempty"`
+	// matched counts the findings selected.
+	Matched int32 `protobuf:"varint,2,opt,name=matched,proto3" json:"matched,omitempty"`
+	// changed counts the findings with at least one field changed.
+	Changed int32 `protobuf:"varint,3,opt,name=changed,proto3" json:"changed,omitempty"`
+	// unchanged counts the selected findings that already had the values.
+	Unchanged     int32 `protobuf:"varint,4,opt,name=unchanged,proto3" json:"unchanged,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BulkUpdateFindingsResponse) Reset() {
+	*x = BulkUpdateFindingsResponse{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BulkUpdateFindingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BulkUpdateFindingsResponse) ProtoMessage() {}
+
+func (x *BulkUpdateFindingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BulkUpdateFindingsResponse.ProtoReflect.Descriptor instead.
+func (*BulkUpdateFindingsResponse) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *BulkUpdateFindingsResponse) GetBatchId() string {
+	if x != nil {
+		return x.BatchId
+	}
+	return ""
+}
+
+func (x *BulkUpdateFindingsResponse) GetMatched() int32 {
+	if x != nil {
+		return x.Matched
+	}
+	return 0
+}
+
+func (x *BulkUpdateFindingsResponse) GetChanged() int32 {
+	if x != nil {
+		return x.Changed
+	}
+	return 0
+}
+
+func (x *BulkUpdateFindingsResponse) GetUnchanged() int32 {
+	if x != nil {
+		return x.Unchanged
+	}
+	return 0
+}
+
+type GetFindingHistoryRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Page          *int32                 `protobuf:"varint,2,opt,name=page,proto3,oneof" json:"page,omitempty"`
+	Limit         *int32                 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetFindingHistoryRequest) Reset() {
+	*x = GetFindingHistoryRequest{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetFindingHistoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetFindingHistoryRequest) ProtoMessage() {}
+
+func (x *GetFindingHistoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetFindingHistoryRequest.ProtoReflect.Descriptor instead.
+func (*GetFindingHistoryRequest) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *GetFindingHistoryRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *GetFindingHistoryRequest) GetPage() int32 {
+	if x != nil && x.Page != nil {
+		return *x.Page
+	}
+	return 0
+}
+
+func (x *GetFindingHistoryRequest) GetLimit() int32 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+// HistoryActor says who made a change.
+type HistoryActor struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// type is "api_key" (a user through an API key), "user" (a user without
+	// a key, e.g. an operator), "integration" (a git hosting or chat
+	// integration) or "agent" (the service itself, e.g. an expiring risk
+	// acceptance).
+	Type     string                  `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	UserId   *wrapperspb.StringValue `protobuf:"bytes,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	Username *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=username,proto3" json:"username,omitempty"`
+	// api_key_id_prefix is the first 8 characters of the key's id (as listed
+	// by GET /v1/api-keys); null when no key was used.
+	ApiKeyIdPrefix *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=api_key_id_prefix,json=apiKeyIdPrefix,proto3" json:"api_key_id_prefix,omitempty"`
+	// integration is the integration's source (github, slack) when type is
+	// "integration".
+	Integration   *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=integration,proto3" json:"integration,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HistoryActor) Reset() {
+	*x = HistoryActor{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HistoryActor) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HistoryActor) ProtoMessage() {}
+
+func (x *HistoryActor) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HistoryActor.ProtoReflect.Descriptor instead.
+func (*HistoryActor) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *HistoryActor) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *HistoryActor) GetUserId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.UserId
+	}
+	return nil
+}
+
+func (x *HistoryActor) GetUsername() *wrapperspb.StringValue {
+	if x != nil {
+		return x.Username
+	}
+	return nil
+}
+
+func (x *HistoryActor) GetApiKeyIdPrefix() *wrapperspb.StringValue {
+	if x != nil {
+		return x.ApiKeyIdPrefix
+	}
+	return nil
+}
+
+func (x *HistoryActor) GetIntegration() *wrapperspb.StringValue {
+	if x != nil {
+		return x.Integration
+	}
+	return nil
+}
+
+// HistoryEntry is one changed field of one change.
+type HistoryEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// field is state, severity or duplicate_of.
+	Field  string                  `protobuf:"bytes,2,opt,name=field,proto3" json:"field,omitempty"`
+	From   *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=from,proto3" json:"from,omitempty"`
+	To     *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=to,proto3" json:"to,omitempty"`
+	Reason *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// source is api, web, github, slack or agent.
+	Source string        `protobuf:"bytes,6,opt,name=source,proto3" json:"source,omitempty"`
+	Actor  *HistoryActor `protobuf:"bytes,7,opt,name=actor,proto3" json:"actor,omitempty"`
+	// batch_id is set when the change was part of a bulk change.
+	BatchId       *wrapperspb.StringValue `protobuf:"bytes,8,opt,name=batch_id,json=batchId,proto3" json:"batch_id,omitempty"`
+	CreatedAt     *timestamppb.Timestamp  `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HistoryEntry) Reset() {
+	*x = HistoryEntry{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HistoryEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HistoryEntry) ProtoMessage() {}
+
+func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HistoryEntry.ProtoReflect.Descriptor instead.
+func (*HistoryEntry) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *HistoryEntry) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *HistoryEntry) GetField() string {
+	if x != nil {
+		return x.Field
+	}
+	return ""
+}
+
+func (x *HistoryEntry) GetFrom() *wrapperspb.StringValue {
+	if x != nil {
+		return x.From
+	}
+	return nil
+}
+
+func (x *HistoryEntry) GetTo() *wrapperspb.StringValue {
+	if x != nil {
+		return x.To
+	}
+	return nil
+}
+
+func (x *HistoryEntry) GetReason() *wrapperspb.StringValue {
+	if x != nil {
+		return x.Reason
+	}
+	return nil
+}
+
+func (x *HistoryEntry) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *HistoryEntry) GetActor() *HistoryActor {
+	if x != nil {
+		return x.Actor
+	}
+	return nil
+}
+
+func (x *HistoryEntry) GetBatchId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.BatchId
+	}
+	return nil
+}
+
+func (x *HistoryEntry) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+type GetFindingHistoryResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Data          []*HistoryEntry        `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
+	Total         int32                  `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	Page          int32                  `protobuf:"varint,3,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetFindingHistoryResponse) Reset() {
+	*x = GetFindingHistoryResponse{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetFindingHistoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetFindingHistoryResponse) ProtoMessage() {}
+
+func (x *GetFindingHistoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetFindingHistoryResponse.ProtoReflect.Descriptor instead.
+func (*GetFindingHistoryResponse) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *GetFindingHistoryResponse) GetData() []*HistoryEntry {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *GetFindingHistoryResponse) GetTotal() int32 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *GetFindingHistoryResponse) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *GetFindingHistoryResponse) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
 type AddCommentRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -1064,7 +1693,7 @@ type AddCommentRequest struct {
 
 func (x *AddCommentRequest) Reset() {
 	*x = AddCommentRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[11]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1076,7 +1705,7 @@ func (x *AddCommentRequest) String() string {
 func (*AddCommentRequest) ProtoMessage() {}
 
 func (x *AddCommentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[11]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1089,7 +1718,7 @@ func (x *AddCommentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCommentRequest.ProtoReflect.Descriptor instead.
 func (*AddCommentRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{11}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AddCommentRequest) GetId() string {
@@ -1115,7 +1744,7 @@ type AddCommentResponse struct {
 
 func (x *AddCommentResponse) Reset() {
 	*x = AddCommentResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[12]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1127,7 +1756,7 @@ func (x *AddCommentResponse) String() string {
 func (*AddCommentResponse) ProtoMessage() {}
 
 func (x *AddCommentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[12]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1140,7 +1769,7 @@ func (x *AddCommentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCommentResponse.ProtoReflect.Descriptor instead.
 func (*AddCommentResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{12}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *AddCommentResponse) GetCommentId() string {
@@ -1161,15 +1790,19 @@ type RegisterScanRequest struct {
 	ScanType string `protobuf:"bytes,4,opt,name=scan_type,json=scanType,proto3" json:"scan_type,omitempty"`
 	// commit_sha and pull_request (0 for none) let the git hosting
 	// integration comment on the right commit or pull request.
-	CommitSha     string `protobuf:"bytes,5,opt,name=commit_sha,json=commitSha,proto3" json:"commit_sha,omitempty"`
-	PullRequest   int32  `protobuf:"varint,6,opt,name=pull_request,json=pullRequest,proto3" json:"pull_request,omitempty"`
+	CommitSha   string `protobuf:"bytes,5,opt,name=commit_sha,json=commitSha,proto3" json:"commit_sha,omitempty"`
+	PullRequest int32  `protobuf:"varint,6,opt,name=pull_request,json=pullRequest,proto3" json:"pull_request,omitempty"`
+	// repo_key, when set, identifies the repository instead of repo_url: an
+	// uploaded archive is identified by its content hash, so the same content
+	// uploaded again is the same repository and its findings are recognized.
+	RepoKey       string `protobuf:"bytes,7,opt,name=repo_key,json=repoKey,proto3" json:"repo_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RegisterScanRequest) Reset() {
 	*x = RegisterScanRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[13]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1181,7 +1814,7 @@ func (x *RegisterScanRequest) String() string {
 func (*RegisterScanRequest) ProtoMessage() {}
 
 func (x *RegisterScanRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[13]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1194,7 +1827,7 @@ func (x *RegisterScanRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterScanRequest.ProtoReflect.Descriptor instead.
 func (*RegisterScanRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{13}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RegisterScanRequest) GetScanId() string {
@@ -1239,6 +1872,13 @@ func (x *RegisterScanRequest) GetPullRequest() int32 {
 	return 0
 }
 
+func (x *RegisterScanRequest) GetRepoKey() string {
+	if x != nil {
+		return x.RepoKey
+	}
+	return ""
+}
+
 type RegisterScanResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	ScanId string                 `protobuf:"bytes,1,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
@@ -1250,7 +1890,7 @@ type RegisterScanResponse struct {
 
 func (x *RegisterScanResponse) Reset() {
 	*x = RegisterScanResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[14]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1262,7 +1902,7 @@ func (x *RegisterScanResponse) String() string {
 func (*RegisterScanResponse) ProtoMessage() {}
 
 func (x *RegisterScanResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[14]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1275,7 +1915,7 @@ func (x *RegisterScanResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterScanResponse.ProtoReflect.Descriptor instead.
 func (*RegisterScanResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{14}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RegisterScanResponse) GetScanId() string {
@@ -1316,7 +1956,7 @@ type ReportedFinding struct {
 
 func (x *ReportedFinding) Reset() {
 	*x = ReportedFinding{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[15]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1328,7 +1968,7 @@ func (x *ReportedFinding) String() string {
 func (*ReportedFinding) ProtoMessage() {}
 
 func (x *ReportedFinding) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[15]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1341,7 +1981,7 @@ func (x *ReportedFinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportedFinding.ProtoReflect.Descriptor instead.
 func (*ReportedFinding) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{15}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ReportedFinding) GetFingerprint() string {
@@ -1445,7 +2085,7 @@ type ReportFindingsRequest struct {
 
 func (x *ReportFindingsRequest) Reset() {
 	*x = ReportFindingsRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[16]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1457,7 +2097,7 @@ func (x *ReportFindingsRequest) String() string {
 func (*ReportFindingsRequest) ProtoMessage() {}
 
 func (x *ReportFindingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[16]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1470,7 +2110,7 @@ func (x *ReportFindingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportFindingsRequest.ProtoReflect.Descriptor instead.
 func (*ReportFindingsRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{16}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ReportFindingsRequest) GetScanId() string {
@@ -1503,7 +2143,7 @@ type ReportedFindingResult struct {
 
 func (x *ReportedFindingResult) Reset() {
 	*x = ReportedFindingResult{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[17]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1515,7 +2155,7 @@ func (x *ReportedFindingResult) String() string {
 func (*ReportedFindingResult) ProtoMessage() {}
 
 func (x *ReportedFindingResult) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[17]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1528,7 +2168,7 @@ func (x *ReportedFindingResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportedFindingResult.ProtoReflect.Descriptor instead.
 func (*ReportedFindingResult) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{17}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ReportedFindingResult) GetFingerprint() string {
@@ -1575,7 +2215,7 @@ type ReportFindingsResponse struct {
 
 func (x *ReportFindingsResponse) Reset() {
 	*x = ReportFindingsResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[18]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1587,7 +2227,7 @@ func (x *ReportFindingsResponse) String() string {
 func (*ReportFindingsResponse) ProtoMessage() {}
 
 func (x *ReportFindingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[18]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1600,7 +2240,7 @@ func (x *ReportFindingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportFindingsResponse.ProtoReflect.Descriptor instead.
 func (*ReportFindingsResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{18}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ReportFindingsResponse) GetResults() []*ReportedFindingResult {
@@ -1619,7 +2259,7 @@ type ApproveFindingRequest struct {
 
 func (x *ApproveFindingRequest) Reset() {
 	*x = ApproveFindingRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[19]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1631,7 +2271,7 @@ func (x *ApproveFindingRequest) String() string {
 func (*ApproveFindingRequest) ProtoMessage() {}
 
 func (x *ApproveFindingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[19]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1644,7 +2284,7 @@ func (x *ApproveFindingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveFindingRequest.ProtoReflect.Descriptor instead.
 func (*ApproveFindingRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{19}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ApproveFindingRequest) GetId() string {
@@ -1664,7 +2304,7 @@ type ApproveFindingResponse struct {
 
 func (x *ApproveFindingResponse) Reset() {
 	*x = ApproveFindingResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[20]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1676,7 +2316,7 @@ func (x *ApproveFindingResponse) String() string {
 func (*ApproveFindingResponse) ProtoMessage() {}
 
 func (x *ApproveFindingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[20]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1689,7 +2329,7 @@ func (x *ApproveFindingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveFindingResponse.ProtoReflect.Descriptor instead.
 func (*ApproveFindingResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{20}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ApproveFindingResponse) GetId() string {
@@ -1715,7 +2355,7 @@ type RejectFindingRequest struct {
 
 func (x *RejectFindingRequest) Reset() {
 	*x = RejectFindingRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[21]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1727,7 +2367,7 @@ func (x *RejectFindingRequest) String() string {
 func (*RejectFindingRequest) ProtoMessage() {}
 
 func (x *RejectFindingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[21]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1740,7 +2380,7 @@ func (x *RejectFindingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectFindingRequest.ProtoReflect.Descriptor instead.
 func (*RejectFindingRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{21}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RejectFindingRequest) GetId() string {
@@ -1760,7 +2400,7 @@ type RejectFindingResponse struct {
 
 func (x *RejectFindingResponse) Reset() {
 	*x = RejectFindingResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[22]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1772,7 +2412,7 @@ func (x *RejectFindingResponse) String() string {
 func (*RejectFindingResponse) ProtoMessage() {}
 
 func (x *RejectFindingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[22]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1785,7 +2425,7 @@ func (x *RejectFindingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectFindingResponse.ProtoReflect.Descriptor instead.
 func (*RejectFindingResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{22}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RejectFindingResponse) GetId() string {
@@ -1819,7 +2459,7 @@ type ListFindingsForOperatorRequest struct {
 
 func (x *ListFindingsForOperatorRequest) Reset() {
 	*x = ListFindingsForOperatorRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[23]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1831,7 +2471,7 @@ func (x *ListFindingsForOperatorRequest) String() string {
 func (*ListFindingsForOperatorRequest) ProtoMessage() {}
 
 func (x *ListFindingsForOperatorRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[23]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1844,7 +2484,7 @@ func (x *ListFindingsForOperatorRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFindingsForOperatorRequest.ProtoReflect.Descriptor instead.
 func (*ListFindingsForOperatorRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{23}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListFindingsForOperatorRequest) GetScanId() string {
@@ -1897,7 +2537,7 @@ type OperatorFinding struct {
 
 func (x *OperatorFinding) Reset() {
 	*x = OperatorFinding{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[24]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1909,7 +2549,7 @@ func (x *OperatorFinding) String() string {
 func (*OperatorFinding) ProtoMessage() {}
 
 func (x *OperatorFinding) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[24]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1922,7 +2562,7 @@ func (x *OperatorFinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OperatorFinding.ProtoReflect.Descriptor instead.
 func (*OperatorFinding) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{24}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *OperatorFinding) GetId() string {
@@ -2018,7 +2658,7 @@ type ListFindingsForOperatorResponse struct {
 
 func (x *ListFindingsForOperatorResponse) Reset() {
 	*x = ListFindingsForOperatorResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[25]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2030,7 +2670,7 @@ func (x *ListFindingsForOperatorResponse) String() string {
 func (*ListFindingsForOperatorResponse) ProtoMessage() {}
 
 func (x *ListFindingsForOperatorResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[25]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2043,7 +2683,7 @@ func (x *ListFindingsForOperatorResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFindingsForOperatorResponse.ProtoReflect.Descriptor instead.
 func (*ListFindingsForOperatorResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{25}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListFindingsForOperatorResponse) GetData() []*OperatorFinding {
@@ -2065,7 +2705,7 @@ type GetScanSummariesRequest struct {
 
 func (x *GetScanSummariesRequest) Reset() {
 	*x = GetScanSummariesRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[26]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2077,7 +2717,7 @@ func (x *GetScanSummariesRequest) String() string {
 func (*GetScanSummariesRequest) ProtoMessage() {}
 
 func (x *GetScanSummariesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[26]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2090,7 +2730,7 @@ func (x *GetScanSummariesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScanSummariesRequest.ProtoReflect.Descriptor instead.
 func (*GetScanSummariesRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{26}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetScanSummariesRequest) GetOrgId() string {
@@ -2130,7 +2770,7 @@ type VerificationCounts struct {
 
 func (x *VerificationCounts) Reset() {
 	*x = VerificationCounts{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2142,7 +2782,7 @@ func (x *VerificationCounts) String() string {
 func (*VerificationCounts) ProtoMessage() {}
 
 func (x *VerificationCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2155,7 +2795,7 @@ func (x *VerificationCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerificationCounts.ProtoReflect.Descriptor instead.
 func (*VerificationCounts) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{27}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *VerificationCounts) GetCandidates() int32 {
@@ -2202,7 +2842,7 @@ type ScanSummary struct {
 
 func (x *ScanSummary) Reset() {
 	*x = ScanSummary{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2214,7 +2854,7 @@ func (x *ScanSummary) String() string {
 func (*ScanSummary) ProtoMessage() {}
 
 func (x *ScanSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2227,7 +2867,7 @@ func (x *ScanSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanSummary.ProtoReflect.Descriptor instead.
 func (*ScanSummary) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{28}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ScanSummary) GetScanId() string {
@@ -2289,7 +2929,7 @@ type GetScanSummariesResponse struct {
 
 func (x *GetScanSummariesResponse) Reset() {
 	*x = GetScanSummariesResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2301,7 +2941,7 @@ func (x *GetScanSummariesResponse) String() string {
 func (*GetScanSummariesResponse) ProtoMessage() {}
 
 func (x *GetScanSummariesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2314,7 +2954,7 @@ func (x *GetScanSummariesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScanSummariesResponse.ProtoReflect.Descriptor instead.
 func (*GetScanSummariesResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{29}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetScanSummariesResponse) GetSummaries() []*ScanSummary {
@@ -2343,7 +2983,7 @@ type Integration struct {
 
 func (x *Integration) Reset() {
 	*x = Integration{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2355,7 +2995,7 @@ func (x *Integration) String() string {
 func (*Integration) ProtoMessage() {}
 
 func (x *Integration) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2368,7 +3008,7 @@ func (x *Integration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Integration.ProtoReflect.Descriptor instead.
 func (*Integration) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{30}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Integration) GetId() string {
@@ -2452,7 +3092,7 @@ type AddIntegrationRequest struct {
 
 func (x *AddIntegrationRequest) Reset() {
 	*x = AddIntegrationRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2464,7 +3104,7 @@ func (x *AddIntegrationRequest) String() string {
 func (*AddIntegrationRequest) ProtoMessage() {}
 
 func (x *AddIntegrationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2477,7 +3117,7 @@ func (x *AddIntegrationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddIntegrationRequest.ProtoReflect.Descriptor instead.
 func (*AddIntegrationRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{31}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *AddIntegrationRequest) GetOrgId() string {
@@ -2538,7 +3178,7 @@ type AddIntegrationResponse struct {
 
 func (x *AddIntegrationResponse) Reset() {
 	*x = AddIntegrationResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2550,7 +3190,7 @@ func (x *AddIntegrationResponse) String() string {
 func (*AddIntegrationResponse) ProtoMessage() {}
 
 func (x *AddIntegrationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2563,7 +3203,7 @@ func (x *AddIntegrationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddIntegrationResponse.ProtoReflect.Descriptor instead.
 func (*AddIntegrationResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{32}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *AddIntegrationResponse) GetIntegration() *Integration {
@@ -2582,7 +3222,7 @@ type ListIntegrationsRequest struct {
 
 func (x *ListIntegrationsRequest) Reset() {
 	*x = ListIntegrationsRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2594,7 +3234,7 @@ func (x *ListIntegrationsRequest) String() string {
 func (*ListIntegrationsRequest) ProtoMessage() {}
 
 func (x *ListIntegrationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2607,7 +3247,7 @@ func (x *ListIntegrationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIntegrationsRequest.ProtoReflect.Descriptor instead.
 func (*ListIntegrationsRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{33}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ListIntegrationsRequest) GetOrgId() string {
@@ -2626,7 +3266,7 @@ type ListIntegrationsResponse struct {
 
 func (x *ListIntegrationsResponse) Reset() {
 	*x = ListIntegrationsResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2638,7 +3278,7 @@ func (x *ListIntegrationsResponse) String() string {
 func (*ListIntegrationsResponse) ProtoMessage() {}
 
 func (x *ListIntegrationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2651,7 +3291,7 @@ func (x *ListIntegrationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIntegrationsResponse.ProtoReflect.Descriptor instead.
 func (*ListIntegrationsResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{34}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ListIntegrationsResponse) GetData() []*Integration {
@@ -2670,7 +3310,7 @@ type RemoveIntegrationRequest struct {
 
 func (x *RemoveIntegrationRequest) Reset() {
 	*x = RemoveIntegrationRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2682,7 +3322,7 @@ func (x *RemoveIntegrationRequest) String() string {
 func (*RemoveIntegrationRequest) ProtoMessage() {}
 
 func (x *RemoveIntegrationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2695,7 +3335,7 @@ func (x *RemoveIntegrationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveIntegrationRequest.ProtoReflect.Descriptor instead.
 func (*RemoveIntegrationRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{35}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *RemoveIntegrationRequest) GetId() string {
@@ -2715,7 +3355,7 @@ type RemoveIntegrationResponse struct {
 
 func (x *RemoveIntegrationResponse) Reset() {
 	*x = RemoveIntegrationResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[36]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2727,7 +3367,7 @@ func (x *RemoveIntegrationResponse) String() string {
 func (*RemoveIntegrationResponse) ProtoMessage() {}
 
 func (x *RemoveIntegrationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[36]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2740,7 +3380,7 @@ func (x *RemoveIntegrationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveIntegrationResponse.ProtoReflect.Descriptor instead.
 func (*RemoveIntegrationResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{36}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RemoveIntegrationResponse) GetId() string {
@@ -2761,7 +3401,7 @@ var File_vulnscan_findings_v1_findings_proto protoreflect.FileDescriptor
 
 const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\n" +
-	"#vulnscan/findings/v1/findings.proto\x12\x14vulnscan.findings.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\"\xaf\x04\n" +
+	"#vulnscan/findings/v1/findings.proto\x12\x14vulnscan.findings.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\"\x82\x05\n" +
 	"\aFinding\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x1a\n" +
@@ -2778,7 +3418,9 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\bfound_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\afoundAt\x129\n" +
 	"\n" +
 	"updated_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12?\n" +
-	"\fduplicate_of\x18\x0e \x01(\v2\x1c.google.protobuf.StringValueR\vduplicateOf\"\x96\x02\n" +
+	"\fduplicate_of\x18\x0e \x01(\v2\x1c.google.protobuf.StringValueR\vduplicateOf\x12/\n" +
+	"\x04line\x18\x0f \x01(\v2\x1b.google.protobuf.Int32ValueR\x04line\x12 \n" +
+	"\vfingerprint\x18\x10 \x01(\tR\vfingerprint\"\x96\x02\n" +
 	"\vTriageEntry\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x128\n" +
 	"\breaction\x18\x02 \x01(\v2\x1c.google.protobuf.StringValueR\breaction\x126\n" +
@@ -2786,7 +3428,7 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\auser_id\x18\x04 \x01(\tR\x06userId\x12\x1a\n" +
 	"\busername\x18\x05 \x01(\tR\busername\x12\x16\n" +
 	"\x06source\x18\x06 \x01(\tR\x06source\x128\n" +
-	"\ttimestamp\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\"\xe4\x06\n" +
+	"\ttimestamp\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\"\xfb\a\n" +
 	"\x12GetFindingResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x1a\n" +
@@ -2808,7 +3450,10 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\rmermaid_trace\x18\x10 \x01(\v2\x1c.google.protobuf.StringValueR\fmermaidTrace\x12)\n" +
 	"\x10occurrence_count\x18\x11 \x01(\x05R\x0foccurrenceCount\x127\n" +
 	"\brepo_url\x18\x12 \x01(\v2\x1c.google.protobuf.StringValueR\arepoUrl\x129\n" +
-	"\tscan_type\x18\x13 \x01(\v2\x1c.google.protobuf.StringValueR\bscanType\"\xdf\x01\n" +
+	"\tscan_type\x18\x13 \x01(\v2\x1c.google.protobuf.StringValueR\bscanType\x12/\n" +
+	"\x04line\x18\x14 \x01(\v2\x1b.google.protobuf.Int32ValueR\x04line\x12 \n" +
+	"\vfingerprint\x18\x15 \x01(\tR\vfingerprint\x12B\n" +
+	"\x0frisk_expires_at\x18( \x01(\v2\x1a.google.protobuf.TimestampR\rriskExpiresAt\"\xdf\x01\n" +
 	"\x13ListFindingsRequest\x12\x17\n" +
 	"\x04page\x18\x01 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x05H\x01R\x05limit\x88\x01\x01\x12\x1a\n" +
@@ -2847,7 +3492,7 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\bseverity\x18\x03 \x01(\tR\bseverity\x12\x14\n" +
 	"\x05state\x18\x04 \x01(\tR\x05state\"#\n" +
 	"\x11GetFindingRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"\xd7\x02\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"\x8a\x03\n" +
 	"\x14UpdateFindingRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
 	"\x05state\x18\x02 \x01(\tH\x00R\x05state\x88\x01\x01\x12\x1f\n" +
@@ -2855,23 +3500,80 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\fduplicate_of\x18\x04 \x01(\v2\x16.google.protobuf.ValueR\vduplicateOf\x12&\n" +
 	"\fstate_reason\x18\x05 \x01(\tH\x02R\vstateReason\x88\x01\x01\x12,\n" +
 	"\x0fseverity_reason\x18\x06 \x01(\tH\x03R\x0eseverityReason\x88\x01\x01\x12\x1b\n" +
-	"\x06reason\x18\a \x01(\tH\x04R\x06reason\x88\x01\x01B\b\n" +
+	"\x06reason\x18\a \x01(\tH\x04R\x06reason\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"expires_at\x18\b \x01(\tH\x05R\texpiresAt\x88\x01\x01B\b\n" +
 	"\x06_stateB\v\n" +
 	"\t_severityB\x0f\n" +
 	"\r_state_reasonB\x12\n" +
 	"\x10_severity_reasonB\t\n" +
-	"\a_reason\"\x9a\x01\n" +
+	"\a_reasonB\r\n" +
+	"\v_expires_at\"\x9a\x01\n" +
 	"\x15UpdateFindingResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x1a\n" +
 	"\bseverity\x18\x03 \x01(\tR\bseverity\x12?\n" +
-	"\fduplicate_of\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\vduplicateOf\"=\n" +
+	"\fduplicate_of\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\vduplicateOf\"[\n" +
+	"\x0eFindingsFilter\x12\x1a\n" +
+	"\bseverity\x18\x01 \x01(\tR\bseverity\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\x12\x17\n" +
+	"\ascan_id\x18\x03 \x01(\tR\x06scanId\"\xcf\x03\n" +
+	"\x19BulkUpdateFindingsRequest\x12\x10\n" +
+	"\x03ids\x18\x01 \x03(\tR\x03ids\x12<\n" +
+	"\x06filter\x18\x02 \x01(\v2$.vulnscan.findings.v1.FindingsFilterR\x06filter\x12\x19\n" +
+	"\x05state\x18\x03 \x01(\tH\x00R\x05state\x88\x01\x01\x12\x1f\n" +
+	"\bseverity\x18\x04 \x01(\tH\x01R\bseverity\x88\x01\x01\x129\n" +
+	"\fduplicate_of\x18\x05 \x01(\v2\x16.google.protobuf.ValueR\vduplicateOf\x12&\n" +
+	"\fstate_reason\x18\x06 \x01(\tH\x02R\vstateReason\x88\x01\x01\x12,\n" +
+	"\x0fseverity_reason\x18\a \x01(\tH\x03R\x0eseverityReason\x88\x01\x01\x12\x1b\n" +
+	"\x06reason\x18\b \x01(\tH\x04R\x06reason\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"expires_at\x18\t \x01(\tH\x05R\texpiresAt\x88\x01\x01B\b\n" +
+	"\x06_stateB\v\n" +
+	"\t_severityB\x0f\n" +
+	"\r_state_reasonB\x12\n" +
+	"\x10_severity_reasonB\t\n" +
+	"\a_reasonB\r\n" +
+	"\v_expires_at\"\x89\x01\n" +
+	"\x1aBulkUpdateFindingsResponse\x12\x19\n" +
+	"\bbatch_id\x18\x01 \x01(\tR\abatchId\x12\x18\n" +
+	"\amatched\x18\x02 \x01(\x05R\amatched\x12\x18\n" +
+	"\achanged\x18\x03 \x01(\x05R\achanged\x12\x1c\n" +
+	"\tunchanged\x18\x04 \x01(\x05R\tunchanged\"q\n" +
+	"\x18GetFindingHistoryRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
+	"\x04page\x18\x02 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\x05H\x01R\x05limit\x88\x01\x01B\a\n" +
+	"\x05_pageB\b\n" +
+	"\x06_limit\"\x9c\x02\n" +
+	"\fHistoryActor\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x125\n" +
+	"\auser_id\x18\x02 \x01(\v2\x1c.google.protobuf.StringValueR\x06userId\x128\n" +
+	"\busername\x18\x03 \x01(\v2\x1c.google.protobuf.StringValueR\busername\x12G\n" +
+	"\x11api_key_id_prefix\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\x0eapiKeyIdPrefix\x12>\n" +
+	"\vintegration\x18\x05 \x01(\v2\x1c.google.protobuf.StringValueR\vintegration\"\x90\x03\n" +
+	"\fHistoryEntry\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
+	"\x05field\x18\x02 \x01(\tR\x05field\x120\n" +
+	"\x04from\x18\x03 \x01(\v2\x1c.google.protobuf.StringValueR\x04from\x12,\n" +
+	"\x02to\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\x02to\x124\n" +
+	"\x06reason\x18\x05 \x01(\v2\x1c.google.protobuf.StringValueR\x06reason\x12\x16\n" +
+	"\x06source\x18\x06 \x01(\tR\x06source\x128\n" +
+	"\x05actor\x18\a \x01(\v2\".vulnscan.findings.v1.HistoryActorR\x05actor\x127\n" +
+	"\bbatch_id\x18\b \x01(\v2\x1c.google.protobuf.StringValueR\abatchId\x129\n" +
+	"\n" +
+	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x93\x01\n" +
+	"\x19GetFindingHistoryResponse\x126\n" +
+	"\x04data\x18\x01 \x03(\v2\".vulnscan.findings.v1.HistoryEntryR\x04data\x12\x14\n" +
+	"\x05total\x18\x02 \x01(\x05R\x05total\x12\x12\n" +
+	"\x04page\x18\x03 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x04 \x01(\x05R\x05limit\"=\n" +
 	"\x11AddCommentRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\acomment\x18\x02 \x01(\tR\acomment\"3\n" +
 	"\x12AddCommentResponse\x12\x1d\n" +
 	"\n" +
-	"comment_id\x18\x01 \x01(\tR\tcommentId\"\xbf\x01\n" +
+	"comment_id\x18\x01 \x01(\tR\tcommentId\"\xda\x01\n" +
 	"\x13RegisterScanRequest\x12\x17\n" +
 	"\ascan_id\x18\x01 \x01(\tR\x06scanId\x12\x15\n" +
 	"\x06org_id\x18\x02 \x01(\tR\x05orgId\x12\x19\n" +
@@ -2879,7 +3581,8 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\tscan_type\x18\x04 \x01(\tR\bscanType\x12\x1d\n" +
 	"\n" +
 	"commit_sha\x18\x05 \x01(\tR\tcommitSha\x12!\n" +
-	"\fpull_request\x18\x06 \x01(\x05R\vpullRequest\"I\n" +
+	"\fpull_request\x18\x06 \x01(\x05R\vpullRequest\x12\x19\n" +
+	"\brepo_key\x18\a \x01(\tR\arepoKey\"I\n" +
 	"\x14RegisterScanResponse\x12\x17\n" +
 	"\ascan_id\x18\x01 \x01(\tR\x06scanId\x12\x18\n" +
 	"\acreated\x18\x02 \x01(\bR\acreated\"\xe2\x03\n" +
@@ -2997,14 +3700,16 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x19RemoveIntegrationResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x129\n" +
 	"\n" +
-	"removed_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\tremovedAt2\xb9\x06\n" +
+	"removed_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\tremovedAt2\xeb\b\n" +
 	"\x0fFindingsService\x12{\n" +
 	"\fListFindings\x12).vulnscan.findings.v1.ListFindingsRequest\x1a*.vulnscan.findings.v1.ListFindingsResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\f/v1/findings\x12\x92\x01\n" +
 	"\x10ListScanFindings\x12-.vulnscan.findings.v1.ListScanFindingsRequest\x1a..vulnscan.findings.v1.ListScanFindingsResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/v1/scans/{id}/findings\x12\x85\x01\n" +
 	"\x12ExportScanFindings\x12/.vulnscan.findings.v1.ExportScanFindingsRequest\x1a\x14.google.api.HttpBody\"&\x82\xd3\xe4\x93\x02 \x12\x1e/v1/scans/{id}/findings/export0\x01\x12z\n" +
 	"\n" +
 	"GetFinding\x12'.vulnscan.findings.v1.GetFindingRequest\x1a(.vulnscan.findings.v1.GetFindingResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/findings/{id}\x12\x86\x01\n" +
-	"\rUpdateFinding\x12*.vulnscan.findings.v1.UpdateFindingRequest\x1a+.vulnscan.findings.v1.UpdateFindingResponse\"\x1c\x82\xd3\xe4\x93\x02\x16:\x01*2\x11/v1/findings/{id}\x12\x86\x01\n" +
+	"\rUpdateFinding\x12*.vulnscan.findings.v1.UpdateFindingRequest\x1a+.vulnscan.findings.v1.UpdateFindingResponse\"\x1c\x82\xd3\xe4\x93\x02\x16:\x01*2\x11/v1/findings/{id}\x12\x95\x01\n" +
+	"\x12BulkUpdateFindings\x12/.vulnscan.findings.v1.BulkUpdateFindingsRequest\x1a0.vulnscan.findings.v1.BulkUpdateFindingsResponse\"\x1c\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/v1/findings/bulk\x12\x97\x01\n" +
+	"\x11GetFindingHistory\x12..vulnscan.findings.v1.GetFindingHistoryRequest\x1a/.vulnscan.findings.v1.GetFindingHistoryResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/findings/{id}/history\x12\x86\x01\n" +
 	"\n" +
 	"AddComment\x12'.vulnscan.findings.v1.AddCommentRequest\x1a(.vulnscan.findings.v1.AddCommentResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/v1/findings/{id}/comments2\xbe\x05\n" +
 	"\x15FindingsIntakeService\x12e\n" +
@@ -3031,7 +3736,7 @@ func file_vulnscan_findings_v1_findings_proto_rawDescGZIP() []byte {
 	return file_vulnscan_findings_v1_findings_proto_rawDescData
 }
 
-var file_vulnscan_findings_v1_findings_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_vulnscan_findings_v1_findings_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_vulnscan_findings_v1_findings_proto_goTypes = []any{
 	(*Finding)(nil),                         // 0: vulnscan.findings.v1.Finding
 	(*TriageEntry)(nil),                     // 1: vulnscan.findings.v1.TriageEntry
@@ -3044,106 +3749,134 @@ var file_vulnscan_findings_v1_findings_proto_goTypes = []any{
 	(*GetFindingRequest)(nil),               // 8: vulnscan.findings.v1.GetFindingRequest
 	(*UpdateFindingRequest)(nil),            // 9: vulnscan.findings.v1.UpdateFindingRequest
 	(*UpdateFindingResponse)(nil),           // 10: vulnscan.findings.v1.UpdateFindingResponse
-	(*AddCommentRequest)(nil),               // 11: vulnscan.findings.v1.AddCommentRequest
-	(*AddCommentResponse)(nil),              // 12: vulnscan.findings.v1.AddCommentResponse
-	(*RegisterScanRequest)(nil),             // 13: vulnscan.findings.v1.RegisterScanRequest
-	(*RegisterScanResponse)(nil),            // 14: vulnscan.findings.v1.RegisterScanResponse
-	(*ReportedFinding)(nil),                 // 15: vulnscan.findings.v1.ReportedFinding
-	(*ReportFindingsRequest)(nil),           // 16: vulnscan.findings.v1.ReportFindingsRequest
-	(*ReportedFindingResult)(nil),           // 17: vulnscan.findings.v1.ReportedFindingResult
-	(*ReportFindingsResponse)(nil),          // 18: vulnscan.findings.v1.ReportFindingsResponse
-	(*ApproveFindingRequest)(nil),           // 19: vulnscan.findings.v1.ApproveFindingRequest
-	(*ApproveFindingResponse)(nil),          // 20: vulnscan.findings.v1.ApproveFindingResponse
-	(*RejectFindingRequest)(nil),            // 21: vulnscan.findings.v1.RejectFindingRequest
-	(*RejectFindingResponse)(nil),           // 22: vulnscan.findings.v1.RejectFindingResponse
-	(*ListFindingsForOperatorRequest)(nil),  // 23: vulnscan.findings.v1.ListFindingsForOperatorRequest
-	(*OperatorFinding)(nil),                 // 24: vulnscan.findings.v1.OperatorFinding
-	(*ListFindingsForOperatorResponse)(nil), // 25: vulnscan.findings.v1.ListFindingsForOperatorResponse
-	(*GetScanSummariesRequest)(nil),         // 26: vulnscan.findings.v1.GetScanSummariesRequest
-	(*VerificationCounts)(nil),              // 27: vulnscan.findings.v1.VerificationCounts
-	(*ScanSummary)(nil),                     // 28: vulnscan.findings.v1.ScanSummary
-	(*GetScanSummariesResponse)(nil),        // 29: vulnscan.findings.v1.GetScanSummariesResponse
-	(*Integration)(nil),                     // 30: vulnscan.findings.v1.Integration
-	(*AddIntegrationRequest)(nil),           // 31: vulnscan.findings.v1.AddIntegrationRequest
-	(*AddIntegrationResponse)(nil),          // 32: vulnscan.findings.v1.AddIntegrationResponse
-	(*ListIntegrationsRequest)(nil),         // 33: vulnscan.findings.v1.ListIntegrationsRequest
-	(*ListIntegrationsResponse)(nil),        // 34: vulnscan.findings.v1.ListIntegrationsResponse
-	(*RemoveIntegrationRequest)(nil),        // 35: vulnscan.findings.v1.RemoveIntegrationRequest
-	(*RemoveIntegrationResponse)(nil),       // 36: vulnscan.findings.v1.RemoveIntegrationResponse
-	(*wrapperspb.StringValue)(nil),          // 37: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),           // 38: google.protobuf.Timestamp
-	(*structpb.Value)(nil),                  // 39: google.protobuf.Value
-	(*httpbody.HttpBody)(nil),               // 40: google.api.HttpBody
+	(*FindingsFilter)(nil),                  // 11: vulnscan.findings.v1.FindingsFilter
+	(*BulkUpdateFindingsRequest)(nil),       // 12: vulnscan.findings.v1.BulkUpdateFindingsRequest
+	(*BulkUpdateFindingsResponse)(nil),      // 13: vulnscan.findings.v1.BulkUpdateFindingsResponse
+	(*GetFindingHistoryRequest)(nil),        // 14: vulnscan.findings.v1.GetFindingHistoryRequest
+	(*HistoryActor)(nil),                    // 15: vulnscan.findings.v1.HistoryActor
+	(*HistoryEntry)(nil),                    // 16: vulnscan.findings.v1.HistoryEntry
+	(*GetFindingHistoryResponse)(nil),       // 17: vulnscan.findings.v1.GetFindingHistoryResponse
+	(*AddCommentRequest)(nil),               // 18: vulnscan.findings.v1.AddCommentRequest
+	(*AddCommentResponse)(nil),              // 19: vulnscan.findings.v1.AddCommentResponse
+	(*RegisterScanRequest)(nil),             // 20: vulnscan.findings.v1.RegisterScanRequest
+	(*RegisterScanResponse)(nil),            // 21: vulnscan.findings.v1.RegisterScanResponse
+	(*ReportedFinding)(nil),                 // 22: vulnscan.findings.v1.ReportedFinding
+	(*ReportFindingsRequest)(nil),           // 23: vulnscan.findings.v1.ReportFindingsRequest
+	(*ReportedFindingResult)(nil),           // 24: vulnscan.findings.v1.ReportedFindingResult
+	(*ReportFindingsResponse)(nil),          // 25: vulnscan.findings.v1.ReportFindingsResponse
+	(*ApproveFindingRequest)(nil),           // 26: vulnscan.findings.v1.ApproveFindingRequest
+	(*ApproveFindingResponse)(nil),          // 27: vulnscan.findings.v1.ApproveFindingResponse
+	(*RejectFindingRequest)(nil),            // 28: vulnscan.findings.v1.RejectFindingRequest
+	(*RejectFindingResponse)(nil),           // 29: vulnscan.findings.v1.RejectFindingResponse
+	(*ListFindingsForOperatorRequest)(nil),  // 30: vulnscan.findings.v1.ListFindingsForOperatorRequest
+	(*OperatorFinding)(nil),                 // 31: vulnscan.findings.v1.OperatorFinding
+	(*ListFindingsForOperatorResponse)(nil), // 32: vulnscan.findings.v1.ListFindingsForOperatorResponse
+	(*GetScanSummariesRequest)(nil),         // 33: vulnscan.findings.v1.GetScanSummariesRequest
+	(*VerificationCounts)(nil),              // 34: vulnscan.findings.v1.VerificationCounts
+	(*ScanSummary)(nil),                     // 35: vulnscan.findings.v1.ScanSummary
+	(*GetScanSummariesResponse)(nil),        // 36: vulnscan.findings.v1.GetScanSummariesResponse
+	(*Integration)(nil),                     // 37: vulnscan.findings.v1.Integration
+	(*AddIntegrationRequest)(nil),           // 38: vulnscan.findings.v1.AddIntegrationRequest
+	(*AddIntegrationResponse)(nil),          // 39: vulnscan.findings.v1.AddIntegrationResponse
+	(*ListIntegrationsRequest)(nil),         // 40: vulnscan.findings.v1.ListIntegrationsRequest
+	(*ListIntegrationsResponse)(nil),        // 41: vulnscan.findings.v1.ListIntegrationsResponse
+	(*RemoveIntegrationRequest)(nil),        // 42: vulnscan.findings.v1.RemoveIntegrationRequest
+	(*RemoveIntegrationResponse)(nil),       // 43: vulnscan.findings.v1.RemoveIntegrationResponse
+	(*wrapperspb.StringValue)(nil),          // 44: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),           // 45: google.protobuf.Timestamp
+	(*wrapperspb.Int32Value)(nil),           // 46: google.protobuf.Int32Value
+	(*structpb.Value)(nil),                  // 47: google.protobuf.Value
+	(*httpbody.HttpBody)(nil),               // 48: google.api.HttpBody
 }
 var file_vulnscan_findings_v1_findings_proto_depIdxs = []int32{
-	37, // 0: vulnscan.findings.v1.Finding.proof_of_concept:type_name -> google.protobuf.StringValue
-	37, // 1: vulnscan.findings.v1.Finding.scan_id:type_name -> google.protobuf.StringValue
-	38, // 2: vulnscan.findings.v1.Finding.found_at:type_name -> google.protobuf.Timestamp
-	38, // 3: vulnscan.findings.v1.Finding.updated_at:type_name -> google.protobuf.Timestamp
-	37, // 4: vulnscan.findings.v1.Finding.duplicate_of:type_name -> google.protobuf.StringValue
-	37, // 5: vulnscan.findings.v1.TriageEntry.reaction:type_name -> google.protobuf.StringValue
-	37, // 6: vulnscan.findings.v1.TriageEntry.comment:type_name -> google.protobuf.StringValue
-	38, // 7: vulnscan.findings.v1.TriageEntry.timestamp:type_name -> google.protobuf.Timestamp
-	37, // 8: vulnscan.findings.v1.GetFindingResponse.proof_of_concept:type_name -> google.protobuf.StringValue
-	37, // 9: vulnscan.findings.v1.GetFindingResponse.scan_id:type_name -> google.protobuf.StringValue
-	38, // 10: vulnscan.findings.v1.GetFindingResponse.found_at:type_name -> google.protobuf.Timestamp
-	38, // 11: vulnscan.findings.v1.GetFindingResponse.updated_at:type_name -> google.protobuf.Timestamp
-	37, // 12: vulnscan.findings.v1.GetFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
-	1,  // 13: vulnscan.findings.v1.GetFindingResponse.triage_thread:type_name -> vulnscan.findings.v1.TriageEntry
-	37, // 14: vulnscan.findings.v1.GetFindingResponse.mermaid_trace:type_name -> google.protobuf.StringValue
-	37, // 15: vulnscan.findings.v1.GetFindingResponse.repo_url:type_name -> google.protobuf.StringValue
-	37, // 16: vulnscan.findings.v1.GetFindingResponse.scan_type:type_name -> google.protobuf.StringValue
-	0,  // 17: vulnscan.findings.v1.ListFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
-	0,  // 18: vulnscan.findings.v1.ListScanFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
-	39, // 19: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
-	37, // 20: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
-	37, // 21: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
-	37, // 22: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
-	15, // 23: vulnscan.findings.v1.ReportFindingsRequest.findings:type_name -> vulnscan.findings.v1.ReportedFinding
-	17, // 24: vulnscan.findings.v1.ReportFindingsResponse.results:type_name -> vulnscan.findings.v1.ReportedFindingResult
-	38, // 25: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
-	24, // 26: vulnscan.findings.v1.ListFindingsForOperatorResponse.data:type_name -> vulnscan.findings.v1.OperatorFinding
-	27, // 27: vulnscan.findings.v1.ScanSummary.verification:type_name -> vulnscan.findings.v1.VerificationCounts
-	28, // 28: vulnscan.findings.v1.GetScanSummariesResponse.summaries:type_name -> vulnscan.findings.v1.ScanSummary
-	38, // 29: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
-	30, // 30: vulnscan.findings.v1.AddIntegrationResponse.integration:type_name -> vulnscan.findings.v1.Integration
-	30, // 31: vulnscan.findings.v1.ListIntegrationsResponse.data:type_name -> vulnscan.findings.v1.Integration
-	38, // 32: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
-	3,  // 33: vulnscan.findings.v1.FindingsService.ListFindings:input_type -> vulnscan.findings.v1.ListFindingsRequest
-	4,  // 34: vulnscan.findings.v1.FindingsService.ListScanFindings:input_type -> vulnscan.findings.v1.ListScanFindingsRequest
-	7,  // 35: vulnscan.findings.v1.FindingsService.ExportScanFindings:input_type -> vulnscan.findings.v1.ExportScanFindingsRequest
-	8,  // 36: vulnscan.findings.v1.FindingsService.GetFinding:input_type -> vulnscan.findings.v1.GetFindingRequest
-	9,  // 37: vulnscan.findings.v1.FindingsService.UpdateFinding:input_type -> vulnscan.findings.v1.UpdateFindingRequest
-	11, // 38: vulnscan.findings.v1.FindingsService.AddComment:input_type -> vulnscan.findings.v1.AddCommentRequest
-	13, // 39: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:input_type -> vulnscan.findings.v1.RegisterScanRequest
-	16, // 40: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:input_type -> vulnscan.findings.v1.ReportFindingsRequest
-	19, // 41: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:input_type -> vulnscan.findings.v1.ApproveFindingRequest
-	21, // 42: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:input_type -> vulnscan.findings.v1.RejectFindingRequest
-	23, // 43: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:input_type -> vulnscan.findings.v1.ListFindingsForOperatorRequest
-	26, // 44: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:input_type -> vulnscan.findings.v1.GetScanSummariesRequest
-	31, // 45: vulnscan.findings.v1.FindingsAdminService.AddIntegration:input_type -> vulnscan.findings.v1.AddIntegrationRequest
-	33, // 46: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:input_type -> vulnscan.findings.v1.ListIntegrationsRequest
-	35, // 47: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:input_type -> vulnscan.findings.v1.RemoveIntegrationRequest
-	5,  // 48: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
-	6,  // 49: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
-	40, // 50: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
-	2,  // 51: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
-	10, // 52: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
-	12, // 53: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
-	14, // 54: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
-	18, // 55: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
-	20, // 56: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
-	22, // 57: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
-	25, // 58: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
-	29, // 59: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:output_type -> vulnscan.findings.v1.GetScanSummariesResponse
-	32, // 60: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
-	34, // 61: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
-	36, // 62: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
-	48, // [48:63] is the sub-list for method output_type
-	33, // [33:48] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	44, // 0: vulnscan.findings.v1.Finding.proof_of_concept:type_name -> google.protobuf.StringValue
+	44, // 1: vulnscan.findings.v1.Finding.scan_id:type_name -> google.protobuf.StringValue
+	45, // 2: vulnscan.findings.v1.Finding.found_at:type_name -> google.protobuf.Timestamp
+	45, // 3: vulnscan.findings.v1.Finding.updated_at:type_name -> google.protobuf.Timestamp
+	44, // 4: vulnscan.findings.v1.Finding.duplicate_of:type_name -> google.protobuf.StringValue
+	46, // 5: vulnscan.findings.v1.Finding.line:type_name -> google.protobuf.Int32Value
+	44, // 6: vulnscan.findings.v1.TriageEntry.reaction:type_name -> google.protobuf.StringValue
+	44, // 7: vulnscan.findings.v1.TriageEntry.comment:type_name -> google.protobuf.StringValue
+	45, // 8: vulnscan.findings.v1.TriageEntry.timestamp:type_name -> google.protobuf.Timestamp
+	44, // 9: vulnscan.findings.v1.GetFindingResponse.proof_of_concept:type_name -> google.protobuf.StringValue
+	44, // 10: vulnscan.findings.v1.GetFindingResponse.scan_id:type_name -> google.protobuf.StringValue
+	45, // 11: vulnscan.findings.v1.GetFindingResponse.found_at:type_name -> google.protobuf.Timestamp
+	45, // 12: vulnscan.findings.v1.GetFindingResponse.updated_at:type_name -> google.protobuf.Timestamp
+	44, // 13: vulnscan.findings.v1.GetFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
+	1,  // 14: vulnscan.findings.v1.GetFindingResponse.triage_thread:type_name -> vulnscan.findings.v1.TriageEntry
+	44, // 15: vulnscan.findings.v1.GetFindingResponse.mermaid_trace:type_name -> google.protobuf.StringValue
+	44, // 16: vulnscan.findings.v1.GetFindingResponse.repo_url:type_name -> google.protobuf.StringValue
+	44, // 17: vulnscan.findings.v1.GetFindingResponse.scan_type:type_name -> google.protobuf.StringValue
+	46, // 18: vulnscan.findings.v1.GetFindingResponse.line:type_name -> google.protobuf.Int32Value
+	45, // 19: vulnscan.findings.v1.GetFindingResponse.risk_expires_at:type_name -> google.protobuf.Timestamp
+	0,  // 20: vulnscan.findings.v1.ListFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
+	0,  // 21: vulnscan.findings.v1.ListScanFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
+	47, // 22: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
+	44, // 23: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
+	11, // 24: vulnscan.findings.v1.BulkUpdateFindingsRequest.filter:type_name -> vulnscan.findings.v1.FindingsFilter
+	47, // 25: vulnscan.findings.v1.BulkUpdateFindingsRequest.duplicate_of:type_name -> google.protobuf.Value
+	44, // 26: vulnscan.findings.v1.HistoryActor.user_id:type_name -> google.protobuf.StringValue
+	44, // 27: vulnscan.findings.v1.HistoryActor.username:type_name -> google.protobuf.StringValue
+	44, // 28: vulnscan.findings.v1.HistoryActor.api_key_id_prefix:type_name -> google.protobuf.StringValue
+	44, // 29: vulnscan.findings.v1.HistoryActor.integration:type_name -> google.protobuf.StringValue
+	44, // 30: vulnscan.findings.v1.HistoryEntry.from:type_name -> google.protobuf.StringValue
+	44, // 31: vulnscan.findings.v1.HistoryEntry.to:type_name -> google.protobuf.StringValue
+	44, // 32: vulnscan.findings.v1.HistoryEntry.reason:type_name -> google.protobuf.StringValue
+	15, // 33: vulnscan.findings.v1.HistoryEntry.actor:type_name -> vulnscan.findings.v1.HistoryActor
+	44, // 34: vulnscan.findings.v1.HistoryEntry.batch_id:type_name -> google.protobuf.StringValue
+	45, // 35: vulnscan.findings.v1.HistoryEntry.created_at:type_name -> google.protobuf.Timestamp
+	16, // 36: vulnscan.findings.v1.GetFindingHistoryResponse.data:type_name -> vulnscan.findings.v1.HistoryEntry
+	44, // 37: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
+	44, // 38: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
+	22, // 39: vulnscan.findings.v1.ReportFindingsRequest.findings:type_name -> vulnscan.findings.v1.ReportedFinding
+	24, // 40: vulnscan.findings.v1.ReportFindingsResponse.results:type_name -> vulnscan.findings.v1.ReportedFindingResult
+	45, // 41: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
+	31, // 42: vulnscan.findings.v1.ListFindingsForOperatorResponse.data:type_name -> vulnscan.findings.v1.OperatorFinding
+	34, // 43: vulnscan.findings.v1.ScanSummary.verification:type_name -> vulnscan.findings.v1.VerificationCounts
+	35, // 44: vulnscan.findings.v1.GetScanSummariesResponse.summaries:type_name -> vulnscan.findings.v1.ScanSummary
+	45, // 45: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
+	37, // 46: vulnscan.findings.v1.AddIntegrationResponse.integration:type_name -> vulnscan.findings.v1.Integration
+	37, // 47: vulnscan.findings.v1.ListIntegrationsResponse.data:type_name -> vulnscan.findings.v1.Integration
+	45, // 48: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
+	3,  // 49: vulnscan.findings.v1.FindingsService.ListFindings:input_type -> vulnscan.findings.v1.ListFindingsRequest
+	4,  // 50: vulnscan.findings.v1.FindingsService.ListScanFindings:input_type -> vulnscan.findings.v1.ListScanFindingsRequest
+	7,  // 51: vulnscan.findings.v1.FindingsService.ExportScanFindings:input_type -> vulnscan.findings.v1.ExportScanFindingsRequest
+	8,  // 52: vulnscan.findings.v1.FindingsService.GetFinding:input_type -> vulnscan.findings.v1.GetFindingRequest
+	9,  // 53: vulnscan.findings.v1.FindingsService.UpdateFinding:input_type -> vulnscan.findings.v1.UpdateFindingRequest
+	12, // 54: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:input_type -> vulnscan.findings.v1.BulkUpdateFindingsRequest
+	14, // 55: vulnscan.findings.v1.FindingsService.GetFindingHistory:input_type -> vulnscan.findings.v1.GetFindingHistoryRequest
+	18, // 56: vulnscan.findings.v1.FindingsService.AddComment:input_type -> vulnscan.findings.v1.AddCommentRequest
+	20, // 57: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:input_type -> vulnscan.findings.v1.RegisterScanRequest
+	23, // 58: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:input_type -> vulnscan.findings.v1.ReportFindingsRequest
+	26, // 59: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:input_type -> vulnscan.findings.v1.ApproveFindingRequest
+	28, // 60: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:input_type -> vulnscan.findings.v1.RejectFindingRequest
+	30, // 61: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:input_type -> vulnscan.findings.v1.ListFindingsForOperatorRequest
+	33, // 62: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:input_type -> vulnscan.findings.v1.GetScanSummariesRequest
+	38, // 63: vulnscan.findings.v1.FindingsAdminService.AddIntegration:input_type -> vulnscan.findings.v1.AddIntegrationRequest
+	40, // 64: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:input_type -> vulnscan.findings.v1.ListIntegrationsRequest
+	42, // 65: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:input_type -> vulnscan.findings.v1.RemoveIntegrationRequest
+	5,  // 66: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
+	6,  // 67: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
+	48, // 68: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
+	2,  // 69: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
+	10, // 70: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
+	13, // 71: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:output_type -> vulnscan.findings.v1.BulkUpdateFindingsResponse
+	17, // 72: vulnscan.findings.v1.FindingsService.GetFindingHistory:output_type -> vulnscan.findings.v1.GetFindingHistoryResponse
+	19, // 73: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
+	21, // 74: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
+	25, // 75: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
+	27, // 76: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
+	29, // 77: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
+	32, // 78: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
+	36, // 79: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:output_type -> vulnscan.findings.v1.GetScanSummariesResponse
+	39, // 80: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
+	41, // 81: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
+	43, // 82: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
+	66, // [66:83] is the sub-list for method output_type
+	49, // [49:66] is the sub-list for method input_type
+	49, // [49:49] is the sub-list for extension type_name
+	49, // [49:49] is the sub-list for extension extendee
+	0,  // [0:49] is the sub-list for field type_name
 }
 
 func init() { file_vulnscan_findings_v1_findings_proto_init() }
@@ -3154,13 +3887,15 @@ func file_vulnscan_findings_v1_findings_proto_init() {
 	file_vulnscan_findings_v1_findings_proto_msgTypes[3].OneofWrappers = []any{}
 	file_vulnscan_findings_v1_findings_proto_msgTypes[4].OneofWrappers = []any{}
 	file_vulnscan_findings_v1_findings_proto_msgTypes[9].OneofWrappers = []any{}
+	file_vulnscan_findings_v1_findings_proto_msgTypes[12].OneofWrappers = []any{}
+	file_vulnscan_findings_v1_findings_proto_msgTypes[14].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vulnscan_findings_v1_findings_proto_rawDesc), len(file_vulnscan_findings_v1_findings_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   37,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

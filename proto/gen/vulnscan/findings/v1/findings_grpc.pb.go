@@ -25,6 +25,8 @@ const (
 	FindingsService_ExportScanFindings_FullMethodName = "/vulnscan.findings.v1.FindingsService/ExportScanFindings"
 	FindingsService_GetFinding_FullMethodName         = "/vulnscan.findings.v1.FindingsService/GetFinding"
 	FindingsService_UpdateFinding_FullMethodName      = "/vulnscan.findings.v1.FindingsService/UpdateFinding"
+	FindingsService_BulkUpdateFindings_FullMethodName = "/vulnscan.findings.v1.FindingsService/BulkUpdateFindings"
+	FindingsService_GetFindingHistory_FullMethodName  = "/vulnscan.findings.v1.FindingsService/GetFindingHistory"
 	FindingsService_AddComment_FullMethodName         = "/vulnscan.findings.v1.FindingsService/AddComment"
 )
 
@@ -48,6 +50,11 @@ type FindingsServiceClient interface {
 	GetFinding(ctx context.Context, in *GetFindingRequest, opts ...grpc.CallOption) (*GetFindingResponse, error)
 	// UpdateFinding changes state, severity and/or the duplicate link.
 	UpdateFinding(ctx context.Context, in *UpdateFindingRequest, opts ...grpc.CallOption) (*UpdateFindingResponse, error)
+	// BulkUpdateFindings applies one triage change (the PATCH fields) to up
+	// to 1,000 findings chosen by ids or by the list filters, all or nothing.
+	BulkUpdateFindings(ctx context.Context, in *BulkUpdateFindingsRequest, opts ...grpc.CallOption) (*BulkUpdateFindingsResponse, error)
+	// GetFindingHistory pages through the finding's audit trail, oldest first.
+	GetFindingHistory(ctx context.Context, in *GetFindingHistoryRequest, opts ...grpc.CallOption) (*GetFindingHistoryResponse, error)
 	// AddComment adds a comment to the finding's triage thread.
 	AddComment(ctx context.Context, in *AddCommentRequest, opts ...grpc.CallOption) (*AddCommentResponse, error)
 }
@@ -119,6 +126,26 @@ func (c *findingsServiceClient) UpdateFinding(ctx context.Context, in *UpdateFin
 	return out, nil
 }
 
+func (c *findingsServiceClient) BulkUpdateFindings(ctx context.Context, in *BulkUpdateFindingsRequest, opts ...grpc.CallOption) (*BulkUpdateFindingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BulkUpdateFindingsResponse)
+	err := c.cc.Invoke(ctx, FindingsService_BulkUpdateFindings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *findingsServiceClient) GetFindingHistory(ctx context.Context, in *GetFindingHistoryRequest, opts ...grpc.CallOption) (*GetFindingHistoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetFindingHistoryResponse)
+	err := c.cc.Invoke(ctx, FindingsService_GetFindingHistory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *findingsServiceClient) AddComment(ctx context.Context, in *AddCommentRequest, opts ...grpc.CallOption) (*AddCommentResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AddCommentResponse)
@@ -149,6 +176,11 @@ type FindingsServiceServer interface {
 	GetFinding(context.Context, *GetFindingRequest) (*GetFindingResponse, error)
 	// UpdateFinding changes state, severity and/or the duplicate link.
 	UpdateFinding(context.Context, *UpdateFindingRequest) (*UpdateFindingResponse, error)
+	// BulkUpdateFindings applies one triage change (the PATCH fields) to up
+	// to 1,000 findings chosen by ids or by the list filters, all or nothing.
+	BulkUpdateFindings(context.Context, *BulkUpdateFindingsRequest) (*BulkUpdateFindingsResponse, error)
+	// GetFindingHistory pages through the finding's audit trail, oldest first.
+	GetFindingHistory(context.Context, *GetFindingHistoryRequest) (*GetFindingHistoryResponse, error)
 	// AddComment adds a comment to the finding's triage thread.
 	AddComment(context.Context, *AddCommentRequest) (*AddCommentResponse, error)
 	mustEmbedUnimplementedFindingsServiceServer()
@@ -175,6 +207,12 @@ func (UnimplementedFindingsServiceServer) GetFinding(context.Context, *GetFindin
 }
 func (UnimplementedFindingsServiceServer) UpdateFinding(context.Context, *UpdateFindingRequest) (*UpdateFindingResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateFinding not implemented")
+}
+func (UnimplementedFindingsServiceServer) BulkUpdateFindings(context.Context, *BulkUpdateFindingsRequest) (*BulkUpdateFindingsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BulkUpdateFindings not implemented")
+}
+func (UnimplementedFindingsServiceServer) GetFindingHistory(context.Context, *GetFindingHistoryRequest) (*GetFindingHistoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetFindingHistory not implemented")
 }
 func (UnimplementedFindingsServiceServer) AddComment(context.Context, *AddCommentRequest) (*AddCommentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AddComment not implemented")
@@ -283,6 +321,42 @@ func _FindingsService_UpdateFinding_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _FindingsService_BulkUpdateFindings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BulkUpdateFindingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FindingsServiceServer).BulkUpdateFindings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FindingsService_BulkUpdateFindings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FindingsServiceServer).BulkUpdateFindings(ctx, req.(*BulkUpdateFindingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _FindingsService_GetFindingHistory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetFindingHistoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FindingsServiceServer).GetFindingHistory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FindingsService_GetFindingHistory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FindingsServiceServer).GetFindingHistory(ctx, req.(*GetFindingHistoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _FindingsService_AddComment_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(AddCommentRequest)
 	if err := dec(in); err != nil {
@@ -323,6 +397,14 @@ var FindingsService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UpdateFinding",
 			Handler:    _FindingsService_UpdateFinding_Handler,
+		},
+		{
+			MethodName: "BulkUpdateFindings",
+			Handler:    _FindingsService_BulkUpdateFindings_Handler,
+		},
+		{
+			MethodName: "GetFindingHistory",
+			Handler:    _FindingsService_GetFindingHistory_Handler,
 		},
 		{
 			MethodName: "AddComment",

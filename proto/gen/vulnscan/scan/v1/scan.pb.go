@@ -503,7 +503,7 @@ type Scan struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Id     string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	TaskId string                 `protobuf:"bytes,2,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
-	// status is pending, running, completed or failed.
+	// status is pending, running, completed, failed or cancelled.
 	Status string `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
 	// scan_type is "full".
 	ScanType           string           `protobuf:"bytes,4,opt,name=scan_type,json=scanType,proto3" json:"scan_type,omitempty"`
@@ -764,20 +764,128 @@ func (x *GetScanResponse) GetScan() *Scan {
 	return nil
 }
 
-type ListScansRequest struct {
+type CancelScanRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Page          *int32                 `protobuf:"varint,1,opt,name=page,proto3,oneof" json:"page,omitempty"`
-	Limit         *int32                 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
-	Status        string                 `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
-	SortBy        string                 `protobuf:"bytes,4,opt,name=sort_by,json=sortBy,proto3" json:"sort_by,omitempty"`
-	SortOrder     string                 `protobuf:"bytes,5,opt,name=sort_order,json=sortOrder,proto3" json:"sort_order,omitempty"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelScanRequest) Reset() {
+	*x = CancelScanRequest{}
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelScanRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelScanRequest) ProtoMessage() {}
+
+func (x *CancelScanRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelScanRequest.ProtoReflect.Descriptor instead.
+func (*CancelScanRequest) Descriptor() ([]byte, []int) {
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CancelScanRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type CancelScanResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// status is "cancelled".
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// credits_refunded is what the cancellation returned to the organization:
+	// the scan's credits when it was still pending, 0 when it was running.
+	CreditsRefunded int32 `protobuf:"varint,3,opt,name=credits_refunded,json=creditsRefunded,proto3" json:"credits_refunded,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *CancelScanResponse) Reset() {
+	*x = CancelScanResponse{}
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelScanResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelScanResponse) ProtoMessage() {}
+
+func (x *CancelScanResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelScanResponse.ProtoReflect.Descriptor instead.
+func (*CancelScanResponse) Descriptor() ([]byte, []int) {
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *CancelScanResponse) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *CancelScanResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *CancelScanResponse) GetCreditsRefunded() int32 {
+	if x != nil {
+		return x.CreditsRefunded
+	}
+	return 0
+}
+
+type ListScansRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Page  *int32                 `protobuf:"varint,1,opt,name=page,proto3,oneof" json:"page,omitempty"`
+	Limit *int32                 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// status filters by pending, running, completed, failed or cancelled.
+	Status        string `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	SortBy        string `protobuf:"bytes,4,opt,name=sort_by,json=sortBy,proto3" json:"sort_by,omitempty"`
+	SortOrder     string `protobuf:"bytes,5,opt,name=sort_order,json=sortOrder,proto3" json:"sort_order,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListScansRequest) Reset() {
 	*x = ListScansRequest{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[10]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -789,7 +897,7 @@ func (x *ListScansRequest) String() string {
 func (*ListScansRequest) ProtoMessage() {}
 
 func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[10]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -802,7 +910,7 @@ func (x *ListScansRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansRequest.ProtoReflect.Descriptor instead.
 func (*ListScansRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{10}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListScansRequest) GetPage() int32 {
@@ -852,7 +960,7 @@ type ListScansResponse struct {
 
 func (x *ListScansResponse) Reset() {
 	*x = ListScansResponse{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[11]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -864,7 +972,7 @@ func (x *ListScansResponse) String() string {
 func (*ListScansResponse) ProtoMessage() {}
 
 func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[11]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -877,7 +985,7 @@ func (x *ListScansResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListScansResponse.ProtoReflect.Descriptor instead.
 func (*ListScansResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{11}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListScansResponse) GetData() []*Scan {
@@ -922,7 +1030,7 @@ type ContextDocumentInfo struct {
 
 func (x *ContextDocumentInfo) Reset() {
 	*x = ContextDocumentInfo{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[12]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -934,7 +1042,7 @@ func (x *ContextDocumentInfo) String() string {
 func (*ContextDocumentInfo) ProtoMessage() {}
 
 func (x *ContextDocumentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[12]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -947,7 +1055,7 @@ func (x *ContextDocumentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextDocumentInfo.ProtoReflect.Descriptor instead.
 func (*ContextDocumentInfo) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{12}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ContextDocumentInfo) GetId() string {
@@ -991,7 +1099,7 @@ type ContextDocument struct {
 
 func (x *ContextDocument) Reset() {
 	*x = ContextDocument{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[13]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1003,7 +1111,7 @@ func (x *ContextDocument) String() string {
 func (*ContextDocument) ProtoMessage() {}
 
 func (x *ContextDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[13]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1016,7 +1124,7 @@ func (x *ContextDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextDocument.ProtoReflect.Descriptor instead.
 func (*ContextDocument) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{13}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ContextDocument) GetId() string {
@@ -1064,7 +1172,7 @@ type CreateContextDocumentRequest struct {
 
 func (x *CreateContextDocumentRequest) Reset() {
 	*x = CreateContextDocumentRequest{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[14]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1076,7 +1184,7 @@ func (x *CreateContextDocumentRequest) String() string {
 func (*CreateContextDocumentRequest) ProtoMessage() {}
 
 func (x *CreateContextDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[14]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1089,7 +1197,7 @@ func (x *CreateContextDocumentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateContextDocumentRequest.ProtoReflect.Descriptor instead.
 func (*CreateContextDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{14}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CreateContextDocumentRequest) GetName() string {
@@ -1115,7 +1223,7 @@ type CreateContextDocumentResponse struct {
 
 func (x *CreateContextDocumentResponse) Reset() {
 	*x = CreateContextDocumentResponse{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[15]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1127,7 +1235,7 @@ func (x *CreateContextDocumentResponse) String() string {
 func (*CreateContextDocumentResponse) ProtoMessage() {}
 
 func (x *CreateContextDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[15]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1140,7 +1248,7 @@ func (x *CreateContextDocumentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateContextDocumentResponse.ProtoReflect.Descriptor instead.
 func (*CreateContextDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{15}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CreateContextDocumentResponse) GetDocument() *ContextDocumentInfo {
@@ -1158,7 +1266,7 @@ type ListContextDocumentsRequest struct {
 
 func (x *ListContextDocumentsRequest) Reset() {
 	*x = ListContextDocumentsRequest{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[16]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1170,7 +1278,7 @@ func (x *ListContextDocumentsRequest) String() string {
 func (*ListContextDocumentsRequest) ProtoMessage() {}
 
 func (x *ListContextDocumentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[16]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1183,7 +1291,7 @@ func (x *ListContextDocumentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListContextDocumentsRequest.ProtoReflect.Descriptor instead.
 func (*ListContextDocumentsRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{16}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{18}
 }
 
 type ListContextDocumentsResponse struct {
@@ -1196,7 +1304,7 @@ type ListContextDocumentsResponse struct {
 
 func (x *ListContextDocumentsResponse) Reset() {
 	*x = ListContextDocumentsResponse{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[17]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1208,7 +1316,7 @@ func (x *ListContextDocumentsResponse) String() string {
 func (*ListContextDocumentsResponse) ProtoMessage() {}
 
 func (x *ListContextDocumentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[17]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1221,7 +1329,7 @@ func (x *ListContextDocumentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListContextDocumentsResponse.ProtoReflect.Descriptor instead.
 func (*ListContextDocumentsResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{17}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListContextDocumentsResponse) GetData() []*ContextDocumentInfo {
@@ -1247,7 +1355,7 @@ type GetContextDocumentRequest struct {
 
 func (x *GetContextDocumentRequest) Reset() {
 	*x = GetContextDocumentRequest{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[18]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1259,7 +1367,7 @@ func (x *GetContextDocumentRequest) String() string {
 func (*GetContextDocumentRequest) ProtoMessage() {}
 
 func (x *GetContextDocumentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[18]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1272,7 +1380,7 @@ func (x *GetContextDocumentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContextDocumentRequest.ProtoReflect.Descriptor instead.
 func (*GetContextDocumentRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{18}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetContextDocumentRequest) GetId() string {
@@ -1291,7 +1399,7 @@ type GetContextDocumentResponse struct {
 
 func (x *GetContextDocumentResponse) Reset() {
 	*x = GetContextDocumentResponse{}
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[19]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1303,7 +1411,7 @@ func (x *GetContextDocumentResponse) String() string {
 func (*GetContextDocumentResponse) ProtoMessage() {}
 
 func (x *GetContextDocumentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[19]
+	mi := &file_vulnscan_scan_v1_scan_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1316,7 +1424,7 @@ func (x *GetContextDocumentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContextDocumentResponse.ProtoReflect.Descriptor instead.
 func (*GetContextDocumentResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{19}
+	return file_vulnscan_scan_v1_scan_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetContextDocumentResponse) GetDocument() *ContextDocument {
@@ -1395,7 +1503,13 @@ const file_vulnscan_scan_v1_scan_proto_rawDesc = "" +
 	"\x0eGetScanRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"=\n" +
 	"\x0fGetScanResponse\x12*\n" +
-	"\x04scan\x18\x01 \x01(\v2\x16.vulnscan.scan.v1.ScanR\x04scan\"\xa9\x01\n" +
+	"\x04scan\x18\x01 \x01(\v2\x16.vulnscan.scan.v1.ScanR\x04scan\"#\n" +
+	"\x11CancelScanRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"g\n" +
+	"\x12CancelScanResponse\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\x12)\n" +
+	"\x10credits_refunded\x18\x03 \x01(\x05R\x0fcreditsRefunded\"\xa9\x01\n" +
 	"\x10ListScansRequest\x12\x17\n" +
 	"\x04page\x18\x01 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x05H\x01R\x05limit\x88\x01\x01\x12\x16\n" +
@@ -1435,13 +1549,15 @@ const file_vulnscan_scan_v1_scan_proto_rawDesc = "" +
 	"\x19GetContextDocumentRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"[\n" +
 	"\x1aGetContextDocumentResponse\x12=\n" +
-	"\bdocument\x18\x01 \x01(\v2!.vulnscan.scan.v1.ContextDocumentR\bdocument2\xb2\a\n" +
+	"\bdocument\x18\x01 \x01(\v2!.vulnscan.scan.v1.ContextDocumentR\bdocument2\xad\b\n" +
 	"\vScanService\x12m\n" +
 	"\n" +
 	"CreateScan\x12#.vulnscan.scan.v1.CreateScanRequest\x1a$.vulnscan.scan.v1.CreateScanResponse\"\x14\x82\xd3\xe4\x93\x02\x0e:\x01*\"\t/v1/scans\x12\x7f\n" +
 	"\rGetScanStatus\x12&.vulnscan.scan.v1.GetScanStatusRequest\x1a'.vulnscan.scan.v1.GetScanStatusResponse\"\x1d\x82\xd3\xe4\x93\x02\x17\x12\x15/v1/scans/{id}/status\x12l\n" +
 	"\aGetScan\x12 .vulnscan.scan.v1.GetScanRequest\x1a!.vulnscan.scan.v1.GetScanResponse\"\x1c\x82\xd3\xe4\x93\x02\x16b\x04scan\x12\x0e/v1/scans/{id}\x12g\n" +
-	"\tListScans\x12\".vulnscan.scan.v1.ListScansRequest\x1a#.vulnscan.scan.v1.ListScansResponse\"\x11\x82\xd3\xe4\x93\x02\v\x12\t/v1/scans\x12\xa4\x01\n" +
+	"\tListScans\x12\".vulnscan.scan.v1.ListScansRequest\x1a#.vulnscan.scan.v1.ListScansResponse\"\x11\x82\xd3\xe4\x93\x02\v\x12\t/v1/scans\x12y\n" +
+	"\n" +
+	"CancelScan\x12#.vulnscan.scan.v1.CancelScanRequest\x1a$.vulnscan.scan.v1.CancelScanResponse\" \x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/v1/scans/{id}/cancel\x12\xa4\x01\n" +
 	"\x15CreateContextDocument\x12..vulnscan.scan.v1.CreateContextDocumentRequest\x1a/.vulnscan.scan.v1.CreateContextDocumentResponse\"*\x82\xd3\xe4\x93\x02$:\x01*b\bdocument\"\x15/v1/context-documents\x12\x94\x01\n" +
 	"\x14ListContextDocuments\x12-.vulnscan.scan.v1.ListContextDocumentsRequest\x1a..vulnscan.scan.v1.ListContextDocumentsResponse\"\x1d\x82\xd3\xe4\x93\x02\x17\x12\x15/v1/context-documents\x12\x9d\x01\n" +
 	"\x12GetContextDocument\x12+.vulnscan.scan.v1.GetContextDocumentRequest\x1a,.vulnscan.scan.v1.GetContextDocumentResponse\",\x82\xd3\xe4\x93\x02&b\bdocument\x12\x1a/v1/context-documents/{id}B@Z>github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1;scanv1b\x06proto3"
@@ -1458,7 +1574,7 @@ func file_vulnscan_scan_v1_scan_proto_rawDescGZIP() []byte {
 	return file_vulnscan_scan_v1_scan_proto_rawDescData
 }
 
-var file_vulnscan_scan_v1_scan_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_vulnscan_scan_v1_scan_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_vulnscan_scan_v1_scan_proto_goTypes = []any{
 	(*ScanRepo)(nil),                      // 0: vulnscan.scan.v1.ScanRepo
 	(*CreateScanRequest)(nil),             // 1: vulnscan.scan.v1.CreateScanRequest
@@ -1470,53 +1586,57 @@ var file_vulnscan_scan_v1_scan_proto_goTypes = []any{
 	(*Scan)(nil),                          // 7: vulnscan.scan.v1.Scan
 	(*GetScanRequest)(nil),                // 8: vulnscan.scan.v1.GetScanRequest
 	(*GetScanResponse)(nil),               // 9: vulnscan.scan.v1.GetScanResponse
-	(*ListScansRequest)(nil),              // 10: vulnscan.scan.v1.ListScansRequest
-	(*ListScansResponse)(nil),             // 11: vulnscan.scan.v1.ListScansResponse
-	(*ContextDocumentInfo)(nil),           // 12: vulnscan.scan.v1.ContextDocumentInfo
-	(*ContextDocument)(nil),               // 13: vulnscan.scan.v1.ContextDocument
-	(*CreateContextDocumentRequest)(nil),  // 14: vulnscan.scan.v1.CreateContextDocumentRequest
-	(*CreateContextDocumentResponse)(nil), // 15: vulnscan.scan.v1.CreateContextDocumentResponse
-	(*ListContextDocumentsRequest)(nil),   // 16: vulnscan.scan.v1.ListContextDocumentsRequest
-	(*ListContextDocumentsResponse)(nil),  // 17: vulnscan.scan.v1.ListContextDocumentsResponse
-	(*GetContextDocumentRequest)(nil),     // 18: vulnscan.scan.v1.GetContextDocumentRequest
-	(*GetContextDocumentResponse)(nil),    // 19: vulnscan.scan.v1.GetContextDocumentResponse
-	(*timestamppb.Timestamp)(nil),         // 20: google.protobuf.Timestamp
-	(*wrapperspb.StringValue)(nil),        // 21: google.protobuf.StringValue
+	(*CancelScanRequest)(nil),             // 10: vulnscan.scan.v1.CancelScanRequest
+	(*CancelScanResponse)(nil),            // 11: vulnscan.scan.v1.CancelScanResponse
+	(*ListScansRequest)(nil),              // 12: vulnscan.scan.v1.ListScansRequest
+	(*ListScansResponse)(nil),             // 13: vulnscan.scan.v1.ListScansResponse
+	(*ContextDocumentInfo)(nil),           // 14: vulnscan.scan.v1.ContextDocumentInfo
+	(*ContextDocument)(nil),               // 15: vulnscan.scan.v1.ContextDocument
+	(*CreateContextDocumentRequest)(nil),  // 16: vulnscan.scan.v1.CreateContextDocumentRequest
+	(*CreateContextDocumentResponse)(nil), // 17: vulnscan.scan.v1.CreateContextDocumentResponse
+	(*ListContextDocumentsRequest)(nil),   // 18: vulnscan.scan.v1.ListContextDocumentsRequest
+	(*ListContextDocumentsResponse)(nil),  // 19: vulnscan.scan.v1.ListContextDocumentsResponse
+	(*GetContextDocumentRequest)(nil),     // 20: vulnscan.scan.v1.GetContextDocumentRequest
+	(*GetContextDocumentResponse)(nil),    // 21: vulnscan.scan.v1.GetContextDocumentResponse
+	(*timestamppb.Timestamp)(nil),         // 22: google.protobuf.Timestamp
+	(*wrapperspb.StringValue)(nil),        // 23: google.protobuf.StringValue
 }
 var file_vulnscan_scan_v1_scan_proto_depIdxs = []int32{
 	0,  // 0: vulnscan.scan.v1.CreateScanRequest.repos:type_name -> vulnscan.scan.v1.ScanRepo
-	20, // 1: vulnscan.scan.v1.GetScanStatusResponse.updated_at:type_name -> google.protobuf.Timestamp
+	22, // 1: vulnscan.scan.v1.GetScanStatusResponse.updated_at:type_name -> google.protobuf.Timestamp
 	0,  // 2: vulnscan.scan.v1.Scan.repos:type_name -> vulnscan.scan.v1.ScanRepo
 	5,  // 3: vulnscan.scan.v1.Scan.findings_summary:type_name -> vulnscan.scan.v1.FindingsSummary
-	21, // 4: vulnscan.scan.v1.Scan.error:type_name -> google.protobuf.StringValue
-	20, // 5: vulnscan.scan.v1.Scan.created_at:type_name -> google.protobuf.Timestamp
-	20, // 6: vulnscan.scan.v1.Scan.updated_at:type_name -> google.protobuf.Timestamp
-	20, // 7: vulnscan.scan.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
-	20, // 8: vulnscan.scan.v1.Scan.completed_at:type_name -> google.protobuf.Timestamp
+	23, // 4: vulnscan.scan.v1.Scan.error:type_name -> google.protobuf.StringValue
+	22, // 5: vulnscan.scan.v1.Scan.created_at:type_name -> google.protobuf.Timestamp
+	22, // 6: vulnscan.scan.v1.Scan.updated_at:type_name -> google.protobuf.Timestamp
+	22, // 7: vulnscan.scan.v1.Scan.started_at:type_name -> google.protobuf.Timestamp
+	22, // 8: vulnscan.scan.v1.Scan.completed_at:type_name -> google.protobuf.Timestamp
 	6,  // 9: vulnscan.scan.v1.Scan.verification:type_name -> vulnscan.scan.v1.VerificationSummary
 	7,  // 10: vulnscan.scan.v1.GetScanResponse.scan:type_name -> vulnscan.scan.v1.Scan
 	7,  // 11: vulnscan.scan.v1.ListScansResponse.data:type_name -> vulnscan.scan.v1.Scan
-	20, // 12: vulnscan.scan.v1.ContextDocumentInfo.created_at:type_name -> google.protobuf.Timestamp
-	20, // 13: vulnscan.scan.v1.ContextDocument.created_at:type_name -> google.protobuf.Timestamp
-	12, // 14: vulnscan.scan.v1.CreateContextDocumentResponse.document:type_name -> vulnscan.scan.v1.ContextDocumentInfo
-	12, // 15: vulnscan.scan.v1.ListContextDocumentsResponse.data:type_name -> vulnscan.scan.v1.ContextDocumentInfo
-	13, // 16: vulnscan.scan.v1.GetContextDocumentResponse.document:type_name -> vulnscan.scan.v1.ContextDocument
+	22, // 12: vulnscan.scan.v1.ContextDocumentInfo.created_at:type_name -> google.protobuf.Timestamp
+	22, // 13: vulnscan.scan.v1.ContextDocument.created_at:type_name -> google.protobuf.Timestamp
+	14, // 14: vulnscan.scan.v1.CreateContextDocumentResponse.document:type_name -> vulnscan.scan.v1.ContextDocumentInfo
+	14, // 15: vulnscan.scan.v1.ListContextDocumentsResponse.data:type_name -> vulnscan.scan.v1.ContextDocumentInfo
+	15, // 16: vulnscan.scan.v1.GetContextDocumentResponse.document:type_name -> vulnscan.scan.v1.ContextDocument
 	1,  // 17: vulnscan.scan.v1.ScanService.CreateScan:input_type -> vulnscan.scan.v1.CreateScanRequest
 	3,  // 18: vulnscan.scan.v1.ScanService.GetScanStatus:input_type -> vulnscan.scan.v1.GetScanStatusRequest
 	8,  // 19: vulnscan.scan.v1.ScanService.GetScan:input_type -> vulnscan.scan.v1.GetScanRequest
-	10, // 20: vulnscan.scan.v1.ScanService.ListScans:input_type -> vulnscan.scan.v1.ListScansRequest
-	14, // 21: vulnscan.scan.v1.ScanService.CreateContextDocument:input_type -> vulnscan.scan.v1.CreateContextDocumentRequest
-	16, // 22: vulnscan.scan.v1.ScanService.ListContextDocuments:input_type -> vulnscan.scan.v1.ListContextDocumentsRequest
-	18, // 23: vulnscan.scan.v1.ScanService.GetContextDocument:input_type -> vulnscan.scan.v1.GetContextDocumentRequest
-	2,  // 24: vulnscan.scan.v1.ScanService.CreateScan:output_type -> vulnscan.scan.v1.CreateScanResponse
-	4,  // 25: vulnscan.scan.v1.ScanService.GetScanStatus:output_type -> vulnscan.scan.v1.GetScanStatusResponse
-	9,  // 26: vulnscan.scan.v1.ScanService.GetScan:output_type -> vulnscan.scan.v1.GetScanResponse
-	11, // 27: vulnscan.scan.v1.ScanService.ListScans:output_type -> vulnscan.scan.v1.ListScansResponse
-	15, // 28: vulnscan.scan.v1.ScanService.CreateContextDocument:output_type -> vulnscan.scan.v1.CreateContextDocumentResponse
-	17, // 29: vulnscan.scan.v1.ScanService.ListContextDocuments:output_type -> vulnscan.scan.v1.ListContextDocumentsResponse
-	19, // 30: vulnscan.scan.v1.ScanService.GetContextDocument:output_type -> vulnscan.scan.v1.GetContextDocumentResponse
-	24, // [24:31] is the sub-list for method output_type
-	17, // [17:24] is the sub-list for method input_type
+	12, // 20: vulnscan.scan.v1.ScanService.ListScans:input_type -> vulnscan.scan.v1.ListScansRequest
+	10, // 21: vulnscan.scan.v1.ScanService.CancelScan:input_type -> vulnscan.scan.v1.CancelScanRequest
+	16, // 22: vulnscan.scan.v1.ScanService.CreateContextDocument:input_type -> vulnscan.scan.v1.CreateContextDocumentRequest
+	18, // 23: vulnscan.scan.v1.ScanService.ListContextDocuments:input_type -> vulnscan.scan.v1.ListContextDocumentsRequest
+	20, // 24: vulnscan.scan.v1.ScanService.GetContextDocument:input_type -> vulnscan.scan.v1.GetContextDocumentRequest
+	2,  // 25: vulnscan.scan.v1.ScanService.CreateScan:output_type -> vulnscan.scan.v1.CreateScanResponse
+	4,  // 26: vulnscan.scan.v1.ScanService.GetScanStatus:output_type -> vulnscan.scan.v1.GetScanStatusResponse
+	9,  // 27: vulnscan.scan.v1.ScanService.GetScan:output_type -> vulnscan.scan.v1.GetScanResponse
+	13, // 28: vulnscan.scan.v1.ScanService.ListScans:output_type -> vulnscan.scan.v1.ListScansResponse
+	11, // 29: vulnscan.scan.v1.ScanService.CancelScan:output_type -> vulnscan.scan.v1.CancelScanResponse
+	17, // 30: vulnscan.scan.v1.ScanService.CreateContextDocument:output_type -> vulnscan.scan.v1.CreateContextDocumentResponse
+	19, // 31: vulnscan.scan.v1.ScanService.ListContextDocuments:output_type -> vulnscan.scan.v1.ListContextDocumentsResponse
+	21, // 32: vulnscan.scan.v1.ScanService.GetContextDocument:output_type -> vulnscan.scan.v1.GetContextDocumentResponse
+	25, // [25:33] is the sub-list for method output_type
+	17, // [17:25] is the sub-list for method input_type
 	17, // [17:17] is the sub-list for extension type_name
 	17, // [17:17] is the sub-list for extension extendee
 	0,  // [0:17] is the sub-list for field type_name
@@ -1527,14 +1647,14 @@ func file_vulnscan_scan_v1_scan_proto_init() {
 	if File_vulnscan_scan_v1_scan_proto != nil {
 		return
 	}
-	file_vulnscan_scan_v1_scan_proto_msgTypes[10].OneofWrappers = []any{}
+	file_vulnscan_scan_v1_scan_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vulnscan_scan_v1_scan_proto_rawDesc), len(file_vulnscan_scan_v1_scan_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -23,6 +23,7 @@ const (
 	ScanService_GetScanStatus_FullMethodName         = "/vulnscan.scan.v1.ScanService/GetScanStatus"
 	ScanService_GetScan_FullMethodName               = "/vulnscan.scan.v1.ScanService/GetScan"
 	ScanService_ListScans_FullMethodName             = "/vulnscan.scan.v1.ScanService/ListScans"
+	ScanService_CancelScan_FullMethodName            = "/vulnscan.scan.v1.ScanService/CancelScan"
 	ScanService_CreateContextDocument_FullMethodName = "/vulnscan.scan.v1.ScanService/CreateContextDocument"
 	ScanService_ListContextDocuments_FullMethodName  = "/vulnscan.scan.v1.ScanService/ListContextDocuments"
 	ScanService_GetContextDocument_FullMethodName    = "/vulnscan.scan.v1.ScanService/GetContextDocument"
@@ -44,6 +45,12 @@ type ScanServiceClient interface {
 	GetScan(ctx context.Context, in *GetScanRequest, opts ...grpc.CallOption) (*GetScanResponse, error)
 	// ListScans lists the organization's scans.
 	ListScans(ctx context.Context, in *ListScansRequest, opts ...grpc.CallOption) (*ListScansResponse, error)
+	// CancelScan stops a pending or running scan; the scan ends cancelled.
+	// A pending scan never starts and its credits are refunded in full; a
+	// running scan stops on the worker that holds it, keeps the findings it
+	// already reported, and keeps its credits. Cancelling a scan that already
+	// ended is a 409.
+	CancelScan(ctx context.Context, in *CancelScanRequest, opts ...grpc.CallOption) (*CancelScanResponse, error)
 	// CreateContextDocument stores a document that scans can take as context.
 	CreateContextDocument(ctx context.Context, in *CreateContextDocumentRequest, opts ...grpc.CallOption) (*CreateContextDocumentResponse, error)
 	// ListContextDocuments lists the organization's context documents.
@@ -100,6 +107,16 @@ func (c *scanServiceClient) ListScans(ctx context.Context, in *ListScansRequest,
 	return out, nil
 }
 
+func (c *scanServiceClient) CancelScan(ctx context.Context, in *CancelScanRequest, opts ...grpc.CallOption) (*CancelScanResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelScanResponse)
+	err := c.cc.Invoke(ctx, ScanService_CancelScan_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *scanServiceClient) CreateContextDocument(ctx context.Context, in *CreateContextDocumentRequest, opts ...grpc.CallOption) (*CreateContextDocumentResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CreateContextDocumentResponse)
@@ -146,6 +163,12 @@ type ScanServiceServer interface {
 	GetScan(context.Context, *GetScanRequest) (*GetScanResponse, error)
 	// ListScans lists the organization's scans.
 	ListScans(context.Context, *ListScansRequest) (*ListScansResponse, error)
+	// CancelScan stops a pending or running scan; the scan ends cancelled.
+	// A pending scan never starts and its credits are refunded in full; a
+	// running scan stops on the worker that holds it, keeps the findings it
+	// already reported, and keeps its credits. Cancelling a scan that already
+	// ended is a 409.
+	CancelScan(context.Context, *CancelScanRequest) (*CancelScanResponse, error)
 	// CreateContextDocument stores a document that scans can take as context.
 	CreateContextDocument(context.Context, *CreateContextDocumentRequest) (*CreateContextDocumentResponse, error)
 	// ListContextDocuments lists the organization's context documents.
@@ -173,6 +196,9 @@ func (UnimplementedScanServiceServer) GetScan(context.Context, *GetScanRequest) 
 }
 func (UnimplementedScanServiceServer) ListScans(context.Context, *ListScansRequest) (*ListScansResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListScans not implemented")
+}
+func (UnimplementedScanServiceServer) CancelScan(context.Context, *CancelScanRequest) (*CancelScanResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelScan not implemented")
 }
 func (UnimplementedScanServiceServer) CreateContextDocument(context.Context, *CreateContextDocumentRequest) (*CreateContextDocumentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateContextDocument not implemented")
@@ -276,6 +302,24 @@ func _ScanService_ListScans_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ScanService_CancelScan_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelScanRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ScanServiceServer).CancelScan(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ScanService_CancelScan_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ScanServiceServer).CancelScan(ctx, req.(*CancelScanRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ScanService_CreateContextDocument_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CreateContextDocumentRequest)
 	if err := dec(in); err != nil {
@@ -352,6 +396,10 @@ var ScanService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListScans",
 			Handler:    _ScanService_ListScans_Handler,
+		},
+		{
+			MethodName: "CancelScan",
+			Handler:    _ScanService_CancelScan_Handler,
 		},
 		{
 			MethodName: "CreateContextDocument",

@@ -3,6 +3,7 @@ package sast
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/dataflow"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/finding"
@@ -92,12 +93,25 @@ func mermaid(steps []*dataflow.Trace) *string {
 	return &out
 }
 
+// mermaidEscape makes code safe inside a quoted Mermaid label while keeping
+// it as written: spaces and tabs stay, and only what Mermaid would read as
+// syntax becomes an entity code — the quote, angle brackets (labels are
+// HTML), the backtick (markdown strings) and '#' (which starts an entity,
+// so code such as "#include" or "a#b;" is not mistaken for one). Line
+// breaks become spaces because a label is one line. Labels longer than 100
+// characters are cut at a character boundary, never inside a UTF-8 sequence.
 func mermaidEscape(s string) string {
-	if len(s) > 100 {
-		s = s[:100] + "…"
+	if utf8.RuneCountInString(s) > 100 {
+		n := 0
+		for i := range s {
+			if n == 100 {
+				s = s[:i] + "…"
+				break
+			}
+			n++
+		}
 	}
-	return mermaidEscaper.Replace(s)
+	return mermaidEscaper.Replace(strings.ToValidUTF8(s, "\uFFFD"))
 }
 
-// mermaidEscaper is built once: a Replacer prepares its tables on first use.
-var mermaidEscaper = strings.NewReplacer("\"", "#quot;", "<", "#lt;", ">", "#gt;", "\n", " ", "\r", " ", "`", "#96;")
+var mermaidEscaper = strings.NewReplacer("#", "#35;", "\"", "#quot;", "<", "#lt;", ">", "#gt;", "`", "#96;", "\r\n", " ", "\n", " ", "\r", " ")

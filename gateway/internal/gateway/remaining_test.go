@@ -1,0 +1,77 @@
+package gateway
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/principal"
+)
+
+func testRedis(t *testing.T) *redis.Client {
+	t.Helper()
+	url := os.Getenv("REDIS_URL")
+	if url == "" {
+		url = config.DefaultRedisURL
+	}
+	opt, err := redis.ParseURL(url)
+	require.NoError(t, err)
+	rdb := redis.NewClient(opt)
+	require.NoError(t, rdb.Ping(context.Background()).Err(), "Redis is required (run tests with make test)")
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+// A fresh key's responses count down from the full burst: burst-1 after the
+// first request, 0 after the last allowed one, and 0 on the refusal.
+func TestRateLimitRemainingCountsFromTheFullBurst(t *testing.T) {
+	rdb := testRedis(t)
+	for _, tc := range []struct {
+		name     string
+		limit    redis_rate.Limit
+		requests int // counted down exactly; later ones could see a refill
+	}{
+		// The default 20:40: the first request leaves 39 whenever it runs.
+		{"default limit, first request", redis_rate.Limit{Rate: 20, Burst: 40, Period: time.Second}, 1},
+		// One request an hour refills nothing while the test runs, so the
+		// countdown is exact whatever the machine's speed.
+		{"slow refill", redis_rate.Limit{Rate: 1, Burst: 40, Period: time.Hour}, 41},
+		{"burst of three", redis_rate.Limit{Rate: 1, Burst: 3, Period: time.Hour}, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			keyID := uuid.NewString()
+			t.Cleanup(func() { rdb.Del(context.Background(), "vulnscan:ratelimit:"+keyID) })
+			h := rateLimit(redis_rate.NewLimiter(rdb), tc.limit, newBuckets(1, 1, 10), 1, slog.New(slog.NewTextHandler(io.Discard, nil)),
+				prometheus.NewCounter(prometheus.CounterOpts{Name: "x"}), prometheus.NewCounter(prometheus.CounterOpts{Name: "y"}))(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.WriteHeader(http.StatusOK)
+			}))
+			for i := 1; i <= tc.requests; i++ {
+				r := httptest.NewRequest(http.MethodGet, "/v1/credits", nil)
+				r = r.WithContext(context.WithValue(r.Context(), principalKey, principal.Principal{KeyID: keyID}))
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				require.Equal(t, strconv.Itoa(tc.limit.Burst), w.Header().Get("X-RateLimit-Limit"))
+				if i <= tc.limit.Burst {
+					require.Equal(t, http.StatusOK, w.Code, "request %d", i)
+					require.Equal(t, strconv.Itoa(tc.limit.Burst-i), w.Header().Get("X-RateLimit-Remaining"), "request %d", i)
+				} else {
+					require.Equal(t, http.StatusTooManyRequests, w.Code)
+					require.Equal(t, "0", w.Header().Get("X-RateLimit-Remaining"))
+				}
+			}
+		})
+	}
+}

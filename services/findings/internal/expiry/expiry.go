@@ -1,0 +1,63 @@
+// Package expiry ends risk acceptances that carry an end: it reopens
+// accepted_risk findings whose expires_at has passed, as the agent.
+package expiry
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/vulnscan/vulnscan/services/findings/internal/store"
+)
+
+// Worker reopens expired risk acceptances every Every.
+type Worker struct {
+	Store *store.Store
+	Log   *slog.Logger
+	Every time.Duration
+	// Batch bounds the findings reopened per transaction.
+	Batch int
+	// Now is the worker's clock; nil means time.Now. Tests set it to move
+	// past an acceptance's end without waiting.
+	Now func() time.Time
+}
+
+// Run reopens expired acceptances until ctx ends.
+func (w *Worker) Run(ctx context.Context) error {
+	t := time.NewTicker(w.Every)
+	defer t.Stop()
+	for {
+		if _, err := w.Once(ctx); err != nil && ctx.Err() == nil {
+			w.Log.Error("reopen expired risk acceptances", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// Once reopens every acceptance expired by the worker's clock, a batch per
+// transaction, and returns how many it reopened.
+func (w *Worker) Once(ctx context.Context) (int, error) {
+	now := time.Now
+	if w.Now != nil {
+		now = w.Now
+	}
+	batch := w.Batch
+	if batch <= 0 {
+		batch = 500
+	}
+	total := 0
+	for {
+		n, err := w.Store.ReopenExpired(ctx, now(), batch)
+		total += n
+		if err != nil || n < batch {
+			if n > 0 || total > 0 {
+				w.Log.Info("reopened findings whose risk acceptance expired", "count", total)
+			}
+			return total, err
+		}
+	}
+}
