@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/finding"
 	"github.com/vulnscan/vulnscan/services/scan/internal/engine/syntax"
@@ -81,11 +83,33 @@ func (pc *patternCtx) norm(n *syntax.Node, limit int) string {
 	if int(end-n.Start) > limit*2 {
 		end = n.Start + uint32(limit*2)
 	}
-	s := strings.Join(strings.Fields(string(pc.src[n.Start:end])), "")
+	s := dropSpace(pc.src[n.Start:end])
 	if len(s) > limit {
 		s = s[:limit]
 	}
 	return s
+}
+
+// dropSpace returns b without its white space (as Unicode defines it), in
+// one allocation: what joining strings.Fields of b would give.
+func dropSpace(b []byte) string {
+	var sb strings.Builder
+	sb.Grow(len(b))
+	for i := 0; i < len(b); {
+		if c := b[i]; c < utf8.RuneSelf {
+			if !unicode.IsSpace(rune(c)) {
+				sb.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if !unicode.IsSpace(r) {
+			sb.Write(b[i : i+size])
+		}
+		i += size
+	}
+	return sb.String()
 }
 
 // walk visits the tree iteratively (its depth is bounded by the parser, but

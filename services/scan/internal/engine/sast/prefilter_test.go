@@ -3,6 +3,7 @@ package sast
 import (
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +53,17 @@ func TestPrefilterKeepsMatches(t *testing.T) {
 	}
 	if lits := requiredLiterals(exprs[0]); containsAnyFold("name = 'value'", lits) {
 		t.Errorf("filter %q keeps a text with none of its literals", lits)
+	}
+}
+
+func TestDropSpace(t *testing.T) {
+	for _, in := range []string{
+		"", "a b", " \t\n x ( y ,\r\n z ) ", "a\u00a0b\u0085c\u2003d", "caf\u00e9 \u00e9t\u00e9", "\xff \xfe\x80 a", "\v\f",
+		"request . getParameter ( \"id\" )",
+	} {
+		want := strings.Join(strings.Fields(in), "")
+		if got := dropSpace([]byte(in)); got != want {
+			t.Errorf("dropSpace(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
