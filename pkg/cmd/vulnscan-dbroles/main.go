@@ -37,6 +37,9 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/db"
 )
 
+// version is stamped at build time (-X main.version=…).
+var version = "dev"
+
 func main() {
 	env := config.FromOS()
 	format := flag.String("format", "env", "output: env (KEY=VALUE lines) or shell (export KEY='VALUE')")
@@ -44,7 +47,12 @@ func main() {
 	pwDir := flag.String("password-dir", filepath.Join(env.String("VULNSCAN_DATA_DIR", config.DefaultDataDir), "db-roles"), "where role passwords are kept")
 	noPassword := flag.Bool("no-password", false, "create roles without a password (trust or certificate authentication)")
 	fromURLs := flag.Bool("from-urls", false, "set each role's password from <SERVICE>_DATABASE_URL (all required) and print only role names")
+	showVersion := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
+	if *showVersion {
+		fmt.Println(version)
+		return
+	}
 	if *format != "env" && *format != "shell" {
 		fmt.Fprintln(os.Stderr, "vulnscan-dbroles: -format must be env or shell")
 		os.Exit(2)
