@@ -14,9 +14,11 @@ bin="$root/bin"
 
 # The internal plane's identities: a local CA, a certificate per process and
 # for vulnscanctl (operator), and the gateway's identity signing key, kept
-# under .data/pki across runs (bin/vulnscan-pki keeps valid files).
+# under the checkout's .data/pki across runs (bin/vulnscan-pki keeps valid
+# files). They stay there when VULNSCAN_DATA_DIR moves the data elsewhere, so
+# bin/vulnscanctl finds the operator certificate without being told.
 data_dir=${VULNSCAN_DATA_DIR:-.data}
-export VULNSCAN_PKI_DIR=${VULNSCAN_PKI_DIR:-$data_dir/pki}
+export VULNSCAN_PKI_DIR=${VULNSCAN_PKI_DIR:-$root/.data/pki}
 "$bin/vulnscan-pki" "$VULNSCAN_PKI_DIR" || exit 1
 
 # One database role per service, owner of its own schema only

@@ -88,9 +88,29 @@ func FilesFromEnv(env *config.Env, name string) Files {
 	}
 }
 
-// PKIDir is VULNSCAN_PKI_DIR, default <VULNSCAN_DATA_DIR>/pki.
+// PKIDir is VULNSCAN_PKI_DIR. By default it is .data/pki of the checkout,
+// where `make run` writes the identities whatever VULNSCAN_DATA_DIR says:
+// identities belong to the installation, not to one data directory, so an
+// operator running bin/vulnscanctl finds the certificate of the system that
+// `make run` started even when that run kept its data elsewhere. The
+// checkout is the working directory when it holds .data/pki, else the
+// directory above the running binary's bin/ (bin/vulnscanctl called from
+// anywhere).
 func PKIDir(env *config.Env) string {
-	return env.String("VULNSCAN_PKI_DIR", filepath.Join(env.String("VULNSCAN_DATA_DIR", config.DefaultDataDir), "pki"))
+	if dir := env.String("VULNSCAN_PKI_DIR", ""); dir != "" {
+		return dir
+	}
+	local := filepath.Join(config.DefaultDataDir, "pki")
+	if _, err := os.Stat(local); err == nil {
+		return local
+	}
+	if exe, err := os.Executable(); err == nil {
+		beside := filepath.Join(filepath.Dir(filepath.Dir(exe)), config.DefaultDataDir, "pki")
+		if _, err := os.Stat(beside); err == nil {
+			return beside
+		}
+	}
+	return local
 }
 
 // Identity is a loaded certificate, its key and the CAs it trusts.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/mtls"
 )
 
 // MetadataKey is the gRPC metadata key of the gateway-signed identity token.
@@ -131,9 +132,7 @@ const (
 	VerifyKeysFile = "identity.pub"
 )
 
-func pkiDir(env *config.Env) string {
-	return env.String("VULNSCAN_PKI_DIR", filepath.Join(env.String("VULNSCAN_DATA_DIR", config.DefaultDataDir), "pki"))
-}
+func pkiDir(env *config.Env) string { return mtls.PKIDir(env) }
 
 // SignerFromEnv loads the gateway's signing key.
 func SignerFromEnv(env *config.Env) (*Signer, error) {
