@@ -24,6 +24,7 @@ var images = map[string]struct {
 	"estimation":  {"./services/estimation/cmd/estimation", false},
 	"scan":        {"./services/scan/cmd/scan", true},
 	"findings":    {"./services/findings/cmd/findings", false},
+	"dbroles":     {"./pkg/cmd/vulnscan-dbroles", false},
 }
 
 // instruction is one Dockerfile instruction with continuations joined.
@@ -163,6 +164,13 @@ func TestDeploymentsUseBuiltImages(t *testing.T) {
 		require.True(t, strings.HasPrefix(img, "vulnscan/"), "%s: %s", name, img)
 		_, ok := images[strings.TrimPrefix(img, "vulnscan/")]
 		require.True(t, ok, "%s: image %s has no Dockerfile", name, img)
+	}
+	require.NotEmpty(t, r.jobs, "base renders the dbroles Job")
+	for name, j := range r.jobs {
+		for _, c := range j.Spec.Template.Spec.Containers {
+			_, ok := images[strings.TrimPrefix(c.Image, "vulnscan/")]
+			require.True(t, strings.HasPrefix(c.Image, "vulnscan/") && ok, "Job %s: image %s has no Dockerfile", name, c.Image)
+		}
 	}
 	require.Equal(t, r.deployments["scan-api"].Spec.Template.Spec.Containers[0].Image,
 		r.deployments["scan-worker"].Spec.Template.Spec.Containers[0].Image)

@@ -41,6 +41,7 @@ func realEdges(t *testing.T) []string {
 	}
 	add("scan-worker", "internet", "*")
 	add("findings", "postgres", 5432)
+	add("dbroles", "postgres", 5432) // the role-provisioning Job
 	add("findings", "internet", 443)
 	add("*", "dns", 53)
 	add("vulnscan", "telemetry", 4317)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -30,6 +31,7 @@ type rendered struct {
 	name            string
 	deployments     map[string]*appsv1.Deployment
 	statefulSets    map[string]*appsv1.StatefulSet
+	jobs            map[string]*batchv1.Job
 	services        map[string]*corev1.Service
 	serviceAccounts map[string]*corev1.ServiceAccount
 	configMaps      map[string]*corev1.ConfigMap
@@ -58,6 +60,10 @@ func (r *rendered) podTemplates() []podTemplate {
 		s := r.statefulSets[name]
 		out = append(out, podTemplate{"StatefulSet", name, &s.Spec.Template.Spec, s.Spec.Template.Labels})
 	}
+	for _, name := range sortedKeys(r.jobs) {
+		j := r.jobs[name]
+		out = append(out, podTemplate{"Job", name, &j.Spec.Template.Spec, j.Spec.Template.Labels})
+	}
 	return out
 }
 
@@ -65,7 +71,7 @@ var scheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, appsv1.AddToScheme, autoscalingv2.AddToScheme,
-		policyv1.AddToScheme, networkingv1.AddToScheme,
+		policyv1.AddToScheme, networkingv1.AddToScheme, batchv1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			panic(err)
@@ -101,6 +107,7 @@ func render(t *testing.T, dir string) *rendered {
 		name:            dir,
 		deployments:     map[string]*appsv1.Deployment{},
 		statefulSets:    map[string]*appsv1.StatefulSet{},
+		jobs:            map[string]*batchv1.Job{},
 		services:        map[string]*corev1.Service{},
 		serviceAccounts: map[string]*corev1.ServiceAccount{},
 		configMaps:      map[string]*corev1.ConfigMap{},
@@ -124,6 +131,9 @@ func render(t *testing.T, dir string) *rendered {
 		case *appsv1.StatefulSet:
 			_, dup = r.statefulSets[name]
 			r.statefulSets[name] = o
+		case *batchv1.Job:
+			_, dup = r.jobs[name]
+			r.jobs[name] = o
 		case *corev1.Service:
 			_, dup = r.services[name]
 			r.services[name] = o

@@ -57,8 +57,10 @@ func TestPodsAreHardened(t *testing.T) {
 					require.True(t, ok && !lim.IsZero(), "%s: limits.%s", cw, res)
 					require.LessOrEqual(t, req.Cmp(lim), 0, "%s: %s request above limit", cw, res)
 				}
-				require.NotNil(t, c.LivenessProbe, "%s: livenessProbe", cw)
-				require.NotNil(t, c.ReadinessProbe, "%s: readinessProbe", cw)
+				if pt.kind != "Job" { // a Job's container runs to completion and serves nothing
+					require.NotNil(t, c.LivenessProbe, "%s: livenessProbe", cw)
+					require.NotNil(t, c.ReadinessProbe, "%s: readinessProbe", cw)
+				}
 
 				sc := c.SecurityContext
 				require.NotNil(t, sc, "%s: securityContext", cw)
@@ -179,28 +181,28 @@ func TestProcessConfiguration(t *testing.T) {
 		},
 		"auth": {
 			"GRPC_LISTEN_ADDR": "0.0.0.0:9101", "METRICS_ADDR": "0.0.0.0:9201", "ADMIN_LISTEN_ADDR": "0.0.0.0:9301",
-			"DATABASE_URL": secret, "REDIS_URL": secret, "VULNSCAN_SECRET_KEY": secret,
+			"AUTH_DATABASE_URL": "secret:vulnscan-database-auth/url", "REDIS_URL": secret, "VULNSCAN_SECRET_KEY": secret,
 		},
 		"estimation": {
 			"GRPC_LISTEN_ADDR": "0.0.0.0:9102", "METRICS_ADDR": "0.0.0.0:9202",
-			"DATABASE_URL": secret, "VULNSCAN_SECRET_KEY": secret, "AUTH_GRPC_ADDR": "auth:9101",
+			"ESTIMATION_DATABASE_URL": "secret:vulnscan-database-estimation/url", "VULNSCAN_SECRET_KEY": secret, "AUTH_GRPC_ADDR": "auth:9101",
 			"VULNSCAN_DATA_DIR": "/data", "VULNSCAN_ALLOWED_PRIVATE_CIDRS": "",
 		},
 		"scan-api": {
 			"SCAN_MODE": "api", "GRPC_LISTEN_ADDR": "0.0.0.0:9103", "METRICS_ADDR": "0.0.0.0:9203",
-			"DATABASE_URL": secret, "VULNSCAN_SECRET_KEY": secret, "AUTH_GRPC_ADDR": "auth:9101",
+			"SCAN_DATABASE_URL": "secret:vulnscan-database-scan/url", "VULNSCAN_SECRET_KEY": secret, "AUTH_GRPC_ADDR": "auth:9101",
 			"ESTIMATION_GRPC_ADDR": "estimation:9102", "FINDINGS_GRPC_ADDR": "findings:9104",
 			"VULNSCAN_DATA_DIR": "/data",
 		},
 		"scan-worker": {
 			"SCAN_MODE": "worker", "GRPC_LISTEN_ADDR": "0.0.0.0:9103", "METRICS_ADDR": "0.0.0.0:9203",
-			"DATABASE_URL": secret, "VULNSCAN_SECRET_KEY": secret, "AUTH_GRPC_ADDR": "auth:9101",
+			"SCAN_DATABASE_URL": "secret:vulnscan-database-scan/url", "VULNSCAN_SECRET_KEY": secret, "AUTH_GRPC_ADDR": "auth:9101",
 			"ESTIMATION_GRPC_ADDR": "estimation:9102", "FINDINGS_GRPC_ADDR": "findings:9104",
 			"VULNSCAN_DATA_DIR": "/data", "VULNSCAN_ALLOWED_PRIVATE_CIDRS": "",
 		},
 		"findings": {
 			"GRPC_LISTEN_ADDR": "0.0.0.0:9104", "METRICS_ADDR": "0.0.0.0:9204", "ADMIN_LISTEN_ADDR": "0.0.0.0:9304",
-			"DATABASE_URL": secret, "VULNSCAN_ALLOWED_PRIVATE_CIDRS": "", "AUTH_GRPC_ADDR": "auth:9101",
+			"FINDINGS_DATABASE_URL": "secret:vulnscan-database-findings/url", "VULNSCAN_ALLOWED_PRIVATE_CIDRS": "", "AUTH_GRPC_ADDR": "auth:9101",
 			// Every replica opens what another sealed: one key from a Secret.
 			"VULNSCAN_SECRET_KEY": secret,
 		},
@@ -234,6 +236,10 @@ func TestProcessConfiguration(t *testing.T) {
 					require.Equal(t, want, got, "%s: %s", name, k)
 				}
 			}
+			// The database comes only from the service's own URL: no shared
+			// DATABASE_URL to fall back on.
+			_, shared := env["DATABASE_URL"]
+			require.False(t, shared, "%s: DATABASE_URL is set; services use <SERVICE>_DATABASE_URL from their own Secret", name)
 			// Every client address names a Service port that exists.
 			for k, v := range env {
 				if !strings.HasSuffix(k, "_GRPC_ADDR") {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -137,6 +138,60 @@ func TestProvisionRolesIsolatesSchemas(t *testing.T) {
 				t.Fatalf("%s: err %v, want permission denied (42501)", tc.sql, err)
 			}
 		})
+	}
+}
+
+// TestProvisionRolesGivenPasswords: passwords generated beforehand (by the
+// operator, into each service's Secret) are set on the roles and returned in
+// the URLs; unsafe or short ones are refused before any role exists.
+func TestProvisionRolesGivenPasswords(t *testing.T) {
+	ctx := context.Background()
+	admin, prefix := newDatabase(t)
+	good := "0123456789abcdefABCDEF-._~ghijklmn"
+	tests := []struct {
+		name, pw, wantErr string
+	}{
+		{"short", "abc", "at least 32"},
+		{"quote", "abcdefghijklmnopqrstuvwxyz012345'; DROP ROLE x; --", "may hold only"},
+		{"url delimiter", "abcdefghijklmnopqrstuvwxyz012345@host", "may hold only"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := db.ProvisionRoles(ctx, admin, db.RoleOptions{Prefix: prefix, Passwords: map[string]string{"auth": tc.pw}})
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err %v, want %q", err, tc.wantErr)
+			}
+			if strings.Contains(err.Error(), tc.pw) {
+				t.Fatalf("error reveals the password: %v", err)
+			}
+			var n int
+			if err := pool(t, admin).QueryRow(ctx, `SELECT count(*) FROM pg_roles WHERE rolname LIKE $1`, prefix+"%").Scan(&n); err != nil || n != 0 {
+				t.Fatalf("roles created before the check: %d %v", n, err)
+			}
+		})
+	}
+
+	urls, err := db.ProvisionRoles(ctx, admin, db.RoleOptions{Prefix: prefix, Passwords: map[string]string{"auth": good}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := db.WithUser(admin, prefix+"auth", good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if urls["auth"] != want {
+		t.Fatalf("auth url %q, want %q", urls["auth"], want)
+	}
+	// The server stores a verifier for the given password.
+	var verifier string
+	if err := pool(t, admin).QueryRow(ctx, `SELECT coalesce(rolpassword, '') FROM pg_authid WHERE rolname = $1`, prefix+"auth").Scan(&verifier); err != nil {
+		t.Fatal(err)
+	}
+	if verifier == "" {
+		t.Fatal("auth role has no password")
+	}
+	if _, err := db.ProvisionRoles(ctx, admin, db.RoleOptions{Prefix: prefix, Passwords: map[string]string{"gateway": good}}); err == nil {
+		t.Fatal("a password for an unknown service is accepted")
 	}
 }
 
