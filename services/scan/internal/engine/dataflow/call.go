@@ -512,7 +512,7 @@ func (c *fnCtx) container(st *state, in *ir.Instr, op string, recv Val, args []V
 				if v, ok := o.Fields[k.Str]; ok {
 					out = joinVal(out, v)
 					if strong {
-						delete(o.Fields, k.Str)
+						o.deleteField(k.Str)
 					}
 				}
 			} else {
@@ -525,7 +525,7 @@ func (c *fnCtx) container(st *state, in *ir.Instr, op string, recv Val, args []V
 				if v, ok := o.Fields[constKey(k)]; ok {
 					out = joinVal(out, v)
 					if strong {
-						delete(o.Fields, constKey(k))
+						o.deleteField(constKey(k))
 					}
 				}
 			} else {
@@ -546,7 +546,8 @@ func (c *fnCtx) container(st *state, in *ir.Instr, op string, recv Val, args []V
 		case "clear":
 			o := c.mutObj(st, id)
 			if strong {
-				o.Fields, o.List, o.ListOK, o.Any = nil, nil, true, Val{}
+				o.clearFields()
+				o.List, o.ListOK, o.Any = nil, true, Val{}
 			}
 		}
 	}

@@ -5,6 +5,11 @@ package dataflow
 // constant map keys are tracked by name, lists by constant index while every
 // operation on them is precise; anything else goes to Any. Objects are
 // immutable once shared between states: writers clone them first.
+//
+// A clone shares its original's field map until it writes a field
+// (copy on write): most clones are made by joins and by writes to a list or
+// to Any, which leave the fields as they were, and copying the map on every
+// clone was the largest allocation of the dataflow.
 type Obj struct {
 	Type   string
 	Fields map[string]Val
@@ -14,6 +19,10 @@ type Obj struct {
 	Sym    Taint // contents of a parameter's or the receiver's object (symbolic)
 	Class  string
 	Exact  bool // allocated here: a key never stored is absent
+
+	// sharedFields says Fields belongs to another object too: ownFields
+	// copies it before the first write.
+	sharedFields bool
 }
 
 const maxListLen = 32
@@ -21,33 +30,70 @@ const maxFields = 64
 
 func (o *Obj) clone() *Obj {
 	c := *o
-	if o.Fields != nil {
-		c.Fields = make(map[string]Val, len(o.Fields)+1)
-		for k, v := range o.Fields {
-			c.Fields[k] = v
-		}
-	}
+	c.sharedFields = o.Fields != nil
 	if o.List != nil {
 		c.List = append([]Val(nil), o.List...)
 	}
 	return &c
 }
 
-func (o *Obj) setField(k string, v Val, strong bool) {
+// ownFields makes Fields this object's own map, ready to be written.
+func (o *Obj) ownFields() {
 	if o.Fields == nil {
-		o.Fields = map[string]Val{}
+		o.Fields, o.sharedFields = map[string]Val{}, false
+		return
 	}
-	if len(o.Fields) >= maxFields {
-		if _, ok := o.Fields[k]; !ok {
-			o.Any = joinVal(o.Any, v)
-			return
+	if o.sharedFields {
+		m := make(map[string]Val, len(o.Fields)+1)
+		for k, v := range o.Fields {
+			m[k] = v
+		}
+		o.Fields, o.sharedFields = m, false
+	}
+}
+
+// deleteField removes key k.
+func (o *Obj) deleteField(k string) {
+	if _, ok := o.Fields[k]; !ok {
+		return
+	}
+	o.ownFields()
+	delete(o.Fields, k)
+}
+
+// clearFields drops every field.
+func (o *Obj) clearFields() {
+	o.Fields, o.sharedFields = nil, false
+}
+
+func (o *Obj) setField(k string, v Val, strong bool) {
+	old, ok := o.Fields[k]
+	if !ok && len(o.Fields) >= maxFields {
+		o.Any = joinVal(o.Any, v)
+		return
+	}
+	if !strong {
+		v = joinVal(old, v)
+	}
+	if ok && valSame(old, v) {
+		return // no change: keep sharing the map
+	}
+	o.ownFields()
+	o.Fields[k] = v
+}
+
+// valSame reports whether a and b are equal and carry the same traces: a
+// write of b over a changes nothing.
+func valSame(a, b Val) bool {
+	if !valEqual(a, b) {
+		return false
+	}
+	for i := range a.Taint {
+		if a.Taint[i].Trace != b.Taint[i].Trace {
+			return false
 		}
 	}
-	if strong {
-		o.Fields[k] = v
-	} else {
-		o.Fields[k] = joinVal(o.Fields[k], v)
-	}
+	return true
 }
 
 // collapse gives up the precise list.
