@@ -1,6 +1,6 @@
 package ir
 
-import "fmt"
+import "strconv"
 
 // Builder constructs one Func. Front ends use it so that every language
 // produces control-flow graphs the same way: emitting after a terminator
@@ -13,7 +13,16 @@ type Builder struct {
 	handlers [][]int
 	loops    []loopCtx
 	temps    int
+	// instrs is a chunk the first instructions of new blocks are carved from
+	// (blockInstrs slots each): most blocks are short, and growing each
+	// block's slice from nothing took three allocations per block. Chunks
+	// start small, as most functions are, and double up to maxInstrChunk.
+	instrs     []Instr
+	chunkSlots int
 }
+
+const blockInstrs = 4
+const maxInstrChunk = 16 * blockInstrs
 
 type loopCtx struct {
 	label             string
@@ -106,8 +115,26 @@ func (b *Builder) SetType(v VarID, typ string) {
 func (b *Builder) Temp(typ string) VarID {
 	b.temps++
 	id := VarID(len(b.Fn.Vars))
-	b.Fn.Vars = append(b.Fn.Vars, Var{Name: fmt.Sprintf("$t%d", b.temps), Type: typ})
+	b.Fn.Vars = append(b.Fn.Vars, Var{Name: tempName(b.temps), Type: typ})
 	return id
+}
+
+// tempNames holds the names of a function's first temporaries, made once:
+// lowering makes millions of temporaries and formatting each name anew was
+// a measurable share of it.
+var tempNames = func() []string {
+	out := make([]string, 512)
+	for i := range out {
+		out[i] = "$t" + strconv.Itoa(i)
+	}
+	return out
+}()
+
+func tempName(n int) string {
+	if n < len(tempNames) {
+		return tempNames[n]
+	}
+	return "$t" + strconv.Itoa(n)
 }
 
 // Param adds a formal parameter.
@@ -130,6 +157,16 @@ func (b *Builder) This(name, typ string) VarID {
 func (b *Builder) Emit(in Instr) {
 	if b.cur == nil {
 		b.cur = b.newBlock()
+	}
+	if b.cur.Instrs == nil {
+		if len(b.instrs) < blockInstrs {
+			b.chunkSlots = min(max(2*b.chunkSlots, 2*blockInstrs), maxInstrChunk)
+			b.instrs = make([]Instr, b.chunkSlots)
+		}
+		// capped: a block outgrowing its slots moves to its own array and
+		// never writes into its neighbour's
+		b.cur.Instrs = b.instrs[:0:blockInstrs]
+		b.instrs = b.instrs[blockInstrs:]
 	}
 	b.cur.Instrs = append(b.cur.Instrs, in)
 }
