@@ -13,16 +13,7 @@ type Builder struct {
 	handlers [][]int
 	loops    []loopCtx
 	temps    int
-	// instrs is a chunk the first instructions of new blocks are carved from
-	// (blockInstrs slots each): most blocks are short, and growing each
-	// block's slice from nothing took three allocations per block. Chunks
-	// start small, as most functions are, and double up to maxInstrChunk.
-	instrs     []Instr
-	chunkSlots int
 }
-
-const blockInstrs = 4
-const maxInstrChunk = 16 * blockInstrs
 
 type loopCtx struct {
 	label             string
@@ -157,16 +148,6 @@ func (b *Builder) This(name, typ string) VarID {
 func (b *Builder) Emit(in Instr) {
 	if b.cur == nil {
 		b.cur = b.newBlock()
-	}
-	if b.cur.Instrs == nil {
-		if len(b.instrs) < blockInstrs {
-			b.chunkSlots = min(max(2*b.chunkSlots, 2*blockInstrs), maxInstrChunk)
-			b.instrs = make([]Instr, b.chunkSlots)
-		}
-		// capped: a block outgrowing its slots moves to its own array and
-		// never writes into its neighbour's
-		b.cur.Instrs = b.instrs[:0:blockInstrs]
-		b.instrs = b.instrs[blockInstrs:]
 	}
 	b.cur.Instrs = append(b.cur.Instrs, in)
 }
