@@ -50,10 +50,7 @@ func buildBatch(d store.Delivery, ev store.BatchEvent, token string) ([]request,
 		if !ok {
 			return nil, fmt.Errorf("repository %q has no owner/name path", ev.Scan.RepoURL)
 		}
-		h := map[string]string{"Accept": "application/vnd.github+json"}
-		if token != "" {
-			h["Authorization"] = "Bearer " + token
-		}
+		h := githubHeaders(token)
 		switch {
 		case ev.Scan.PullRequest > 0:
 			return []request{{url: fmt.Sprintf("%s/repos/%s/%s/issues/%d/comments", base, owner, repo, ev.Scan.PullRequest),

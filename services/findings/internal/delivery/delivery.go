@@ -172,22 +172,9 @@ func (w *Worker) send(ctx context.Context, d store.Delivery) (string, error) {
 		if reqs, err = buildBatch(d, bev, token); err != nil {
 			return "", err
 		}
-		for _, r := range reqs {
-			b, err := json.Marshal(r.body)
-			if err != nil {
-				return "", err
-			}
-			answer, err := w.post(ctx, r, b, d, secret)
-			if err != nil {
-				return "", err
-			}
-			if r.parse != nil {
-				if _, err := r.parse(answer); err != nil {
-					return "", err
-				}
-			}
-		}
-		return "", nil
+		// A batch creates no issue of its own to remember.
+		_, err = w.postAll(ctx, reqs, d, secret, "")
+		return "", err
 	}
 	var ev store.Event
 	if err := json.Unmarshal(d.Payload, &ev); err != nil {
@@ -197,7 +184,13 @@ func (w *Worker) send(ctx context.Context, d store.Delivery) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ext := d.ExternalID
+	return w.postAll(ctx, reqs, d, secret, d.ExternalID)
+}
+
+// postAll sends reqs in order. ext, the issue an earlier delivery created,
+// fills the "{issue}" placeholders; a request that creates an issue
+// replaces it. It returns the last issue id.
+func (w *Worker) postAll(ctx context.Context, reqs []request, d store.Delivery, secret, ext string) (string, error) {
 	for _, r := range reqs {
 		if ext != "" {
 			r.url = strings.ReplaceAll(r.url, "{issue}", url.PathEscape(ext))
@@ -308,6 +301,15 @@ func orNone(p *string) string {
 
 var errNoTarget = errors.New("no commit or pull request to comment on")
 
+// githubHeaders are the headers of every call to the git host's API.
+func githubHeaders(token string) map[string]string {
+	h := map[string]string{"Accept": "application/vnd.github+json"}
+	if token != "" {
+		h["Authorization"] = "Bearer " + token
+	}
+	return h
+}
+
 // build returns the calls that deliver ev to d's integration.
 func build(d store.Delivery, ev store.Event, token string) ([]request, error) {
 	base := strings.TrimSuffix(d.Integration.URL, "/")
@@ -321,10 +323,7 @@ func build(d store.Delivery, ev store.Event, token string) ([]request, error) {
 		if !ok {
 			return nil, fmt.Errorf("repository %q has no owner/name path", ev.Scan.RepoURL)
 		}
-		h := map[string]string{"Accept": "application/vnd.github+json"}
-		if token != "" {
-			h["Authorization"] = "Bearer " + token
-		}
+		h := githubHeaders(token)
 		switch {
 		case ev.Scan.PullRequest > 0:
 			return []request{{url: fmt.Sprintf("%s/repos/%s/%s/issues/%d/comments", base, owner, repo, ev.Scan.PullRequest),
