@@ -87,7 +87,7 @@ test: build ## Run every unit and integration test (race detector on) against re
 .PHONY: bench-detect
 bench-detect: ## Score the engine on a labelled benchmark: make bench-detect CORPUS=<OWASP Benchmark archive or directory>
 	@test -n "$(CORPUS)" || { echo "usage: make bench-detect CORPUS=<path to the OWASP Benchmark for Java 1.2 archive or directory>"; exit 2; }
-	cd services/scan && VULNSCAN_OWASP_BENCHMARK="$(abspath $(CORPUS))" go test -count=1 -run '^TestOWASPBenchmark$$' -v -timeout 60m ./internal/engine/
+	cd pkg && VULNSCAN_OWASP_BENCHMARK="$(abspath $(CORPUS))" go test -count=1 -run '^TestOWASPBenchmark$$' -v -timeout 60m ./engine/
 
 .PHONY: bench
 bench: build ## Run the benchmarks

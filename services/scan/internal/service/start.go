@@ -28,7 +28,7 @@ import (
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
-	"github.com/vulnscan/vulnscan/services/scan/internal/exclude"
+	"github.com/vulnscan/vulnscan/pkg/engine/exclude"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
 )

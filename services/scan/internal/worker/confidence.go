@@ -3,7 +3,7 @@ package worker
 import (
 	"strings"
 
-	"github.com/vulnscan/vulnscan/services/scan/internal/engine"
+	"github.com/vulnscan/vulnscan/pkg/engine"
 )
 
 // WhyHeading starts the paragraph that Describe appends to a finding's

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/vulnscan/vulnscan/services/scan/internal/engine"
+	"github.com/vulnscan/vulnscan/pkg/engine"
 )
 
 func TestConfidencePresentation(t *testing.T) {

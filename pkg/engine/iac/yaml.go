@@ -1,0 +1,251 @@
+package iac
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/vulnscan/vulnscan/pkg/engine/finding"
+)
+
+const maxYAMLDocs = 200
+
+// decodeAll decodes every YAML document, stopping at the first error.
+func decodeAll(data []byte) []*yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var docs []*yaml.Node
+	for len(docs) < maxYAMLDocs {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			if !errors.Is(err, io.EOF) {
+				break
+			}
+			break
+		}
+		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+			docs = append(docs, n.Content[0])
+		}
+	}
+	return docs
+}
+
+// get follows a path of mapping keys.
+func get(n *yaml.Node, keys ...string) *yaml.Node {
+	for _, k := range keys {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				next = n.Content[i+1]
+				break
+			}
+		}
+		n = next
+	}
+	return n
+}
+
+func val(n *yaml.Node, keys ...string) string {
+	if v := get(n, keys...); v != nil && v.Kind == yaml.ScalarNode {
+		return v.Value
+	}
+	return ""
+}
+
+func items(n *yaml.Node) []*yaml.Node {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return n.Content
+}
+
+var (
+	k8sPrivileged = check{"k8s.privileged", "Privileged container", "misconfiguration", "critical", "CWE-250", a05,
+		"A privileged container has all capabilities and access to the host's devices; escaping to the node is trivial. Remove privileged: true and grant only the capabilities needed."}
+	k8sHostNS = check{"k8s.host-namespace", "Pod shares host namespaces", "misconfiguration", "high", "CWE-668", a05,
+		"hostNetwork, hostPID or hostIPC lets the pod see and talk to the node's network stack or processes. Remove them unless the workload is a node agent."}
+	k8sHostPath = check{"k8s.host-path", "Host path mounted into the pod", "misconfiguration", "high", "CWE-668", a05,
+		"A hostPath volume exposes the node's filesystem to the container (and the Docker/containerd socket or /etc in the worst case). Use persistent volumes, configMaps or emptyDir instead."}
+	k8sRoot = check{"k8s.run-as-root", "Container may run as root", "misconfiguration", "medium", "CWE-250", a05,
+		"Neither the pod nor the container sets runAsNonRoot: true (or runAsUser is 0), so the process may run as root. Set runAsNonRoot: true and a non-zero runAsUser."}
+	k8sEscalation = check{"k8s.privilege-escalation", "Privilege escalation allowed", "misconfiguration", "medium", "CWE-269", a05,
+		"allowPrivilegeEscalation is true, so setuid binaries can gain more privileges than the parent process. Set it to false."}
+	k8sCaps = check{"k8s.dangerous-capabilities", "Dangerous Linux capabilities added", "misconfiguration", "high", "CWE-250", a05,
+		"The container adds capabilities such as SYS_ADMIN, NET_ADMIN or ALL that allow escaping or tampering with the node. Drop ALL and add back only what is required."}
+)
+
+var dangerousCaps = map[string]bool{"ALL": true, "SYS_ADMIN": true, "NET_ADMIN": true, "SYS_PTRACE": true, "SYS_MODULE": true, "DAC_READ_SEARCH": true, "NET_RAW": false}
+
+// CheckKubernetes checks the pod specs of every workload in a manifest.
+func CheckKubernetes(rel string, data []byte) []finding.Finding {
+	lines := splitLines(data)
+	var out []finding.Finding
+	for _, doc := range decodeAll(data) {
+		kind := val(doc, "kind")
+		name := val(doc, "metadata", "name")
+		var spec *yaml.Node
+		switch kind {
+		case "Pod":
+			spec = get(doc, "spec")
+		case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "ReplicationController":
+			spec = get(doc, "spec", "template", "spec")
+		case "CronJob":
+			spec = get(doc, "spec", "jobTemplate", "spec", "template", "spec")
+		}
+		if spec == nil || spec.Kind != yaml.MappingNode {
+			continue
+		}
+		id := kind + "/" + name
+		for _, k := range []string{"hostNetwork", "hostPID", "hostIPC"} {
+			if v := get(spec, k); v != nil && v.Value == "true" {
+				out = append(out, k8sHostNS.at(rel, "kubernetes", lines, v.Line, id+":"+k))
+			}
+		}
+		for _, vol := range items(get(spec, "volumes")) {
+			if hp := get(vol, "hostPath"); hp != nil {
+				out = append(out, k8sHostPath.at(rel, "kubernetes", lines, keyLine(vol, "hostPath"), id+":"+val(vol, "name")))
+			}
+		}
+		podNonRoot := val(spec, "securityContext", "runAsNonRoot") == "true"
+		podUser := val(spec, "securityContext", "runAsUser")
+		var containers []*yaml.Node
+		containers = append(containers, items(get(spec, "containers"))...)
+		containers = append(containers, items(get(spec, "initContainers"))...)
+		for _, c := range containers {
+			cid := id + "/" + val(c, "name")
+			line := c.Line
+			sc := get(c, "securityContext")
+			if v := get(sc, "privileged"); v != nil && v.Value == "true" {
+				out = append(out, k8sPrivileged.at(rel, "kubernetes", lines, v.Line, cid))
+			}
+			if v := get(sc, "allowPrivilegeEscalation"); v != nil && v.Value == "true" {
+				out = append(out, k8sEscalation.at(rel, "kubernetes", lines, v.Line, cid))
+			}
+			for _, capn := range items(get(sc, "capabilities", "add")) {
+				if dangerousCaps[strings.ToUpper(strings.TrimPrefix(capn.Value, "CAP_"))] {
+					out = append(out, k8sCaps.at(rel, "kubernetes", lines, capn.Line, cid+":"+capn.Value))
+				}
+			}
+			nonRoot := podNonRoot
+			if v := val(sc, "runAsNonRoot"); v != "" {
+				nonRoot = v == "true"
+			}
+			user := podUser
+			if v := val(sc, "runAsUser"); v != "" {
+				user = v
+			}
+			if user == "0" || (!nonRoot && (user == "")) {
+				out = append(out, k8sRoot.at(rel, "kubernetes", lines, line, cid))
+			}
+		}
+	}
+	return out
+}
+
+var (
+	wfPRTarget = check{"ci.pull-request-target-checkout", "pull_request_target workflow checks out untrusted code", "misconfiguration", "critical", "CWE-829", "A08:2021-Software and Data Integrity Failures",
+		"The workflow runs on pull_request_target, which has repository secrets and a write token, and checks out the pull request's head. Code from any fork then runs with those privileges (\"pwn request\"). Use pull_request for building untrusted code, or never check out the head ref in a pull_request_target job."}
+	wfInjection = check{"ci.script-injection", "Untrusted event data expanded in a run script", "injection", "high", "CWE-78", "A03:2021-Injection",
+		"A ${{ github.event… }} expression with attacker-controlled text (titles, bodies, branch names) is pasted into a shell script, so a crafted title runs commands with the workflow's token. Pass the value through an environment variable and quote it."}
+	wfWriteAll = check{"ci.write-all-permissions", "Workflow token has write-all permissions", "access_control", "low", "CWE-250", "A01:2021-Broken Access Control",
+		"permissions: write-all gives every job a token that can push code and change releases. Grant only the scopes each job needs."}
+)
+
+var (
+	untrustedExpr = regexp.MustCompile(`\$\{\{\s*github\.(event\.(issue\.(title|body)|pull_request\.(title|body|head\.ref|head\.label)|comment\.body|review\.body|review_comment\.body|pages\.[^}]*page_name|commits\.[^}]*\.(message|author\.(email|name))|head_commit\.(message|author\.(email|name))|workflow_run\.head_branch)|head_ref)\s*\}\}`)
+	headRef       = regexp.MustCompile(`github\.event\.pull_request\.head\.(sha|ref)|github\.head_ref|refs/pull/`)
+)
+
+// CheckWorkflow checks one GitHub Actions workflow.
+func CheckWorkflow(rel string, data []byte) []finding.Finding {
+	lines := splitLines(data)
+	var out []finding.Finding
+	for _, doc := range decodeAll(data) {
+		on := get(doc, "on")
+		if on == nil {
+			on = get(doc, "true") // YAML 1.1 reads a bare on: as a boolean key
+		}
+		prt := false
+		if on != nil {
+			switch on.Kind {
+			case yaml.ScalarNode:
+				prt = on.Value == "pull_request_target"
+			case yaml.SequenceNode:
+				for _, e := range on.Content {
+					prt = prt || e.Value == "pull_request_target"
+				}
+			case yaml.MappingNode:
+				prt = get(on, "pull_request_target") != nil
+			}
+		}
+		if v := get(doc, "permissions"); v != nil && v.Value == "write-all" {
+			out = append(out, wfWriteAll.at(rel, "github-actions", lines, v.Line, "permissions"))
+		}
+		jobs := get(doc, "jobs")
+		if jobs == nil || jobs.Kind != yaml.MappingNode {
+			continue
+		}
+		for i := 0; i+1 < len(jobs.Content); i += 2 {
+			jobName, job := jobs.Content[i].Value, jobs.Content[i+1]
+			if v := get(job, "permissions"); v != nil && v.Value == "write-all" {
+				out = append(out, wfWriteAll.at(rel, "github-actions", lines, v.Line, jobName+":permissions"))
+			}
+			for si, st := range items(get(job, "steps")) {
+				if uses := val(st, "uses"); prt && strings.HasPrefix(uses, "actions/checkout") {
+					if ref := get(st, "with", "ref"); ref != nil && headRef.MatchString(ref.Value) {
+						out = append(out, wfPRTarget.at(rel, "github-actions", lines, ref.Line, jobName+":checkout"))
+					}
+				}
+				for _, k := range []string{"run", "script"} {
+					key := k
+					n := get(st, key)
+					if n == nil && key == "script" {
+						n = get(st, "with", "script")
+					}
+					if n == nil || n.Kind != yaml.ScalarNode {
+						continue
+					}
+					if m := untrustedExpr.FindString(n.Value); m != "" {
+						line := n.Line
+						for off, l := range strings.Split(n.Value, "\n") {
+							if strings.Contains(l, m) {
+								if n.Style == yaml.LiteralStyle || n.Style == yaml.FoldedStyle {
+									line = n.Line + 1 + off
+								}
+								break
+							}
+						}
+						out = append(out, wfInjection.at(rel, "github-actions", lines, line, jobName+":"+itoa(si)+":"+m))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func itoa(i int) string {
+	const digits = "0123456789"
+	if i < 10 {
+		return digits[i : i+1]
+	}
+	return itoa(i/10) + digits[i%10:i%10+1]
+}
+
+// keyLine returns the line of a mapping key.
+func keyLine(n *yaml.Node, key string) int {
+	if n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i].Line
+			}
+		}
+	}
+	return 0
+}

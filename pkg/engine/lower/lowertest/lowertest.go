@@ -1,0 +1,78 @@
+// Package lowertest holds what the front ends' tests share.
+package lowertest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
+)
+
+// LowerFunc is a front end's entry point.
+type LowerFunc func(path string, src []byte, root *syntax.Node) (*ir.File, error)
+
+// Fuzz lowers arbitrary input: whatever tree-sitter makes of it, the
+// lowering must not panic and must produce valid IR. Seeds are the given
+// files and sources.
+func Fuzz(f *testing.F, lang *syntax.Lang, path string, lower LowerFunc, files []string, sources []string) {
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
+	for _, s := range sources {
+		f.Add([]byte(s))
+	}
+	p := syntax.NewParser(syntax.Limits{MaxDepth: 200})
+	f.Fuzz(func(t *testing.T, src []byte) {
+		root, _, err := p.Parse(context.Background(), lang, src)
+		if err != nil {
+			return
+		}
+		file, err := lower(path, src, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ir.ValidateFile(file); err != nil {
+			t.Fatalf("%v\n%s", err, ir.Dump(file))
+		}
+	})
+}
+
+// Lower parses src and lowers it with lower, failing the test on any error
+// and on IR that does not validate.
+func Lower(t testing.TB, lang *syntax.Lang, lower LowerFunc, path string, src []byte) *ir.File {
+	t.Helper()
+	p := syntax.NewParser(syntax.Limits{})
+	defer p.Close()
+	root, _, err := p.Parse(context.Background(), lang, src)
+	require.NoError(t, err)
+	f, err := lower(path, src, root)
+	require.NoError(t, err)
+	require.NoError(t, ir.ValidateFile(f), path)
+	return f
+}
+
+// CorpusFiles lists the source files of the labelled corpus of one language
+// directory (testdata/corpus/<dir> of the engine).
+func CorpusFiles(t testing.TB, dir string) []string {
+	t.Helper()
+	root := filepath.Join("..", "..", "testdata", "corpus", dir)
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && syntax.LangFor(p) != nil {
+			out = append(out, p)
+		}
+		return err
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, out, "corpus %s", dir)
+	return out
+}

@@ -1,0 +1,18 @@
+package php
+
+import (
+	"testing"
+
+	"github.com/vulnscan/vulnscan/pkg/engine/lower/lowertest"
+	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
+)
+
+// FuzzLowerPHP lowers arbitrary input: whatever tree-sitter makes of it, the
+// lowering must not panic and must produce valid IR.
+func FuzzLowerPHP(f *testing.F) {
+	var seeds []string
+	for _, tc := range goldenCases {
+		seeds = append(seeds, tc.src)
+	}
+	lowertest.Fuzz(f, syntax.PHP, "fuzz/input.php", Lower, corpusFiles(f), seeds)
+}

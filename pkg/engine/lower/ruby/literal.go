@@ -1,0 +1,237 @@
+package ruby
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
+)
+
+// literal converts a scalar literal node to a constant.
+func (fs *fnState) literal(n *syntax.Node) *ir.Const {
+	t := fs.l.text(n)
+	switch n.Type {
+	case "integer":
+		s := strings.ReplaceAll(t, "_", "")
+		base := 10
+		switch {
+		case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
+			s, base = s[2:], 16
+		case strings.HasPrefix(s, "0b") || strings.HasPrefix(s, "0B"):
+			s, base = s[2:], 2
+		case strings.HasPrefix(s, "0o") || strings.HasPrefix(s, "0O"):
+			s, base = s[2:], 8
+		case strings.HasPrefix(s, "0d") || strings.HasPrefix(s, "0D"):
+			s = s[2:]
+		case len(s) > 1 && s[0] == '0':
+			s, base = s[1:], 8
+		}
+		if i, err := strconv.ParseInt(s, base, 64); err == nil {
+			return ir.Int(i)
+		}
+		return ir.Str(t)
+	case "float":
+		if f, err := strconv.ParseFloat(strings.ReplaceAll(t, "_", ""), 64); err == nil {
+			return ir.Float(f)
+		}
+		return ir.Str(t)
+	case "nil":
+		return ir.Null()
+	case "true":
+		return ir.Bool(true)
+	case "false":
+		return ir.Bool(false)
+	case "simple_symbol":
+		return ir.Str(strings.TrimPrefix(t, ":"))
+	case "hash_key_symbol":
+		return ir.Str(t)
+	case "character":
+		return ir.Str(strings.TrimPrefix(t, "?"))
+	case "file":
+		return ir.Str(fs.l.path)
+	case "line":
+		return ir.Int(int64(n.Row + 1))
+	}
+	return ir.Str(t)
+}
+
+// stringParts returns the content nodes of a string-like literal (for a
+// heredoc, of its body).
+func (fs *fnState) stringParts(n *syntax.Node) []*syntax.Node {
+	if n.Type == "heredoc_beginning" {
+		body := fs.l.heredocs[n]
+		if body == nil {
+			return nil
+		}
+		var out []*syntax.Node
+		for _, c := range body.Children {
+			if c.Type != "heredoc_end" {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	if n.Type == "chained_string" {
+		var out []*syntax.Node
+		for _, c := range n.NamedChildren() {
+			out = append(out, fs.stringParts(c)...)
+		}
+		return out
+	}
+	return n.Children
+}
+
+// heredocIndent returns the indentation a squiggly heredoc (<<~) removes
+// from its lines, or "" for other literals.
+func (fs *fnState) heredocIndent(n *syntax.Node) string {
+	if n.Type != "heredoc_beginning" || !strings.HasPrefix(fs.l.text(n), "<<~") {
+		return ""
+	}
+	body := fs.l.heredocs[n]
+	if body == nil {
+		return ""
+	}
+	indent := -1
+	lines := strings.Split(fs.l.text(body), "\n")
+	for _, line := range lines[:max(len(lines)-1, 0)] {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		k := len(line) - len(strings.TrimLeft(line, " \t"))
+		if indent < 0 || k < indent {
+			indent = k
+		}
+	}
+	if indent <= 0 {
+		return ""
+	}
+	return strings.Repeat(" ", indent)
+}
+
+// content returns the text of a literal's content part: for heredocs
+// without the newline that ends the opening line and the indentation of the
+// end marker, and for squiggly ones without the common indentation.
+func (fs *fnState) content(c *syntax.Node, first, last bool, indent string) string {
+	t := fs.l.text(c)
+	if c.Type != "heredoc_content" {
+		return t
+	}
+	if last {
+		// the indentation of an indented end marker (<<~, <<-)
+		if i := strings.LastIndexByte(t, '\n'); i >= 0 && strings.TrimLeft(t[i+1:], " \t") == "" {
+			t = t[:i+1]
+		}
+	}
+	if first {
+		t = strings.TrimPrefix(t, "\n")
+		if indent != "" {
+			t = strings.TrimPrefix(t, indent)
+		}
+	}
+	if indent != "" {
+		t = strings.ReplaceAll(t, "\n"+indent, "\n")
+	}
+	return t
+}
+
+// constString returns the value of a string literal without interpolation.
+func (fs *fnState) constString(n *syntax.Node) (string, bool) {
+	var sb strings.Builder
+	indent := fs.heredocIndent(n)
+	parts := fs.stringParts(n)
+	for i, c := range parts {
+		switch c.Type {
+		case "string_content", "heredoc_content":
+			sb.WriteString(fs.content(c, i == 0, i == len(parts)-1, indent))
+		case "escape_sequence":
+			sb.WriteString(unescape(fs.l.text(c)))
+		case "interpolation":
+			return "", false
+		}
+	}
+	return sb.String(), true
+}
+
+// stringValue lowers a string-like literal: a constant, or a "+" chain of
+// its parts when it interpolates.
+func (fs *fnState) stringValue(n *syntax.Node) ir.Value {
+	if n.Type == "simple_symbol" || n.Type == "hash_key_symbol" {
+		return ir.C(fs.literal(n))
+	}
+	if n.Type == "heredoc_beginning" && fs.l.heredocs[n] == nil {
+		return ir.C(ir.Str(""))
+	}
+	var acc ir.Value
+	have := false
+	var pending strings.Builder
+	pendingSet := false
+	add := func(v ir.Value, p ir.Pos) {
+		if !have {
+			acc, have = v, true
+			return
+		}
+		acc = fs.b.Binary("+", acc, v, p)
+		fs.b.SetType(acc.Var, "String")
+	}
+	flush := func(p ir.Pos) {
+		if pendingSet {
+			add(ir.C(ir.Str(pending.String())), p)
+			pending.Reset()
+			pendingSet = false
+		}
+	}
+	indent := fs.heredocIndent(n)
+	parts := fs.stringParts(n)
+	for i, c := range parts {
+		switch c.Type {
+		case "string_content", "heredoc_content":
+			pending.WriteString(fs.content(c, i == 0, i == len(parts)-1, indent))
+			pendingSet = true
+		case "escape_sequence":
+			pending.WriteString(unescape(fs.l.text(c)))
+			pendingSet = true
+		case "interpolation":
+			flush(pos(c))
+			v := ir.C(ir.Str(""))
+			if len(c.NamedChildren()) > 0 {
+				v = fs.body(c.Children, true)
+			}
+			if !have {
+				add(ir.C(ir.Str("")), pos(c))
+			}
+			add(v, pos(c))
+		}
+	}
+	flush(pos(n))
+	if !have {
+		return ir.C(ir.Str(""))
+	}
+	return acc
+}
+
+// unescape decodes one escape sequence of a double-quoted string.
+func unescape(s string) string {
+	if len(s) < 2 || s[0] != '\\' {
+		return s
+	}
+	switch s[1] {
+	case 'n':
+		return "\n"
+	case 't':
+		return "\t"
+	case 'r':
+		return "\r"
+	case '0':
+		return "\x00"
+	case 's':
+		return " "
+	case 'e':
+		return "\x1b"
+	case 'u', 'x':
+		if u, err := strconv.Unquote(`"` + s + `"`); err == nil {
+			return u
+		}
+	}
+	return s[1:]
+}
