@@ -17,8 +17,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vulnscan/vulnscan/pkg/redact"
 	"github.com/vulnscan/vulnscan/pkg/engine/dataflow"
+	"github.com/vulnscan/vulnscan/pkg/engine/exclude"
 	"github.com/vulnscan/vulnscan/pkg/engine/finding"
 	"github.com/vulnscan/vulnscan/pkg/engine/iac"
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
@@ -26,7 +26,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/engine/sast"
 	"github.com/vulnscan/vulnscan/pkg/engine/secrets"
 	"github.com/vulnscan/vulnscan/pkg/engine/verify"
-	"github.com/vulnscan/vulnscan/pkg/engine/exclude"
+	"github.com/vulnscan/vulnscan/pkg/redact"
 )
 
 // Repo is one checked-out repository of a scan.
