@@ -9,7 +9,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
 )
 
@@ -235,6 +238,87 @@ func TestSearchFilters(t *testing.T) {
 						t.Fatalf("export sort=%s desc=%t: got %d findings, want %d", sortBy, desc, len(exported), len(want))
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestSearchIndexUnderServiceRole migrates the schema as the findings
+// service's own role, which may not create extensions: with pg_trgm created
+// by role provisioning the trigram index exists; on a database without the
+// extension the migration still succeeds, without the index, and q still
+// finds what it should.
+func TestSearchIndexUnderServiceRole(t *testing.T) {
+	t.Parallel()
+	for _, withExt := range []bool{true, false} {
+		t.Run(fmt.Sprintf("pg_trgm=%t", withExt), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			admin, drop, err := dbtest.CreateDatabase(ctx, "vssearch")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := pgx.ParseConfig(admin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prefix := cfg.Database + "_"
+			t.Cleanup(func() {
+				drop()
+				c, err := pgx.Connect(ctx, strings.Replace(admin, "/"+cfg.Database+"?", "/postgres?", 1))
+				if err != nil {
+					return
+				}
+				defer func() { _ = c.Close(ctx) }()
+				for _, svc := range db.Services {
+					_, _ = c.Exec(ctx, "DROP ROLE IF EXISTS "+pgx.Identifier{prefix + svc}.Sanitize())
+				}
+			})
+			urls, err := db.ProvisionRoles(ctx, admin, db.RoleOptions{Prefix: prefix, Services: []string{"findings"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !withExt {
+				c, err := pgx.Connect(ctx, admin)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = c.Exec(ctx, "DROP EXTENSION pg_trgm")
+				_ = c.Close(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			pool, err := pgxpool.New(ctx, urls["findings"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pool.Close()
+			if err := Migrate(ctx, pool); err != nil {
+				t.Fatalf("migrate as the service role: %v", err)
+			}
+			var idx bool
+			if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = 'findings' AND indexname = 'findings_search_text')`).Scan(&idx); err != nil {
+				t.Fatal(err)
+			}
+			if idx != withExt {
+				t.Fatalf("trigram index present: %t, want %t", idx, withExt)
+			}
+			s := &Store{Pool: pool}
+			org := uuid.NewString()
+			sc := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
+			if _, err := s.RegisterScan(ctx, sc); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Report(ctx, sc, []Reported{
+				{Fingerprint: "a", Title: "SQL injection", Category: "injection", Severity: "high", Verified: true},
+				{Fingerprint: "b", Title: "XSS", Category: "xss", Severity: "low", Verified: true},
+			}, true); err != nil {
+				t.Fatal(err)
+			}
+			list, total, err := s.List(ctx, Filter{OrgID: org, Text: "sql", SortBy: "found_at", Limit: 15})
+			if err != nil || total != 1 || len(list) != 1 || list[0].Title != "SQL injection" {
+				t.Fatalf("q=sql: %v total %d, %v", list, total, err)
 			}
 		})
 	}
