@@ -3,13 +3,16 @@ package store
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
 )
 
@@ -33,14 +36,31 @@ const seedOccurrences = `
 func BenchmarkList1M(b *testing.B) {
 	ctx := context.Background()
 	pool := dbtest.New(b)
-	if err := Migrate(ctx, pool); err != nil {
+	// The schema before the search indexes: they are built by their
+	// migration after seeding, as on a database that already holds the
+	// findings (and building them at once is faster than row by row).
+	before := fstest.MapFS{}
+	entries, err := fs.ReadDir(migrations, "migrations")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() < "0007" {
+			data, err := fs.ReadFile(migrations, "migrations/"+e.Name())
+			if err != nil {
+				b.Fatal(err)
+			}
+			before[e.Name()] = &fstest.MapFile{Data: data}
+		}
+	}
+	if err := db.Migrate(ctx, pool, Schema, before); err != nil {
 		b.Fatal(err)
 	}
 	s := &Store{Pool: pool}
 	org := uuid.NewString()
 	start := time.Now()
 	// Seeding bypasses the triggers and builds the counters once.
-	_, err := pool.Exec(ctx, `
+	_, err = pool.Exec(ctx, `
 		SET session_replication_role = replica;
 		INSERT INTO findings.scans (id, org_id, repo_url, repo_key, scan_type)
 			SELECT md5('scan' || g)::uuid, '`+org+`', 'https://git.example.com/acme/repo' || (g % 10), 'https://git.example.com/acme/repo' || (g % 10), 'full'
@@ -66,12 +86,19 @@ func BenchmarkList1M(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	fmt.Printf("seeded 1,000,000 findings in %s\n", time.Since(start).Round(time.Millisecond))
+	start = time.Now()
+	if err := Migrate(ctx, pool); err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("search indexes (migration 0007) built over them in %s\n", time.Since(start).Round(time.Millisecond))
+	start = time.Now()
 	for _, t := range []string{"findings.findings", "findings.occurrences", "findings.finding_counts"} {
 		if _, err := pool.Exec(ctx, "VACUUM ANALYZE "+t); err != nil {
 			b.Fatal(err)
 		}
 	}
-	fmt.Printf("seeded 1,000,000 findings in %s\n", time.Since(start).Round(time.Millisecond))
+	fmt.Printf("vacuumed and analyzed in %s\n", time.Since(start).Round(time.Millisecond))
 	var scan, rescan string
 	if err := pool.QueryRow(ctx, `SELECT md5('scan' || 42)::uuid::text, md5('scan' || 100)::uuid::text`).Scan(&scan, &rescan); err != nil {
 		b.Fatal(err)
