@@ -323,3 +323,56 @@ func TestSearchIndexUnderServiceRole(t *testing.T) {
 		})
 	}
 }
+
+// TestQueriesAreWhatListRuns runs the SQL Queries gives, as a benchmark
+// floor does, and gets exactly what List answers: same rows in the same
+// order, same total.
+func TestQueriesAreWhatListRuns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	if err := Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	s := &Store{Pool: pool}
+	org := uuid.NewString()
+	sc := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
+	if _, err := s.RegisterScan(ctx, sc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Report(ctx, sc, reported("q", 40), true); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Filter{
+		{SortBy: "found_at", Desc: true, Limit: 15},
+		{SortBy: "found_at", Desc: true, Limit: 15, Offset: 15},
+		{Severity: "high", State: "open", SortBy: "severity", Desc: true, Limit: 15},
+		{ScanID: sc.ID, SortBy: "updated_at", Limit: 7, Offset: 7},
+		{ScanID: sc.ID, Category: "injection", SortBy: "severity", Limit: 10},
+	} {
+		f.OrgID = org
+		want, wantTotal, err := s.List(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 || wantTotal == 0 {
+			t.Fatalf("%+v: empty fixture", f)
+		}
+		page, pageArgs, total, totalArgs := f.Queries()
+		rows, err := pool.Query(ctx, page, pageArgs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		if err := pool.QueryRow(ctx, total, totalArgs...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) || n != wantTotal {
+			t.Fatalf("%+v: Queries give %d rows total %d, List %d rows total %d", f, len(got), n, len(want), wantTotal)
+		}
+	}
+}
