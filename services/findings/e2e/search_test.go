@@ -258,7 +258,9 @@ func TestSearchFilters(t *testing.T) {
 	t.Run("bulk filter", func(t *testing.T) {
 		body := map[string]any{"filter": map[string]any{"repo_url": "https://git.example.com/acme/lib", "tag": "pci", "q": "ORDER lookup"},
 			"state": "accepted_risk", "reason": "rotated"}
-		want := fx.want(func(r searchRow) bool { return r.repo == "lib" && slices.Contains(r.tags, "pci") && text(r, "order lookup") })
+		want := fx.want(func(r searchRow) bool {
+			return r.repo == "lib" && slices.Contains(r.tags, "pci") && text(r, "order lookup")
+		})
 		require.NotEmpty(t, want)
 		r := do(t, "POST", "/findings/bulk", fx.write, body)
 		require.Equal(t, 200, r.Status, "%s", r.Body)
