@@ -2,15 +2,10 @@
 -- prefix, found_at window and free text. Like the list indexes of 0001,
 -- every index is partial on approved findings and, where it can, ends in
 -- found_at, id so that the default sort reads a page straight from it.
--- The repository and category ones also carry the other sort keys (severity_rank,
--- updated_at), so that a page sorted by them and the exact total are read
--- from the index alone, without visiting the matching rows.
 --
 -- A found_at window uses findings_list_found (org_id, found_at, id).
-CREATE INDEX findings_search_repo ON findings (org_id, repo_key, found_at, id) INCLUDE (severity_rank, updated_at)
-    WHERE verification_status = 'approved';
-CREATE INDEX findings_search_category ON findings (org_id, category, found_at, id) INCLUDE (severity_rank, updated_at)
-    WHERE verification_status = 'approved';
+CREATE INDEX findings_search_repo ON findings (org_id, repo_key, found_at, id) WHERE verification_status = 'approved';
+CREATE INDEX findings_search_category ON findings (org_id, category, found_at, id) WHERE verification_status = 'approved';
 -- A tag is an array containment (tags @> ARRAY[tag]).
 CREATE INDEX findings_search_tags ON findings USING gin (tags) WHERE verification_status = 'approved';
 -- A file prefix is a byte-order range on the path, so the index compares in
