@@ -44,7 +44,7 @@ func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, s
 	if err := validate.OneOf("format", format, "json", "csv", "sarif"); err != nil {
 		return err
 	}
-	f, _, _, err := filter(caller.OrgID, listQuery{severity: req.GetSeverity(), state: req.GetState()})
+	f, _, _, err := filter(caller.OrgID, listQuery{severity: req.GetSeverity(), state: req.GetState(), search: req})
 	if err != nil {
 		return err
 	}
