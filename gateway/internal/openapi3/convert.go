@@ -254,6 +254,9 @@ func operation(path, method string, op obj) obj {
 		if method == "post" {
 			code, what = "201", "Created"
 		}
+		if method == "post" && strings.HasSuffix(path, "/redeliver") { // queued for the delivery worker
+			code, what = "202", "Accepted"
+		}
 		r := obj{"description": what}
 		if ok != nil {
 			if s, has := ok["schema"]; has {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"strings"
 
@@ -13,7 +12,7 @@ import (
 var states = []string{"open", "true_positive", "false_positive", "accepted_risk", "resolved"}
 
 func estimateCmd(ctx context.Context, args []string, e env) error {
-	fs := flag.NewFlagSet("estimate", flag.ContinueOnError)
+	fs := newFlagSet("estimate")
 	var t target
 	targetFlags(fs, &t)
 	asJSON := fs.Bool("json", false, "print the estimation as JSON")
@@ -55,7 +54,7 @@ func short(sha string) string {
 }
 
 func findingsList(ctx context.Context, args []string, e env) error {
-	fs := flag.NewFlagSet("findings list", flag.ContinueOnError)
+	fs := newFlagSet("findings list")
 	var q client.FindingQuery
 	fs.StringVar(&q.ScanID, "scan", "", "only this scan's findings")
 	fs.StringVar(&q.Severity, "severity", "", "critical, high, medium, low or info")
@@ -107,7 +106,7 @@ func oneID(pos []string, cmd string) (string, error) {
 }
 
 func findingsShow(ctx context.Context, args []string, e env) error {
-	fs := flag.NewFlagSet("findings show", flag.ContinueOnError)
+	fs := newFlagSet("findings show")
 	asJSON := fs.Bool("json", false, "print the finding as JSON")
 	pos, err := flags(fs, args)
 	if err != nil {
@@ -162,7 +161,7 @@ func findingsShow(ctx context.Context, args []string, e env) error {
 }
 
 func findingsTriage(ctx context.Context, args []string, e env) error {
-	fs := flag.NewFlagSet("findings triage", flag.ContinueOnError)
+	fs := newFlagSet("findings triage")
 	var t client.Triage
 	fs.StringVar(&t.State, "state", "", strings.Join(states, ", "))
 	fs.StringVar(&t.Severity, "severity", "", strings.Join(severities, ", "))

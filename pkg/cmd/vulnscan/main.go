@@ -179,6 +179,8 @@ func flags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+func newFlagSet(name string) *flag.FlagSet { return flag.NewFlagSet(name, flag.ContinueOnError) }
+
 // multi is a repeatable string flag.
 type multi []string
 

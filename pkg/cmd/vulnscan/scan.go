@@ -118,7 +118,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 func scanCmd(ctx context.Context, args []string, e env) error {
-	fs := flag.NewFlagSet("scan", flag.ContinueOnError)
+	fs := newFlagSet("scan")
 	var t target
 	targetFlags(fs, &t)
 	var targets multi

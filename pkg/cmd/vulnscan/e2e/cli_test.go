@@ -313,3 +313,20 @@ func TestLocalMatchesServerScan(t *testing.T) {
 	r := cli(t, "", nil, "scan", "--local", dir, "--fail-on", "medium")
 	require.Equal(t, 1, r.code, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
 }
+
+// A tree in which no application is detected costs nothing and is not
+// scanned: exit 0, an empty SARIF log, whatever --fail-on says.
+func TestScanNothingToScan(t *testing.T) {
+	t.Parallel()
+	o := newOrg(t, 1000)
+	dir := tree(t, map[string]string{"README.md": "# notes\n"})
+	out := filepath.Join(t.TempDir(), "out.sarif")
+	r := cli(t, o.WriteKey, nil, "scan", dir, "--fail-on", "info", "--sarif", out, "--json")
+	require.Equal(t, 0, r.code, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
+	require.Contains(t, r.stderr, "No application was detected")
+	require.Equal(t, "not_started", decode(t, r).Status)
+	require.Empty(t, results(t, requireValidSARIF(t, out)))
+	b, err := sys.Do("GET", "/credits", o.ReadKey, nil)
+	require.NoError(t, err)
+	require.EqualValues(t, 1000, b.JSON()["balance"])
+}
