@@ -14,7 +14,8 @@ import (
 // orders could otherwise deadlock each other.
 const foldLockKey = 0x66696e64636e74 // "findcnt"
 
-// FoldCounts replaces all rows of up to keys counter keys that have pending
+// FoldCounts replaces all rows of up to keys counter keys (of each counter
+// table: finding_counts and finding_search_counts) that have pending
 // deltas by a single settled row holding their sum (none when the sum is
 // zero), and returns how many rows it removed. A key's rows are deleted and
 // their sum inserted by one statement, so every snapshot sees the same
@@ -30,7 +31,7 @@ func (s *Store) FoldCounts(ctx context.Context, keys int) (int64, error) {
 		if !locked {
 			return nil
 		}
-		return tx.QueryRow(ctx, `WITH k AS (
+		if err := tx.QueryRow(ctx, `WITH k AS (
 				SELECT DISTINCT org_id, scan_id, severity, state FROM findings.finding_counts WHERE pending LIMIT $1
 			), gone AS (
 				DELETE FROM findings.finding_counts c USING k
@@ -42,7 +43,25 @@ func (s *Store) FoldCounts(ctx context.Context, keys int) (int64, error) {
 				GROUP BY org_id, scan_id, severity, state HAVING sum(n) <> 0
 				RETURNING 1
 			)
-			SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded)`, keys).Scan(&removed)
+			SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded)`, keys).Scan(&removed); err != nil {
+			return err
+		}
+		var searchRemoved int64
+		err := tx.QueryRow(ctx, `WITH k AS (
+				SELECT DISTINCT org_id, repo_key, category, severity, state FROM findings.finding_search_counts WHERE pending LIMIT $1
+			), gone AS (
+				DELETE FROM findings.finding_search_counts c USING k
+				WHERE (c.org_id, c.repo_key, c.category, c.severity, c.state) = (k.org_id, k.repo_key, k.category, k.severity, k.state)
+				RETURNING c.org_id, c.repo_key, c.category, c.severity, c.state, c.n
+			), folded AS (
+				INSERT INTO findings.finding_search_counts (org_id, repo_key, category, severity, state, n, pending)
+				SELECT org_id, repo_key, category, severity, state, sum(n), false FROM gone
+				GROUP BY org_id, repo_key, category, severity, state HAVING sum(n) <> 0
+				RETURNING 1
+			)
+			SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded)`, keys).Scan(&searchRemoved)
+		removed += searchRemoved
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("fold counts: %w", err)

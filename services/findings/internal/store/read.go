@@ -48,6 +48,14 @@ func (f Filter) Searching() bool {
 // and must stay equal to it.
 const TextExpr = `(f.title || E'\n' || f.description || E'\n' || f.affected_file)`
 
+// searchCounted reports whether the search counters
+// (finding_search_counts) hold f's total: its only search filters are the
+// repository and the category, and it spans every scan.
+func (f Filter) searchCounted() bool {
+	return f.ScanID == "" && (f.RepoKey != "" || f.Category != "") && f.FoundSince.IsZero() && f.FoundUntil.IsZero() &&
+		f.Tag == "" && f.FilePrefix == "" && f.Text == ""
+}
+
 // where renders the filter's conditions and arguments.
 func (f Filter) where() (string, []any) {
 	args := []any{f.OrgID}
@@ -78,7 +86,7 @@ func (f Filter) where() (string, []any) {
 		add("f.category = ?", f.Category)
 	}
 	if f.Tag != "" {
-		add("f.tags @> ARRAY[?::text]", f.Tag)
+		add("EXISTS (SELECT 1 FROM findings.finding_tags t WHERE t.org_id = $1 AND t.approved AND t.tag = ? AND t.finding_id = f.id)", f.Tag)
 	}
 	if f.FilePrefix != "" {
 		// A range in byte order finds the prefix in findings_search_file;
@@ -185,9 +193,12 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 // a sum over the counters (finding_counts) unless a search filter is set;
 // then it is a count of the matches, which the search indexes serve.
 func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs []any) {
-	if f.ScanID != "" && !f.Searching() {
+	switch {
+	case f.ScanID != "" && !f.Searching():
 		page, pageArgs = f.scanPage()
-	} else {
+	case f.Tag != "":
+		page, pageArgs = f.tagPage()
+	default:
 		var where string
 		where, pageArgs = f.where()
 		n := len(pageArgs)
@@ -198,6 +209,61 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 	}
 	total, totalArgs = f.countQuery()
 	return page, pageArgs, total, totalArgs
+}
+
+// tagFrom renders the rows of f's tag (finding_tags, alias t), with the
+// severity, state and found_at conditions on the tag rows' own copies of the
+// list keys, joined to the findings only when f has other filters (which
+// the outer query cannot apply before the limit).
+func (f Filter) tagFrom() (string, []any) {
+	rest := f
+	rest.Tag, rest.Severity, rest.State, rest.FoundSince, rest.FoundUntil = "", "", "", time.Time{}, time.Time{}
+	from := "findings.finding_tags t"
+	var conds []string
+	args := []any{f.OrgID}
+	if rest.Searching() || rest.ScanID != "" {
+		var where string
+		where, args = rest.where()
+		from += " JOIN findings.findings f ON f.id = t.finding_id AND " + where
+	}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		conds = append(conds, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
+	}
+	conds = append(conds, "t.org_id = $1", "t.approved")
+	add("t.tag = ?", f.Tag)
+	if f.Severity != "" {
+		if !slices.Contains(Severities, f.Severity) {
+			conds = append(conds, "false")
+		}
+		add("t.severity_rank = ?", SeverityRank(f.Severity))
+	}
+	if f.State != "" {
+		add("t.state = ?", f.State)
+	}
+	if !f.FoundSince.IsZero() {
+		add("t.found_at >= ?", f.FoundSince)
+	}
+	if !f.FoundUntil.IsZero() {
+		add("t.found_at < ?", f.FoundUntil)
+	}
+	return from + " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// tagPage renders the query of one page of the findings with f's tag: the
+// page is chosen from finding_tags, whose indexes hold the tag's rows in
+// each list order, and the outer query fetches those rows.
+func (f Filter) tagPage() (string, []any) {
+	from, args := f.tagFrom()
+	n := len(args)
+	args = append(args, f.Limit, f.Offset)
+	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
+		SELECT t.finding_id AS id, t.severity_rank, t.found_at, t.updated_at FROM ` + from +
+		` ORDER BY ` + f.orderByID("t", "finding_id") +
+		` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
+		WHERE f.org_id = $1 AND f.verification_status = 'approved'
+		ORDER BY ` + f.orderBy("p")
+	return q, args
 }
 
 // scanPage renders the query of one page of a scan's findings. The page is
@@ -242,8 +308,20 @@ func (s *Store) Count(ctx context.Context, f Filter) (int64, error) {
 }
 
 // countQuery renders the exact total of f: from the counters when they
-// cover f's filters, else a count of the matches.
+// cover f's filters (finding_counts for the spec's filters,
+// finding_search_counts for repository and category), else a count of the
+// matches.
 func (f Filter) countQuery() (string, []any) {
+	if f.searchCounted() {
+		return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_search_counts
+		WHERE org_id = $1 AND ($2 = '' OR repo_key = $2) AND ($3 = '' OR category = $3)
+			AND ($4 = '' OR severity = $4) AND ($5 = '' OR state = $5)`,
+			[]any{f.OrgID, f.RepoKey, f.Category, f.Severity, f.State}
+	}
+	if f.Tag != "" {
+		from, args := f.tagFrom()
+		return `SELECT count(*) FROM ` + from, args
+	}
 	if f.Searching() {
 		where, args := f.where()
 		return `SELECT count(*) FROM findings.findings f WHERE ` + where, args

@@ -118,6 +118,11 @@ func TestSearchFilters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Fold some counter keys and leave others pending: totals are sums
+	// over both.
+	if _, err := s.FoldCounts(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
 	all, _, err = s.List(ctx, Filter{OrgID: org, SortBy: "found_at", Limit: 1000})
 	if err != nil || len(all) < 60 {
 		t.Fatalf("seeded %d findings, %v", len(all), err)
@@ -187,6 +192,14 @@ func TestSearchFilters(t *testing.T) {
 		{"with severity and state", Filter{Tag: "cwe-79", Severity: "high", State: "open"}, 1},
 		{"with scan", Filter{ScanID: scans[2].ID, Text: "xss"}, 2},
 		{"with scan and state", Filter{ScanID: scans[0].ID, State: "resolved", FilePrefix: "src"}, 1},
+		// Totals from the search counters, and tag pages from the tag rows,
+		// after triage changed states and found_at was moved.
+		{"repo and state", Filter{RepoKey: RepoKey(repoA), State: "resolved"}, 1},
+		{"repo and category", Filter{RepoKey: RepoKey(repoB), Category: "auth"}, 2},
+		{"category, severity and state", Filter{Category: Categories[0], Severity: "critical", State: "open"}, 1},
+		{"tag and state", Filter{Tag: "pci", State: "resolved"}, 1},
+		{"tag in window", Filter{Tag: "cwe-79", FoundSince: at("2026-03-02T00:00:00Z"), FoundUntil: at("2026-03-03T00:00:00Z")}, 2},
+		{"tag with repo and scan", Filter{Tag: "cwe-89", RepoKey: RepoKey(repoA), ScanID: scans[2].ID}, 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
