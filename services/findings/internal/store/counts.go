@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -14,10 +15,37 @@ import (
 // orders could otherwise deadlock each other.
 const foldLockKey = 0x66696e64636e74 // "findcnt"
 
-// FoldCounts replaces all rows of up to keys counter keys (of each counter
-// table: finding_counts and finding_search_counts) that have pending
-// deltas by a single settled row holding their sum (none when the sum is
-// zero), and returns how many rows it removed. A key's rows are deleted and
+// counterTables are the delta counter tables with their key columns.
+var counterTables = []struct{ table, key string }{
+	{"finding_counts", "org_id, scan_id, severity, state"},
+	{"finding_search_counts", "org_id, repo_key, category, severity, state"},
+	{"finding_hour_counts", "org_id, hour, severity, state"},
+}
+
+// foldSQL renders the fold of up to $1 pending keys of a counter table,
+// returning how many rows it removed.
+func foldSQL(table, key string) string {
+	ck := "c." + strings.ReplaceAll(key, ", ", ", c.")
+	kk := "k." + strings.ReplaceAll(key, ", ", ", k.")
+	return `WITH k AS (
+			SELECT DISTINCT ` + key + ` FROM findings.` + table + ` WHERE pending LIMIT $1
+		), gone AS (
+			DELETE FROM findings.` + table + ` c USING k
+			WHERE (` + ck + `) = (` + kk + `)
+			RETURNING ` + ck + `, c.n
+		), folded AS (
+			INSERT INTO findings.` + table + ` (` + key + `, n, pending)
+			SELECT ` + key + `, sum(n), false FROM gone
+			GROUP BY ` + key + ` HAVING sum(n) <> 0
+			RETURNING 1
+		)
+		SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded)`
+}
+
+// FoldCounts replaces, in each counter table (finding_counts,
+// finding_search_counts, finding_hour_counts), all rows of up to keys
+// counter keys that have pending deltas by a single settled row holding
+// their sum (none when the sum is zero), and returns how many rows it removed. A key's rows are deleted and
 // their sum inserted by one statement, so every snapshot sees the same
 // total before and after; deltas appended meanwhile are not touched and
 // wait for the next fold. When another fold is running it returns 0 at once.
@@ -31,37 +59,14 @@ func (s *Store) FoldCounts(ctx context.Context, keys int) (int64, error) {
 		if !locked {
 			return nil
 		}
-		if err := tx.QueryRow(ctx, `WITH k AS (
-				SELECT DISTINCT org_id, scan_id, severity, state FROM findings.finding_counts WHERE pending LIMIT $1
-			), gone AS (
-				DELETE FROM findings.finding_counts c USING k
-				WHERE (c.org_id, c.scan_id, c.severity, c.state) = (k.org_id, k.scan_id, k.severity, k.state)
-				RETURNING c.org_id, c.scan_id, c.severity, c.state, c.n
-			), folded AS (
-				INSERT INTO findings.finding_counts (org_id, scan_id, severity, state, n, pending)
-				SELECT org_id, scan_id, severity, state, sum(n), false FROM gone
-				GROUP BY org_id, scan_id, severity, state HAVING sum(n) <> 0
-				RETURNING 1
-			)
-			SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded)`, keys).Scan(&removed); err != nil {
-			return err
+		for _, c := range counterTables {
+			var n int64
+			if err := tx.QueryRow(ctx, foldSQL(c.table, c.key), keys).Scan(&n); err != nil {
+				return fmt.Errorf("%s: %w", c.table, err)
+			}
+			removed += n
 		}
-		var searchRemoved int64
-		err := tx.QueryRow(ctx, `WITH k AS (
-				SELECT DISTINCT org_id, repo_key, category, severity, state FROM findings.finding_search_counts WHERE pending LIMIT $1
-			), gone AS (
-				DELETE FROM findings.finding_search_counts c USING k
-				WHERE (c.org_id, c.repo_key, c.category, c.severity, c.state) = (k.org_id, k.repo_key, k.category, k.severity, k.state)
-				RETURNING c.org_id, c.repo_key, c.category, c.severity, c.state, c.n
-			), folded AS (
-				INSERT INTO findings.finding_search_counts (org_id, repo_key, category, severity, state, n, pending)
-				SELECT org_id, repo_key, category, severity, state, sum(n), false FROM gone
-				GROUP BY org_id, repo_key, category, severity, state HAVING sum(n) <> 0
-				RETURNING 1
-			)
-			SELECT (SELECT count(*) FROM gone) - (SELECT count(*) FROM folded)`, keys).Scan(&searchRemoved)
-		removed += searchRemoved
-		return err
+		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("fold counts: %w", err)

@@ -188,10 +188,13 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 // floor can run exactly the store's SQL.
 //
 // The page is chosen by an inner query that walks only an index (the list
-// indexes of the organization, or for a scan without search filters the
-// occurrences' own), and the outer query fetches those rows. The total is
-// a sum over the counters (finding_counts) unless a search filter is set;
-// then it is a count of the matches, which the search indexes serve.
+// and search indexes of the organization, for a scan without search filters
+// the occurrences' own, for a tag the tag rows' own), and the outer query
+// fetches those rows. The total is a sum over the counters: finding_counts
+// for the spec's filters, finding_search_counts when the only search
+// filters are the repository and the category. Otherwise it is a count of
+// the matches, which the search indexes (for a tag, the tag rows' indexes)
+// serve.
 func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs []any) {
 	switch {
 	case f.ScanID != "" && !f.Searching():
@@ -309,8 +312,8 @@ func (s *Store) Count(ctx context.Context, f Filter) (int64, error) {
 
 // countQuery renders the exact total of f: from the counters when they
 // cover f's filters (finding_counts for the spec's filters,
-// finding_search_counts for repository and category), else a count of the
-// matches.
+// finding_search_counts for repository and category, finding_hour_counts
+// for the whole hours of a found_at window), else a count of the matches.
 func (f Filter) countQuery() (string, []any) {
 	if f.searchCounted() {
 		return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_search_counts
@@ -321,6 +324,9 @@ func (f Filter) countQuery() (string, []any) {
 	if f.Tag != "" {
 		from, args := f.tagFrom()
 		return `SELECT count(*) FROM ` + from, args
+	}
+	if q, args, ok := f.hourCountQuery(); ok {
+		return q, args
 	}
 	if f.Searching() {
 		where, args := f.where()
@@ -333,6 +339,63 @@ func (f Filter) countQuery() (string, []any) {
 	return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_counts
 		WHERE org_id = $1 AND scan_id = $2 AND ($3 = '' OR severity = $3) AND ($4 = '' OR state = $4)`,
 		[]any{f.OrgID, scan, f.Severity, f.State}
+}
+
+// hourCountQuery renders the exact total of a found_at window whose other
+// filters are at most severity and state (across every scan): the sum of
+// the hour counters (finding_hour_counts) of the whole UTC hours inside the
+// window, plus a count of the matches in the parts of an hour at either
+// end. ok is false when the window holds no whole hour or f has other
+// filters.
+func (f Filter) hourCountQuery() (q string, args []any, ok bool) {
+	if f.ScanID != "" || (f.FoundSince.IsZero() && f.FoundUntil.IsZero()) || f.RepoKey != "" || f.Category != "" ||
+		f.Tag != "" || f.FilePrefix != "" || f.Text != "" {
+		return "", nil, false
+	}
+	since, until := f.FoundSince, f.FoundUntil
+	lo := since.Truncate(time.Hour) // whole hours start at lo and end by hi
+	if lo.Before(since) {
+		lo = lo.Add(time.Hour)
+	}
+	hi := until.Truncate(time.Hour)
+	if !since.IsZero() && !until.IsZero() && !lo.Before(hi) {
+		return "", nil, false
+	}
+	args = []any{f.OrgID}
+	add := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	hourConds := []string{"org_id = $1"}
+	rowConds := []string{"f.org_id = $1", "f.verification_status = 'approved'"}
+	if f.Severity != "" {
+		p := add(f.Severity)
+		hourConds = append(hourConds, "severity = "+p)
+		rowConds = append(rowConds, "f.severity = "+p)
+	}
+	if f.State != "" {
+		p := add(f.State)
+		hourConds = append(hourConds, "state = "+p)
+		rowConds = append(rowConds, "f.state = "+p)
+	}
+	rows := strings.Join(rowConds, " AND ")
+	parts := []string{}
+	if !since.IsZero() {
+		l := add(lo)
+		hourConds = append(hourConds, "hour >= "+l)
+		if lo.After(since) {
+			parts = append(parts, `(SELECT count(*) FROM findings.findings f WHERE `+rows+` AND f.found_at >= `+add(since)+` AND f.found_at < `+l+`)`)
+		}
+	}
+	if !until.IsZero() {
+		h := add(hi)
+		hourConds = append(hourConds, "hour < "+h)
+		if hi.Before(until) {
+			parts = append(parts, `(SELECT count(*) FROM findings.findings f WHERE `+rows+` AND f.found_at >= `+h+` AND f.found_at < `+add(until)+`)`)
+		}
+	}
+	parts = append(parts, `(SELECT coalesce(sum(n), 0) FROM findings.finding_hour_counts WHERE `+strings.Join(hourConds, " AND ")+`)`)
+	return `SELECT (` + strings.Join(parts, " + ") + `)::bigint`, args, true
 }
 
 // Each streams every approved finding matching f (Limit and Offset

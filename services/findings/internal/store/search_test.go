@@ -100,8 +100,9 @@ func TestSearchFilters(t *testing.T) {
 		if _, err := s.Report(ctx, sc, batch(fmt.Sprintf("s%d-", i%2), 40), true); err != nil {
 			t.Fatal(err)
 		}
-		// Spread found_at so that windows cut between findings.
-		if _, err := pool.Exec(ctx, `UPDATE findings.findings SET found_at = timestamptz '2026-03-01' + $2 * interval '1 day' + (fingerprint_n * interval '1 hour')
+		// Spread found_at so that windows cut between findings, and
+		// whole hours and parts of hours hold some.
+		if _, err := pool.Exec(ctx, `UPDATE findings.findings SET found_at = timestamptz '2026-03-01' + $2 * interval '1 day' + (fingerprint_n * interval '37 minutes')
 			FROM (SELECT id AS fid, row_number() OVER (ORDER BY fingerprint) AS fingerprint_n FROM findings.findings WHERE scan_id = $1) n
 			WHERE id = n.fid`, sc.ID, i); err != nil {
 			t.Fatal(err)
@@ -197,6 +198,10 @@ func TestSearchFilters(t *testing.T) {
 		{"repo and state", Filter{RepoKey: RepoKey(repoA), State: "resolved"}, 1},
 		{"repo and category", Filter{RepoKey: RepoKey(repoB), Category: "auth"}, 2},
 		{"category, severity and state", Filter{Category: Categories[0], Severity: "critical", State: "open"}, 1},
+		{"window of whole hours and parts", Filter{FoundSince: at("2026-03-02T07:20:00Z"), FoundUntil: at("2026-03-03T19:50:00Z")}, 10},
+		{"window within an hour", Filter{FoundSince: at("2026-03-02T07:20:00Z"), FoundUntil: at("2026-03-02T07:59:00Z")}, 1},
+		{"since in an hour, severity", Filter{FoundSince: at("2026-03-01T13:05:00Z"), Severity: "high"}, 5},
+		{"until in an hour, state", Filter{FoundUntil: at("2026-03-02T05:45:00Z"), State: "resolved"}, 1},
 		{"tag and state", Filter{Tag: "pci", State: "resolved"}, 1},
 		{"tag in window", Filter{Tag: "cwe-79", FoundSince: at("2026-03-02T00:00:00Z"), FoundUntil: at("2026-03-03T00:00:00Z")}, 2},
 		{"tag with repo and scan", Filter{Tag: "cwe-89", RepoKey: RepoKey(repoA), ScanID: scans[2].ID}, 2},
