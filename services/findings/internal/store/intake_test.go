@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -221,6 +222,20 @@ func TestConcurrentReports(t *testing.T) {
 						}
 					}
 				}
+				// The search counters too: repository, category and found_at
+				// window totals.
+				since := time.Now().Add(-90 * time.Minute)
+				for _, sc := range scans {
+					for _, f := range []Filter{{RepoKey: RepoKey(sc.RepoURL)}, {RepoKey: RepoKey(sc.RepoURL), Severity: "high", State: "open"},
+						{Category: Categories[1]}, {FoundSince: since}, {FoundSince: since, FoundUntil: time.Now().Add(time.Hour), Severity: "low"}} {
+						f.OrgID, f.SortBy, f.Limit = org, "found_at", 15
+						var direct int64
+						require.NoError(t, s.Each(ctx, f, func(Finding, Extra) error { direct++; return nil }))
+						_, total, err := s.List(ctx, f)
+						require.NoError(t, err)
+						require.Equal(t, direct, total, "%+v", f)
+					}
+				}
 				var wantTotal int64
 				for k := range seenBy {
 					if _, verified := fpTraits(k.fp); verified {
@@ -239,9 +254,13 @@ func TestConcurrentReports(t *testing.T) {
 					break
 				}
 			}
-			var pending int
-			require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM findings.finding_counts WHERE pending`).Scan(&pending))
-			require.Zero(t, pending)
+			for _, c := range counterTables {
+				var pending, rows, keys int
+				require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE pending), count(*), count(DISTINCT (`+c.key+`))
+					FROM findings.`+c.table).Scan(&pending, &rows, &keys))
+				require.Zero(t, pending, c.table)
+				require.Equal(t, keys, rows, "%s: one settled row per key", c.table)
+			}
 			check()
 		})
 	}
