@@ -20,6 +20,7 @@ var counterTables = []struct{ table, key string }{
 	{"finding_counts", "org_id, scan_id, severity, state"},
 	{"finding_search_counts", "org_id, repo_key, category, severity, state"},
 	{"finding_hour_counts", "org_id, hour, severity, state"},
+	{"finding_tag_counts", "org_id, tag, severity_rank, state"},
 }
 
 // foldSQL renders the fold of up to $1 pending keys of a counter table,
@@ -43,7 +44,7 @@ func foldSQL(table, key string) string {
 }
 
 // FoldCounts replaces, in each counter table (finding_counts,
-// finding_search_counts, finding_hour_counts), all rows of up to keys
+// finding_search_counts, finding_hour_counts, finding_tag_counts), all rows of up to keys
 // counter keys that have pending deltas by a single settled row holding
 // their sum (none when the sum is zero), and returns how many rows it removed. A key's rows are deleted and
 // their sum inserted by one statement, so every snapshot sees the same

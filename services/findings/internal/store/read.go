@@ -313,7 +313,8 @@ func (s *Store) Count(ctx context.Context, f Filter) (int64, error) {
 // countQuery renders the exact total of f: from the counters when they
 // cover f's filters (finding_counts for the spec's filters,
 // finding_search_counts for repository and category, finding_hour_counts
-// for the whole hours of a found_at window), else a count of the matches.
+// for the whole hours of a found_at window, finding_tag_counts for a tag),
+// else a count of the matches.
 func (f Filter) countQuery() (string, []any) {
 	if f.searchCounted() {
 		return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_search_counts
@@ -322,6 +323,17 @@ func (f Filter) countQuery() (string, []any) {
 			[]any{f.OrgID, f.RepoKey, f.Category, f.Severity, f.State}
 	}
 	if f.Tag != "" {
+		rest := f
+		rest.Tag, rest.Severity, rest.State = "", "", ""
+		if !rest.Searching() && rest.ScanID == "" && (f.Severity == "" || slices.Contains(Severities, f.Severity)) {
+			rank := int16(0)
+			if f.Severity != "" {
+				rank = int16(SeverityRank(f.Severity))
+			}
+			return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_tag_counts
+			WHERE org_id = $1 AND tag = $2 AND ($3 = 0 OR severity_rank = $3) AND ($4 = '' OR state = $4)`,
+				[]any{f.OrgID, f.Tag, rank, f.State}
+		}
 		from, args := f.tagFrom()
 		return `SELECT count(*) FROM ` + from, args
 	}
