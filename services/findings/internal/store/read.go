@@ -190,11 +190,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 // The page is chosen by an inner query that walks only an index (the list
 // and search indexes of the organization, for a scan without search filters
 // the occurrences' own, for a tag the tag rows' own), and the outer query
-// fetches those rows. The total is a sum over the counters: finding_counts
-// for the spec's filters, finding_search_counts when the only search
-// filters are the repository and the category. Otherwise it is a count of
-// the matches, which the search indexes (for a tag, the tag rows' indexes)
-// serve.
+// fetches those rows. The total is a sum over counters where they cover
+// the filters (see countQuery), else a count of the matches, which the
+// search indexes (for a tag, the tag rows' indexes) serve.
 func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs []any) {
 	switch {
 	case f.ScanID != "" && !f.Searching():

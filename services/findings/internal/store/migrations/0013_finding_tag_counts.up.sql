@@ -1,5 +1,6 @@
 -- Exact totals of a tag (with severity and state) without counting its
--- matches, and file prefix pages in every order from the index alone.
+-- matches; file prefix pages in every order from the index alone; an index
+-- of their own for a repository and a category together.
 --
 -- finding_tag_counts keeps delta rows of approved findings per
 -- organization, tag, severity rank and state, like finding_counts (0003):
@@ -50,3 +51,11 @@ INSERT INTO finding_tag_counts (org_id, tag, severity_rank, state, n, pending)
 DROP INDEX findings_search_file;
 CREATE INDEX findings_search_file ON findings (org_id, (affected_file COLLATE "C"), found_at, id)
     INCLUDE (severity_rank, updated_at) WHERE verification_status = 'approved';
+
+-- A repository and a category together (the findings of one kind in one
+-- repository) have an index of their own in each order, so that a deep
+-- page of the pair does not read every finding of the category.
+CREATE INDEX findings_search_repo_category ON findings (org_id, repo_key, category, found_at, id)
+    INCLUDE (severity_rank, updated_at, severity, state) WHERE verification_status = 'approved';
+CREATE INDEX findings_search_repo_category_rank ON findings (org_id, repo_key, category, severity_rank, found_at, id)
+    INCLUDE (updated_at, severity, state) WHERE verification_status = 'approved';
