@@ -52,6 +52,7 @@ var Policies = map[string]server.Policy{
 		findingsIntake + "RegisterScan":     {mtls.Scan},
 		findingsIntake + "ReportFindings":   {mtls.Scan},
 		findingsIntake + "GetScanSummaries": {mtls.Scan},
+		findingsIntake + "CompleteScan":     {mtls.Scan},
 	},
 }
 

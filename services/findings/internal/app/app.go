@@ -6,6 +6,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"time"
 
@@ -36,6 +37,9 @@ type Config struct {
 	DeliveryMaxAttempts int
 	CountFoldEvery      time.Duration
 	RiskExpiryEvery     time.Duration
+	// PublicURL is where users reach the API; links in pull request
+	// comments point under it.
+	PublicURL string
 }
 
 // ReadConfig reads the configuration from env.
@@ -49,6 +53,10 @@ func ReadConfig(env *config.Env) (Config, error) {
 		DeliveryMaxAttempts: env.Int("FINDINGS_DELIVERY_MAX_ATTEMPTS", 12),
 		CountFoldEvery:      env.Duration("FINDINGS_COUNT_FOLD_EVERY", 5*time.Second),
 		RiskExpiryEvery:     env.Duration("FINDINGS_RISK_EXPIRY_EVERY", 30*time.Second),
+		PublicURL:           env.String("VULNSCAN_PUBLIC_URL", "http://"+env.String("VULNSCAN_HTTP_ADDR", config.DefaultHTTPAddr)),
+	}
+	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		env.Fail(fmt.Errorf("VULNSCAN_PUBLIC_URL must be an http or https URL"))
 	}
 	if c.RiskExpiryEvery <= 0 {
 		env.Fail(fmt.Errorf("FINDINGS_RISK_EXPIRY_EVERY must be positive"))
@@ -118,7 +126,7 @@ func Run(ctx context.Context, version string) error {
 	findingsv1.RegisterFindingsAdminServiceServer(p.Admin, &service.Admin{Service: svc})
 	w := &delivery.Worker{Store: st, Box: box, Client: guard.Client(20*time.Second, 3), Log: log,
 		Poll: cfg.DeliveryPoll, BaseBackoff: cfg.DeliveryBackoff, MaxBackoff: cfg.DeliveryMaxBackoff,
-		MaxAttempts: cfg.DeliveryMaxAttempts, Batch: 20}
+		MaxAttempts: cfg.DeliveryMaxAttempts, Batch: 20, PublicURL: cfg.PublicURL}
 	p.Worker(w.Run)
 	p.Worker((&fold.Worker{Store: st, Log: log, Every: cfg.CountFoldEvery, Keys: 1000}).Run)
 	p.Worker((&expiry.Worker{Store: st, Log: log, Every: cfg.RiskExpiryEvery}).Run)

@@ -41,6 +41,14 @@ type Repo struct {
 	// an upload is "upload-content:" + the content hash of its files, so the
 	// same code uploaded again is recognized. Empty means the URL.
 	Identity string `json:"identity,omitempty"`
+	// CommitSHA is the estimated commit. BaseBranch and BaseCommit are set
+	// when the estimation entry is a pull request: only findings the change
+	// from BaseCommit introduces are reported. PullRequest is its number on
+	// the git host, 0 when not given.
+	CommitSHA   string `json:"commit_sha,omitempty"`
+	BaseBranch  string `json:"base_branch,omitempty"`
+	BaseCommit  string `json:"base_commit,omitempty"`
+	PullRequest int32  `json:"pull_request,omitempty"`
 }
 
 // Key is the repository's identity for findings.

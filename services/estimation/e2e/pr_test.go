@@ -1,0 +1,244 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+)
+
+const prBaseApp = `import sqlite3
+import subprocess
+from flask import Flask, request
+
+app = Flask(__name__)
+
+
+@app.route("/user")
+def user():
+    name = request.args.get("name")
+    conn = sqlite3.connect("app.db")
+    query = "SELECT * FROM users WHERE name = '" + name + "'"
+    return str(conn.execute(query).fetchall())
+`
+
+// prHeadApp adds a command injection above the SQL injection the base
+// already has (moving it down) and edits a line on the SQL injection's
+// dataflow path, so the old flaw touches the change but is not new.
+const prHeadApp = `import sqlite3
+import subprocess
+from flask import Flask, request
+
+app = Flask(__name__)
+
+
+@app.route("/ping")
+def ping():
+    host = request.args.get("host")
+    return subprocess.check_output("ping -c 1 " + host, shell=True)
+
+
+@app.route("/user")
+def user():
+    name = request.args.get("name", "")
+    conn = sqlite3.connect("app.db")
+    query = "SELECT * FROM users WHERE name = '" + name + "'"
+    return str(conn.execute(query).fetchall())
+`
+
+// prRepo publishes a Flask application with one flaw on main (and enough
+// code for its full scan to cost 2 credits) and a branch "feature" that adds
+// a second flaw; it returns the repository URL and the base commit.
+func prRepo(t *testing.T, name string) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "app.py"), []byte(prBaseApp), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "requirements.txt"), []byte("flask==3.0.0\n"), 0o644))
+	var filler strings.Builder
+	for i := range 6000 {
+		fmt.Fprintf(&filler, "VALUE_%d = %d\n", i, i)
+	}
+	must(t, os.MkdirAll(filepath.Join(dir, "lib"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "lib", "constants.py"), []byte(filler.String()), 0o644))
+	base := git.addRepo(t, name, dir)
+	git.addBranch(t, name, "feature", "app.py", prHeadApp)
+	return git.URL("", name), base
+}
+
+type prFinding struct {
+	ID           string `json:"id"`
+	Title        string `json:"title"`
+	Category     string `json:"category"`
+	Severity     string `json:"severity"`
+	AffectedFile string `json:"affected_file"`
+	Line         int    `json:"line"`
+	ScanType     string `json:"scan_type"`
+}
+
+// scanAndWait starts a scan of the estimation's branch and waits for it to end.
+func scanAndWait(t *testing.T, key, estimationID, url, branch string) (string, []prFinding) {
+	t.Helper()
+	r := do(t, "POST", "/scans", key, map[string]any{"cost_estimation_id": estimationID,
+		"repos": []map[string]any{{"source": "public", "url": url, "branch": branch}}})
+	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+	id := r.JSON()["id"].(string)
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		st := do(t, "GET", "/scans/"+id+"/status", key, nil).JSON()["status"]
+		if st == "completed" {
+			break
+		}
+		require.NotEqual(t, "failed", st, string(do(t, "GET", "/scans/"+id, key, nil).Body))
+		require.True(t, time.Now().Before(deadline), "scan %s still %v", id, st)
+		time.Sleep(300 * time.Millisecond)
+	}
+	r = do(t, "GET", "/scans/"+id+"/findings?limit=100", key, nil)
+	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+	var list struct {
+		Data []prFinding `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(r.Body, &list))
+	return id, list.Data
+}
+
+func category(fs []prFinding) map[string]prFinding {
+	out := map[string]prFinding{}
+	for _, f := range fs {
+		out[f.Category+"/"+f.Title] = f
+	}
+	return out
+}
+
+// TestPullRequestScan: a pull request whose head adds one flaw to a
+// repository that already has another reports exactly the new one, as a
+// "pr" finding, costs less than the full scan (and at least 1 credit), and
+// posts one review comment on the flaw's line and one summary to the git host.
+func TestPullRequestScan(t *testing.T) {
+	t.Parallel()
+	url, base := prRepo(t, "acme/pr-app")
+
+	// The whole head, scanned in full (in another organization, so its
+	// findings are not known to the first): both flaws are there.
+	other := newOrg(t)
+	fullElsewhere := estimate(t, other.WriteKey, repo{"source": "public", "repo_url": url, "branch": "feature"})
+	require.Equal(t, "completed", fullElsewhere.Status)
+	_, headFindings := scanAndWait(t, other.WriteKey, fullElsewhere.ID, url, "feature")
+	require.GreaterOrEqual(t, len(headFindings), 2, "the head has the old and the new flaw: %+v", headFindings)
+	var injections []prFinding
+	for _, f := range headFindings {
+		if f.Category == "injection" {
+			injections = append(injections, f)
+		}
+	}
+	require.Len(t, injections, 2, "%+v", headFindings)
+
+	org := newOrg(t)
+	host := newHostAPI(t)
+	_, err := sys.CtlRaw([]string{"HOST_TOKEN=tok-pr"}, "integration", "add", "--org", org.ID, "--kind", "github",
+		"--url", host.URL, "--token-env", "HOST_TOKEN")
+	require.NoError(t, err)
+
+	full := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": url, "branch": "feature"})
+	require.Equal(t, "completed", full.Status)
+	require.Equal(t, 2, full.TotalCredits)
+
+	r := do(t, "POST", "/cost-estimations", org.WriteKey, map[string]any{"repos": []map[string]any{{"source": "public", "repo_url": url,
+		"branch": "feature", "base_branch": "main", "pull_request": 42}}})
+	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+	prID := r.JSON()["id"].(string)
+	wait(t, org.WriteKey, prID, time.Minute)
+	var pr struct {
+		Status       string `json:"status"`
+		TotalCredits int    `json:"total_credits"`
+		Repos        []struct {
+			BaseBranch  string `json:"base_branch"`
+			BaseCommit  string `json:"base_commit"`
+			PullRequest int    `json:"pull_request"`
+			CommitSHA   string `json:"commit_sha"`
+		} `json:"repos"`
+		RepoResults []struct {
+			ScanType     string `json:"scan_type"`
+			BaseBranch   string `json:"base_branch"`
+			BaseCommit   string `json:"base_commit"`
+			ChangedFiles int    `json:"changed_files"`
+			ChangedLines int    `json:"changed_lines"`
+			Credits      int    `json:"credits"`
+			Error        string `json:"error"`
+		} `json:"repo_results"`
+	}
+	require.NoError(t, json.Unmarshal(do(t, "GET", "/cost-estimations/"+prID, org.WriteKey, nil).Body, &pr))
+	require.Equal(t, "completed", pr.Status, "%+v", pr)
+	res := pr.RepoResults[0]
+	require.Equal(t, "pr", res.ScanType)
+	require.Equal(t, "main", res.BaseBranch)
+	require.Equal(t, base, res.BaseCommit)
+	require.Equal(t, base, pr.Repos[0].BaseCommit)
+	require.Equal(t, 42, pr.Repos[0].PullRequest)
+	require.Equal(t, 1, res.ChangedFiles)
+	require.Equal(t, 7, res.ChangedLines, "six lines added, one modified (one deleted, one added)")
+	// The documented rule: 1 + changed_lines/1000, at least 1, below the full scan's price.
+	require.Equal(t, 1, pr.TotalCredits)
+	require.Less(t, pr.TotalCredits, full.TotalCredits)
+
+	before := do(t, "GET", "/credits", org.WriteKey, nil).JSON()["balance"].(float64)
+	scanID, found := scanAndWait(t, org.WriteKey, prID, url, "feature")
+	after := do(t, "GET", "/credits", org.WriteKey, nil).JSON()["balance"].(float64)
+	require.Equal(t, float64(pr.TotalCredits), before-after, "a PR scan debits the PR estimation's credits")
+
+	require.Len(t, found, 1, "only the new flaw is reported: %+v", found)
+	newFlaw := found[0]
+	require.Equal(t, "injection", newFlaw.Category)
+	require.Equal(t, "app.py", newFlaw.AffectedFile)
+	require.Equal(t, 11, newFlaw.Line, "the command injection's sink")
+	require.Contains(t, category(injections), newFlaw.Category+"/"+newFlaw.Title)
+	detail := do(t, "GET", "/findings/"+newFlaw.ID, org.WriteKey, nil).JSON()
+	require.Equal(t, "pr", detail["scan_type"])
+	require.Equal(t, "pr", do(t, "GET", "/scans/"+scanID, org.WriteKey, nil).JSON()["scan_type"])
+
+	// Back into the pull request: one review comment on the new flaw's line
+	// of the head commit, and one summary on the pull request.
+	require.Eventually(t, func() bool { return len(host.got()) >= 2 }, 60*time.Second, 100*time.Millisecond)
+	// Exactly two events were queued for the scan, and both were delivered.
+	pool, err := pgxpool.New(context.Background(), sys.DatabaseURL)
+	require.NoError(t, err)
+	defer pool.Close()
+	require.Eventually(t, func() bool {
+		var total, delivered int
+		err := pool.QueryRow(context.Background(), `SELECT count(*), count(*) FILTER (WHERE status = 'delivered')
+			FROM findings.outbox WHERE scan_id = $1`, scanID).Scan(&total, &delivered)
+		require.NoError(t, err)
+		require.LessOrEqual(t, total, 2)
+		return total == 2 && delivered == 2
+	}, 60*time.Second, 100*time.Millisecond)
+	calls := host.got()
+	require.Len(t, calls, 2, "%+v", calls)
+	var review, summary *hostCall
+	for i := range calls {
+		switch calls[i].Path {
+		case "/repos/acme/pr-app/pulls/42/comments":
+			review = &calls[i]
+		case "/repos/acme/pr-app/issues/42/comments":
+			summary = &calls[i]
+		}
+	}
+	require.NotNil(t, review, "%+v", calls)
+	require.NotNil(t, summary, "%+v", calls)
+	require.Equal(t, "app.py", review.Body["path"])
+	require.Equal(t, float64(11), review.Body["line"])
+	require.Equal(t, "RIGHT", review.Body["side"])
+	require.Equal(t, pr.Repos[0].CommitSHA, review.Body["commit_id"])
+	require.Contains(t, review.Body["body"], newFlaw.Title)
+	require.Contains(t, review.Body["body"], "/v1/findings/"+newFlaw.ID)
+	body := summary.Body["body"].(string)
+	require.Contains(t, body, "1 new finding")
+	require.Contains(t, body, newFlaw.Severity+": 1")
+	require.Contains(t, body, "/v1/findings/"+newFlaw.ID)
+}
