@@ -30,7 +30,7 @@ def user():
     return str(conn.execute(query).fetchall())
 `
 
-// prHeadApp adds a command injection above the SQL injection the base
+// prHeadApp adds a second SQL injection above the one the base
 // already has (moving it down) and edits a line on the SQL injection's
 // dataflow path, so the old flaw touches the change but is not new.
 const prHeadApp = `import sqlite3
@@ -40,10 +40,12 @@ from flask import Flask, request
 app = Flask(__name__)
 
 
-@app.route("/ping")
-def ping():
-    host = request.args.get("host")
-    return subprocess.check_output("ping -c 1 " + host, shell=True)
+@app.route("/item")
+def item():
+    item_id = request.args.get("id")
+    conn = sqlite3.connect("app.db")
+    query = "SELECT * FROM items WHERE id = '" + item_id + "'"
+    return str(conn.execute(query).fetchall())
 
 
 @app.route("/user")
@@ -107,14 +109,6 @@ func scanAndWait(t *testing.T, key, estimationID, url, branch string) (string, [
 	}
 	require.NoError(t, json.Unmarshal(r.Body, &list))
 	return id, list.Data
-}
-
-func category(fs []prFinding) map[string]prFinding {
-	out := map[string]prFinding{}
-	for _, f := range fs {
-		out[f.Category+"/"+f.Title] = f
-	}
-	return out
 }
 
 // TestPullRequestScan: a pull request whose head adds one flaw to a
@@ -183,7 +177,7 @@ func TestPullRequestScan(t *testing.T) {
 	require.Equal(t, base, pr.Repos[0].BaseCommit)
 	require.Equal(t, 42, pr.Repos[0].PullRequest)
 	require.Equal(t, 1, res.ChangedFiles)
-	require.Equal(t, 7, res.ChangedLines, "six lines added, one modified (one deleted, one added)")
+	require.Equal(t, 10, res.ChangedLines, "eight lines added, one modified (one deleted, one added)")
 	// The documented rule: 1 + changed_lines/1000, at least 1, below the full scan's price.
 	require.Equal(t, 1, pr.TotalCredits)
 	require.Less(t, pr.TotalCredits, full.TotalCredits)
@@ -197,8 +191,12 @@ func TestPullRequestScan(t *testing.T) {
 	newFlaw := found[0]
 	require.Equal(t, "injection", newFlaw.Category)
 	require.Equal(t, "app.py", newFlaw.AffectedFile)
-	require.Equal(t, 11, newFlaw.Line, "the command injection's sink")
-	require.Contains(t, category(injections), newFlaw.Category+"/"+newFlaw.Title)
+	require.Equal(t, 13, newFlaw.Line, "the new query's execution")
+	for _, f := range injections {
+		if f.Line == 19 {
+			require.NotEqual(t, f.Line, newFlaw.Line, "the old flaw (moved to line 19) is not reported")
+		}
+	}
 	detail := do(t, "GET", "/findings/"+newFlaw.ID, org.WriteKey, nil).JSON()
 	require.Equal(t, "pr", detail["scan_type"])
 	require.Equal(t, "pr", do(t, "GET", "/scans/"+scanID, org.WriteKey, nil).JSON()["scan_type"])
@@ -232,7 +230,7 @@ func TestPullRequestScan(t *testing.T) {
 	require.NotNil(t, review, "%+v", calls)
 	require.NotNil(t, summary, "%+v", calls)
 	require.Equal(t, "app.py", review.Body["path"])
-	require.Equal(t, float64(11), review.Body["line"])
+	require.Equal(t, float64(13), review.Body["line"])
 	require.Equal(t, "RIGHT", review.Body["side"])
 	require.Equal(t, pr.Repos[0].CommitSHA, review.Body["commit_id"])
 	require.Contains(t, review.Body["body"], newFlaw.Title)

@@ -101,10 +101,14 @@ func (st *Store) InsertStarting(ctx context.Context, tx pgx.Tx, s Scan) error {
 	if err != nil {
 		return err
 	}
+	scanType := s.ScanType
+	if scanType == "" {
+		scanType = "full"
+	}
 	_, err = tx.Exec(ctx, `INSERT INTO scan.scans (id, org_id, user_id, task_id, cost_estimation_id, repos, target_urls,
-		auth_instructions_enc, custom_context, context_document_ids, credits)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::uuid[], $11)`,
-		s.ID, s.OrgID, s.UserID, s.TaskID, s.EstimationID, repos, s.TargetURLs, s.AuthInstructionsEnc, s.CustomContext, s.ContextDocumentIDs, s.Credits)
+		auth_instructions_enc, custom_context, context_document_ids, credits, scan_type)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::uuid[], $11, $12)`,
+		s.ID, s.OrgID, s.UserID, s.TaskID, s.EstimationID, repos, s.TargetURLs, s.AuthInstructionsEnc, s.CustomContext, s.ContextDocumentIDs, s.Credits, scanType)
 	if err != nil {
 		return fmt.Errorf("insert scan: %w", err)
 	}
