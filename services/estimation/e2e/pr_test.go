@@ -240,3 +240,56 @@ func TestPullRequestScan(t *testing.T) {
 	require.Contains(t, body, newFlaw.Severity+": 1")
 	require.Contains(t, body, "/v1/findings/"+newFlaw.ID)
 }
+
+// TestPullRequestValidation: bad pull request fields are refused with a 400
+// naming the field; what only the repository can tell fails the entry with
+// its error, as an unknown branch does.
+func TestPullRequestValidation(t *testing.T) {
+	t.Parallel()
+	org := newOrg(t)
+	url, base := prRepo(t, "acme/pr-validate")
+	offMain := git.addBranch(t, "acme/pr-validate", "unrelated", "other.py", "x = 1\n")
+	up := upload(t, org.WriteKey, "application/zip", zipEntries(t, map[string]string{"app.py": prBaseApp}, nil))
+	for _, tc := range []struct {
+		name  string
+		entry map[string]any
+		field string
+	}{
+		{"base_commit without base_branch", map[string]any{"source": "public", "repo_url": url, "branch": "feature", "base_commit": base}, "repos[0].base_commit"},
+		{"pull_request without base_branch", map[string]any{"source": "public", "repo_url": url, "branch": "feature", "pull_request": 3}, "repos[0].pull_request"},
+		{"malformed base_commit", map[string]any{"source": "public", "repo_url": url, "branch": "feature", "base_branch": "main", "base_commit": "abc"}, "repos[0].base_commit"},
+		{"base equal to head", map[string]any{"source": "public", "repo_url": url, "branch": "feature", "base_branch": "feature"}, "repos[0].base_branch"},
+		{"invalid base branch name", map[string]any{"source": "public", "repo_url": url, "branch": "feature", "base_branch": "a..b"}, "repos[0].base_branch"},
+		{"negative pull request", map[string]any{"source": "public", "repo_url": url, "branch": "feature", "base_branch": "main", "pull_request": -1}, "repos[0].pull_request"},
+		{"upload with a base", map[string]any{"source": "upload", "repo_url": up.RepoURL, "base_branch": "main"}, "repos[0].base_branch"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := do(t, "POST", "/cost-estimations", org.WriteKey, map[string]any{"repos": []map[string]any{tc.entry}})
+			require.Equal(t, http.StatusBadRequest, r.Status, string(r.Body))
+			require.Contains(t, r.JSON()["message"], tc.field)
+		})
+	}
+
+	for _, tc := range []struct {
+		name  string
+		entry repo
+		error string
+	}{
+		{"unknown base branch", repo{"source": "public", "repo_url": url, "branch": "feature", "base_branch": "nope"}, `base branch "nope" not found in the repository`},
+		{"base_commit not on base_branch", repo{"source": "public", "repo_url": url, "branch": "feature", "base_branch": "main",
+			"base_commit": offMain}, "is not in the history of base branch"},
+		{"empty change", repo{"source": "public", "repo_url": url, "branch": "main", "base_branch": "feature"}, "the change is empty"},
+		{"base is the default branch being scanned", repo{"source": "public", "repo_url": url, "base_branch": "main"}, `base branch "main" is the branch being scanned`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := estimate(t, org.WriteKey, tc.entry)
+			require.Equal(t, "failed", e.Status)
+			require.Contains(t, e.RepoResults[0].Error, tc.error)
+		})
+	}
+
+	// A base commit in the base branch's history is accepted and is the base.
+	e := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": url, "branch": "feature", "base_branch": "main", "base_commit": base})
+	require.Equal(t, "completed", e.Status, "%+v", e.RepoResults)
+	require.Equal(t, 1, e.TotalCredits)
+}
