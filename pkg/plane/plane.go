@@ -57,6 +57,7 @@ var Policies = map[string]server.Policy{
 		findingsIntake + "GetScanSummaries": {mtls.Scan},
 		webhookPublic:                       {mtls.Gateway},
 		webhookEvents + "PublishEvent":      {mtls.Scan, mtls.Estimation},
+		findingsIntake + "CompleteScan":     {mtls.Scan},
 	},
 }
 

@@ -49,11 +49,12 @@ var propertyEnums = map[string]map[string][]string{
 	"FindingsServiceUpdateFindingBody": {"severity": severities, "state": states},
 	"v1UpdateFindingResponse":          {"severity": severities, "state": states},
 	"v1TriageEntry":                    {"reaction": states, "source": {"github", "slack", "web", "api", "agent"}},
-	"v1Scan":                           {"status": scanStatuses},
-	"v1GetScanResponse":                {"status": scanStatuses},
+	"v1Scan":                           {"status": scanStatuses, "scan_type": {"full", "pr"}},
+	"v1GetScanResponse":                {"status": scanStatuses, "scan_type": {"full", "pr"}},
 	"v1GetScanStatusResponse":          {"status": scanStatuses},
 	"v1RepoRef":                        {"source": repoSources},
 	"v1FindingsFilter":                 {"severity": severities, "state": states, "category": categories},
+	"v1RepoResult":                     {"scan_type": {"full", "pr"}},
 	"v1ScanRepo":                       {"source": repoSources},
 }
 
