@@ -46,6 +46,8 @@ func main() {
 	dur := flag.Duration("duration", 0, "measured window of each row (default 8s; 3s with -quick)")
 	warm := flag.Duration("warmup", 0, "warm-up before each window (default 2s; 1s with -quick)")
 	cpuProfile := flag.String("profile", "", "write CPU and allocation profiles of every process, taken under the c=32 load, to this directory")
+	var env envFlags
+	flag.Var(&env, "env", "KEY=VALUE added to every process's environment (repeatable), to compare settings")
 	flag.Parse()
 	if *floorAddr != "" {
 		if err := serveFloor(*floorAddr); err != nil {
@@ -67,6 +69,7 @@ func main() {
 	if *warm > 0 {
 		cfg.warm = *warm
 	}
+	cfg.env = env
 	cfg.parts = map[string]bool{}
 	for _, p := range strings.Split(*only, ",") {
 		cfg.parts[strings.TrimSpace(p)] = true
@@ -82,6 +85,20 @@ type benchConfig struct {
 	dur, warm  time.Duration
 	parts      map[string]bool
 	profileDir string
+	env        envFlags
+}
+
+// envFlags collects repeated -env KEY=VALUE flags.
+type envFlags []string
+
+func (e *envFlags) String() string { return strings.Join(*e, " ") }
+
+func (e *envFlags) Set(v string) error {
+	if !strings.Contains(v, "=") {
+		return fmt.Errorf("want KEY=VALUE, not %q", v)
+	}
+	*e = append(*e, v)
+	return nil
 }
 
 // startFloor starts this binary as the floor server on addr with the

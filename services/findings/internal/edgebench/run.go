@@ -37,12 +37,17 @@ type row struct {
 }
 
 func run(ctx context.Context, cfg benchConfig) error {
-	sys, err := systest.Start(systest.Options{Env: map[string]string{
+	env := map[string]string{
 		// The per-key rate limit would cap the load at its burst; the
 		// limiter still runs (one Redis call per request) at this rate.
 		"VULNSCAN_RATE_LIMIT": "1000000:1000000",
 		"VULNSCAN_PPROF":      "1",
-	}})
+	}
+	for _, kv := range cfg.env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	sys, err := systest.Start(systest.Options{Env: env})
 	if err != nil {
 		return fmt.Errorf("start system: %w", err)
 	}
