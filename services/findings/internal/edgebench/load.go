@@ -18,7 +18,6 @@ type result struct {
 	elapsed  time.Duration // length of the measured window
 	p50, p99 time.Duration
 	allocs   map[string]float64 // process → heap allocations per request
-	items    int64              // items per request (findings per batch for intake)
 }
 
 func (r result) rps() float64 { return float64(r.n) / r.elapsed.Seconds() }
