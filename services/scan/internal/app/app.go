@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"google.golang.org/grpc"
@@ -31,6 +32,7 @@ import (
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
+	"github.com/vulnscan/vulnscan/services/scan/internal/events"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
 	"github.com/vulnscan/vulnscan/services/scan/internal/service"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
@@ -163,6 +165,10 @@ func Run(ctx context.Context, version string) error {
 	estc := estimationv1.NewEstimationInternalServiceClient(dialed["estimation"])
 	findc := findingsv1.NewFindingsIntakeServiceClient(dialed["findings"])
 	st := &store.Store{Pool: pool}
+	var rc *river.Client[pgx.Tx]
+	// A scan's end queues its webhook event in the same transaction.
+	st.Ended = events.Queue(func() *river.Client[pgx.Tx] { return rc })
+	publisher := &events.Worker{Store: st, Webhooks: findingsv1.NewWebhookEventServiceClient(dialed["findings"])}
 	jobs.RecoveryDelay = cfg.RecoveryDelay
 	starter := &service.Starter{Pool: pool, Store: st, Estimation: estc, Auth: authc, Findings: findc, Guard: guard, Box: box, Log: log, Exclude: cfg.Exclude}
 
@@ -183,6 +189,7 @@ func Run(ctx context.Context, version string) error {
 		river.AddWorker(workers, &service.RecoverWorker{Starter: starter})
 		river.AddWorker(workers, &service.UndoCancelledWorker{Starter: starter})
 		river.AddWorker(workers, &worker.Sweeper{Store: st, Auth: authc, Log: log, Idle: jobs.SweepInterval})
+		river.AddWorker(workers, publisher)
 		rcfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(jobs.SweepInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.SweepStranded{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
 		rcfg.Queues = map[string]river.QueueConfig{
@@ -195,8 +202,9 @@ func Run(ctx context.Context, version string) error {
 		river.AddWorker(workers, &service.RecoverWorker{Starter: starter})
 		river.AddWorker(workers, &service.UndoCancelledWorker{Starter: starter})
 		river.AddWorker(workers, &worker.Sweeper{})
+		river.AddWorker(workers, publisher)
 	}
-	rc, err := river.NewClient(riverpgxv5.New(pool), rcfg)
+	rc, err = river.NewClient(riverpgxv5.New(pool), rcfg)
 	if err != nil {
 		return fmt.Errorf("queue client: %w", err)
 	}
