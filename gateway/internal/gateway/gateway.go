@@ -347,6 +347,7 @@ func (g *Gateway) Serve(ctx context.Context, cfg Config) error {
 	srv := &http.Server{Handler: g.Handler, ReadHeaderTimeout: cfg.HeaderTimeout, IdleTimeout: 120 * time.Second}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(g.Registry, promhttp.HandlerOpts{}))
+	server.MountPprof(mux)
 	ms := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	g.log.Info("serving", "http", lis.Addr().String(), "metrics", mlis.Addr().String())
 
