@@ -24,6 +24,7 @@ const (
 	findingsPublic   = "/vulnscan.findings.v1.FindingsService/"
 	findingsIntake   = "/vulnscan.findings.v1.FindingsIntakeService/"
 	findingsAdminSvc = "/vulnscan.findings.v1.FindingsAdminService/"
+	findingsInbound  = "/vulnscan.findings.v1.FindingsInboundService/"
 )
 
 // Policies are the allow-lists of each service's main listener. The gateway
@@ -52,6 +53,9 @@ var Policies = map[string]server.Policy{
 		findingsIntake + "RegisterScan":     {mtls.Scan},
 		findingsIntake + "ReportFindings":   {mtls.Scan},
 		findingsIntake + "GetScanSummaries": {mtls.Scan},
+		// Integrations' signed inbound events, forwarded by the gateway
+		// without a tenant identity (the signature authenticates them).
+		findingsInbound + "HandleEvent": {mtls.Gateway},
 	},
 }
 
