@@ -224,6 +224,17 @@ func TestInboundEvents(t *testing.T) {
 		require.Equal(t, "pong", r.JSON()["status"])
 	})
 
+	t.Run("the integration's own comment coming back is ignored", func(t *testing.T) {
+		n := len(thread(t, o.ReadKey, f1))
+		// The git host sends every new comment to the webhook, the
+		// integration's own too (comment 9001): even when it names the
+		// finding it is not read as a user's comment.
+		r := ghEvent(t, "issue_comment", comment(9001, "> finding "+f1+"\n\nplease look", 0, "vulnscan-bot")).send(t, ghID, ghSecret)
+		require.Equal(t, 200, r.Status, "%s", r.Body)
+		require.Equal(t, "ignored", r.JSON()["status"])
+		require.Len(t, thread(t, o.ReadKey, f1), n)
+	})
+
 	var replay githubEvent
 	t.Run("signed comment from an unmapped user", func(t *testing.T) {
 		before := outboxCount(t, f1)

@@ -89,7 +89,15 @@ type Event struct {
 	Text      string
 	// Reaction says the event is a reaction or an action, not a command.
 	Reaction bool
+	// Self is the reference of the comment the event is about ("comment:ID"):
+	// when the integration created it, the event is its own comment coming
+	// back and is ignored.
+	Self string
 }
+
+// Marker starts every comment the integration posts; a comment that starts
+// with it is the integration's own and never read as a user's.
+const Marker = "[vulnscan]"
 
 // VerifyGitHub checks X-Hub-Signature-256 against body.
 func VerifyGitHub(secret, header string, body []byte) error {
@@ -229,10 +237,14 @@ func ParseGitHub(event string, body []byte) (Event, error) {
 		if p.Comment.User.Login != "" && login == "" {
 			login = p.Comment.User.Login
 		}
+		if strings.HasPrefix(strings.TrimSpace(p.Comment.Body), Marker) {
+			return Event{}, nil
+		}
 		var err error
 		if ev, err = parseComment(p.Comment.Body); err != nil {
 			return Event{}, err
 		}
+		ev.Self = CommentRef(p.Comment.ID)
 		if p.Comment.InReplyToID != 0 {
 			ev.Refs = append(ev.Refs, CommentRef(p.Comment.InReplyToID))
 		}

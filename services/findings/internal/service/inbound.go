@@ -118,6 +118,16 @@ func (in *Inbound) HandleEvent(ctx context.Context, req *findingsv1.HandleEventR
 		}
 	}
 
+	if ev.Self != "" && ev.Kind != inbound.Ignore {
+		// The integration's own comment coming back from the git host.
+		own, err := in.Store.FindingByRef(ctx, integ.ID, ev.Self)
+		if err != nil {
+			return nil, apierr.Internal.Wrap(err)
+		}
+		if own != "" {
+			ev.Kind = inbound.Ignore
+		}
+	}
 	if ev.Kind == inbound.Ping || ev.Kind == inbound.Ignore {
 		if err := in.Store.Receipt(ctx, integ.ID, key); err != nil {
 			return nil, replayErr(err, p)
