@@ -27,6 +27,7 @@ const (
 	webhookPublic    = "/vulnscan.findings.v1.WebhookService/"
 	webhookEvents    = "/vulnscan.findings.v1.WebhookEventService/"
 	webhookAdmin     = "/vulnscan.findings.v1.WebhookAdminService/"
+	findingsInbound  = "/vulnscan.findings.v1.FindingsInboundService/"
 )
 
 // Policies are the allow-lists of each service's main listener. The gateway
@@ -58,6 +59,9 @@ var Policies = map[string]server.Policy{
 		webhookPublic:                       {mtls.Gateway},
 		webhookEvents + "PublishEvent":      {mtls.Scan, mtls.Estimation},
 		findingsIntake + "CompleteScan":     {mtls.Scan},
+		// Integrations' signed inbound events, forwarded by the gateway
+		// without a tenant identity (the signature authenticates them).
+		findingsInbound + "HandleEvent": {mtls.Gateway},
 	},
 }
 

@@ -137,6 +137,10 @@ type TriageEntry struct {
 // Actor is who makes a change.
 type Actor struct {
 	UserID, Username, KeyID, Source string
+	// Origin is the integration a change came in through (an inbound
+	// event): its outbox gets no event for the change, so nothing echoes
+	// back to where it came from.
+	Origin string
 }
 
 // RepoKey normalizes a repository URL so that spellings of one repository
