@@ -13,7 +13,7 @@ GRPC_GATEWAY_VERSION := v2.32.0
 GOOGLEAPIS_MODULE := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 GOLANGCI_LINT_VERSION := v2.15.0
 
-BINARIES := gateway vulnscanctl auth estimation scan findings
+BINARIES := gateway vulnscanctl vulnscan auth estimation scan findings
 PACKAGES := ./pkg/... ./proto/gen/... ./gateway/... ./services/auth/... ./services/estimation/... ./services/scan/... ./services/findings/... ./deploy/...
 TEST_TIMEOUT ?= 20m
 
@@ -72,7 +72,7 @@ fmt-check: ## Fail when a Go file is not gofmt-formatted
 .PHONY: build
 build: ## Build every binary into bin/
 	@mkdir -p $(BIN)
-	go build -o $(BIN)/ ./gateway/cmd/gateway ./gateway/cmd/vulnscanctl ./services/auth/cmd/auth ./services/estimation/cmd/estimation ./services/scan/cmd/scan ./services/findings/cmd/findings ./deploy/local/logprefix ./pkg/cmd/vulnscan-pki ./pkg/cmd/vulnscan-dbroles
+	go build -o $(BIN)/ ./gateway/cmd/gateway ./gateway/cmd/vulnscanctl ./pkg/cmd/vulnscan ./services/auth/cmd/auth ./services/estimation/cmd/estimation ./services/scan/cmd/scan ./services/findings/cmd/findings ./deploy/local/logprefix ./pkg/cmd/vulnscan-pki ./pkg/cmd/vulnscan-dbroles
 
 .PHONY: run
 run: build ## Run the whole system in the foreground (Ctrl-C stops it)

@@ -90,6 +90,7 @@ func TestPlaneEdgesAreRead(t *testing.T) {
 	sort.Strings(edges)
 	// The edges the report found missing or too wide.
 	require.Contains(t, edges, "findings>auth:9101")
+	require.Contains(t, edges, "estimation>findings:9104") // webhook events
 	require.Contains(t, edges, "vulnscanctl>auth:9301")
 	require.NotContains(t, edges, "gateway>auth:9301")
 	require.NotContains(t, edges, "scan-worker>findings:9304")

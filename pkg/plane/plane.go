@@ -24,6 +24,9 @@ const (
 	findingsPublic   = "/vulnscan.findings.v1.FindingsService/"
 	findingsIntake   = "/vulnscan.findings.v1.FindingsIntakeService/"
 	findingsAdminSvc = "/vulnscan.findings.v1.FindingsAdminService/"
+	webhookPublic    = "/vulnscan.findings.v1.WebhookService/"
+	webhookEvents    = "/vulnscan.findings.v1.WebhookEventService/"
+	webhookAdmin     = "/vulnscan.findings.v1.WebhookAdminService/"
 )
 
 // Policies are the allow-lists of each service's main listener. The gateway
@@ -53,6 +56,8 @@ var Policies = map[string]server.Policy{
 		findingsIntake + "ReportFindings":   {mtls.Scan},
 		findingsIntake + "GetScanSummaries": {mtls.Scan},
 		findingsIntake + "CompleteScan":     {mtls.Scan},
+		webhookPublic:                       {mtls.Gateway},
+		webhookEvents + "PublishEvent":      {mtls.Scan, mtls.Estimation},
 	},
 }
 
@@ -68,6 +73,7 @@ var AdminPolicies = map[string]server.Policy{
 		findingsIntake + "ApproveFinding":          {mtls.Operator},
 		findingsIntake + "RejectFinding":           {mtls.Operator},
 		findingsIntake + "ListFindingsForOperator": {mtls.Operator},
+		webhookAdmin:                               {mtls.Operator},
 	},
 }
 

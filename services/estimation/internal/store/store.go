@@ -52,7 +52,13 @@ func Terminal(s string) bool {
 }
 
 // Store runs the estimation queries.
-type Store struct{ Pool *pgxpool.Pool }
+type Store struct {
+	Pool *pgxpool.Pool
+	// Ended, when set, runs in the transaction that gives an estimation
+	// its terminal status: it queues the webhook event (a River job), so
+	// the event is durable with the status.
+	Ended func(ctx context.Context, tx pgx.Tx, id, orgID, status string) error
+}
 
 type Upload struct {
 	ID, OrgID, UserID, ContentType, SHA256, ContentHash, BlobKey string
@@ -391,15 +397,28 @@ func (s *Store) FailPending(ctx context.Context, id, msg string) error {
 
 // Finish computes the terminal status and total from the repositories, once.
 func (s *Store) Finish(ctx context.Context, id string) error {
-	_, err := s.Pool.Exec(ctx, `UPDATE estimation.estimations e SET
+	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error { return s.finish(ctx, tx, id) })
+}
+
+func (s *Store) finish(ctx context.Context, tx pgx.Tx, id string) error {
+	var status, orgID string
+	err := tx.QueryRow(ctx, `UPDATE estimation.estimations e SET
 		status = CASE WHEN r.pending > 0 THEN e.status WHEN r.failed = 0 THEN 'completed' WHEN r.completed = 0 THEN 'failed' ELSE 'partial' END,
 		total_credits = r.credits, updated_at = now()
 		FROM (SELECT count(*) FILTER (WHERE status = 'pending') AS pending, count(*) FILTER (WHERE status = 'failed') AS failed,
 		             count(*) FILTER (WHERE status = 'completed') AS completed, coalesce(sum(credits) FILTER (WHERE status = 'completed'), 0) AS credits
 		      FROM estimation.estimation_repos WHERE estimation_id = $1) r
-		WHERE e.id = $1 AND e.status IN ('pending', 'running') AND r.pending = 0`, id)
+		WHERE e.id = $1 AND e.status IN ('pending', 'running') AND r.pending = 0 RETURNING e.status, e.org_id::text`, id).Scan(&status, &orgID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil // still running, or finished before
+	}
 	if err != nil {
 		return fmt.Errorf("finish estimation: %w", err)
+	}
+	if s.Ended != nil && status != "pending" && status != "running" {
+		if err := s.Ended(ctx, tx, id, orgID, status); err != nil {
+			return fmt.Errorf("queue estimation event: %w", err)
+		}
 	}
 	return nil
 }

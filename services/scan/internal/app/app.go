@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"google.golang.org/grpc"
@@ -30,6 +31,7 @@ import (
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
+	"github.com/vulnscan/vulnscan/services/scan/internal/events"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
 	"github.com/vulnscan/vulnscan/services/scan/internal/service"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
@@ -154,6 +156,10 @@ func Run(ctx context.Context, version string) error {
 	estc := estimationv1.NewEstimationInternalServiceClient(dialed["estimation"])
 	findc := findingsv1.NewFindingsIntakeServiceClient(dialed["findings"])
 	st := &store.Store{Pool: pool}
+	var rc *river.Client[pgx.Tx]
+	// A scan's end queues its webhook event in the same transaction.
+	st.Ended = events.Queue(func() *river.Client[pgx.Tx] { return rc })
+	publisher := &events.Worker{Store: st, Webhooks: findingsv1.NewWebhookEventServiceClient(dialed["findings"])}
 	jobs.RecoveryDelay = cfg.RecoveryDelay
 	starter := &service.Starter{Pool: pool, Store: st, Estimation: estc, Auth: authc, Findings: findc, Guard: guard, Box: box, Log: log, Exclude: cfg.Exclude}
 
@@ -174,6 +180,7 @@ func Run(ctx context.Context, version string) error {
 		river.AddWorker(workers, &service.RecoverWorker{Starter: starter})
 		river.AddWorker(workers, &service.UndoCancelledWorker{Starter: starter})
 		river.AddWorker(workers, &worker.Sweeper{Store: st, Auth: authc, Log: log, Idle: jobs.SweepInterval})
+		river.AddWorker(workers, publisher)
 		rcfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(jobs.SweepInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.SweepStranded{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
 		rcfg.Queues = map[string]river.QueueConfig{
@@ -186,8 +193,9 @@ func Run(ctx context.Context, version string) error {
 		river.AddWorker(workers, &service.RecoverWorker{Starter: starter})
 		river.AddWorker(workers, &service.UndoCancelledWorker{Starter: starter})
 		river.AddWorker(workers, &worker.Sweeper{})
+		river.AddWorker(workers, publisher)
 	}
-	rc, err := river.NewClient(riverpgxv5.New(pool), rcfg)
+	rc, err = river.NewClient(riverpgxv5.New(pool), rcfg)
 	if err != nil {
 		return fmt.Errorf("queue client: %w", err)
 	}

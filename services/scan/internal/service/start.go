@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/vulnscan/vulnscan/pkg/apierr"
+	"github.com/vulnscan/vulnscan/pkg/archive"
 	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/engine/exclude"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
@@ -225,7 +226,7 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 		}
 		if match.GetSource() == "upload" && match.GetCommitSha() != "" {
 			// An upload's "commit" is the content hash of its files.
-			in.Repos[i].Identity = "upload-content:" + match.GetCommitSha()
+			in.Repos[i].Identity = archive.ContentIdentity(match.GetCommitSha())
 		}
 	}
 	if ids := req.GetContextDocumentIds(); len(ids) > 0 {

@@ -506,14 +506,33 @@ func (x *GetFindingResponse) GetRiskExpiresAt() *timestamppb.Timestamp {
 }
 
 type ListFindingsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Page          *int32                 `protobuf:"varint,1,opt,name=page,proto3,oneof" json:"page,omitempty"`
-	Limit         *int32                 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
-	Severity      string                 `protobuf:"bytes,3,opt,name=severity,proto3" json:"severity,omitempty"`
-	State         string                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
-	ScanId        string                 `protobuf:"bytes,5,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
-	SortBy        string                 `protobuf:"bytes,6,opt,name=sort_by,json=sortBy,proto3" json:"sort_by,omitempty"`
-	SortOrder     string                 `protobuf:"bytes,7,opt,name=sort_order,json=sortOrder,proto3" json:"sort_order,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Page      *int32                 `protobuf:"varint,1,opt,name=page,proto3,oneof" json:"page,omitempty"`
+	Limit     *int32                 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	Severity  string                 `protobuf:"bytes,3,opt,name=severity,proto3" json:"severity,omitempty"`
+	State     string                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	ScanId    string                 `protobuf:"bytes,5,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	SortBy    string                 `protobuf:"bytes,6,opt,name=sort_by,json=sortBy,proto3" json:"sort_by,omitempty"`
+	SortOrder string                 `protobuf:"bytes,7,opt,name=sort_order,json=sortOrder,proto3" json:"sort_order,omitempty"`
+	// Search filters (all combine with the others by AND).
+	// found_since keeps findings found at or after this RFC 3339 time.
+	FoundSince string `protobuf:"bytes,20,opt,name=found_since,json=foundSince,proto3" json:"found_since,omitempty"`
+	// found_until keeps findings found strictly before this RFC 3339 time.
+	FoundUntil string `protobuf:"bytes,21,opt,name=found_until,json=foundUntil,proto3" json:"found_until,omitempty"`
+	// repo_url keeps findings of this repository, compared after
+	// normalization (scheme and host case, credentials, query, trailing
+	// slash and ".git" do not matter).
+	RepoUrl string `protobuf:"bytes,22,opt,name=repo_url,json=repoUrl,proto3" json:"repo_url,omitempty"`
+	// category keeps findings of this category.
+	Category string `protobuf:"bytes,23,opt,name=category,proto3" json:"category,omitempty"`
+	// tag keeps findings carrying this tag (exact).
+	Tag string `protobuf:"bytes,24,opt,name=tag,proto3" json:"tag,omitempty"`
+	// affected_file keeps findings whose file path starts with it (exact
+	// bytes; no wildcards).
+	AffectedFile string `protobuf:"bytes,25,opt,name=affected_file,json=affectedFile,proto3" json:"affected_file,omitempty"`
+	// q keeps findings whose title, description or file contains it,
+	// ignoring case (at most 200 characters).
+	Q             string `protobuf:"bytes,26,opt,name=q,proto3" json:"q,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -597,16 +616,84 @@ func (x *ListFindingsRequest) GetSortOrder() string {
 	return ""
 }
 
+func (x *ListFindingsRequest) GetFoundSince() string {
+	if x != nil {
+		return x.FoundSince
+	}
+	return ""
+}
+
+func (x *ListFindingsRequest) GetFoundUntil() string {
+	if x != nil {
+		return x.FoundUntil
+	}
+	return ""
+}
+
+func (x *ListFindingsRequest) GetRepoUrl() string {
+	if x != nil {
+		return x.RepoUrl
+	}
+	return ""
+}
+
+func (x *ListFindingsRequest) GetCategory() string {
+	if x != nil {
+		return x.Category
+	}
+	return ""
+}
+
+func (x *ListFindingsRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *ListFindingsRequest) GetAffectedFile() string {
+	if x != nil {
+		return x.AffectedFile
+	}
+	return ""
+}
+
+func (x *ListFindingsRequest) GetQ() string {
+	if x != nil {
+		return x.Q
+	}
+	return ""
+}
+
 type ListScanFindingsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// id is the scan.
-	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Page          *int32 `protobuf:"varint,2,opt,name=page,proto3,oneof" json:"page,omitempty"`
-	Limit         *int32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
-	Severity      string `protobuf:"bytes,4,opt,name=severity,proto3" json:"severity,omitempty"`
-	State         string `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"`
-	SortBy        string `protobuf:"bytes,6,opt,name=sort_by,json=sortBy,proto3" json:"sort_by,omitempty"`
-	SortOrder     string `protobuf:"bytes,7,opt,name=sort_order,json=sortOrder,proto3" json:"sort_order,omitempty"`
+	Id        string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Page      *int32 `protobuf:"varint,2,opt,name=page,proto3,oneof" json:"page,omitempty"`
+	Limit     *int32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	Severity  string `protobuf:"bytes,4,opt,name=severity,proto3" json:"severity,omitempty"`
+	State     string `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"`
+	SortBy    string `protobuf:"bytes,6,opt,name=sort_by,json=sortBy,proto3" json:"sort_by,omitempty"`
+	SortOrder string `protobuf:"bytes,7,opt,name=sort_order,json=sortOrder,proto3" json:"sort_order,omitempty"`
+	// Search filters (all combine with the others by AND).
+	// found_since keeps findings found at or after this RFC 3339 time.
+	FoundSince string `protobuf:"bytes,20,opt,name=found_since,json=foundSince,proto3" json:"found_since,omitempty"`
+	// found_until keeps findings found strictly before this RFC 3339 time.
+	FoundUntil string `protobuf:"bytes,21,opt,name=found_until,json=foundUntil,proto3" json:"found_until,omitempty"`
+	// repo_url keeps findings of this repository, compared after
+	// normalization (scheme and host case, credentials, query, trailing
+	// slash and ".git" do not matter).
+	RepoUrl string `protobuf:"bytes,22,opt,name=repo_url,json=repoUrl,proto3" json:"repo_url,omitempty"`
+	// category keeps findings of this category.
+	Category string `protobuf:"bytes,23,opt,name=category,proto3" json:"category,omitempty"`
+	// tag keeps findings carrying this tag (exact).
+	Tag string `protobuf:"bytes,24,opt,name=tag,proto3" json:"tag,omitempty"`
+	// affected_file keeps findings whose file path starts with it (exact
+	// bytes; no wildcards).
+	AffectedFile string `protobuf:"bytes,25,opt,name=affected_file,json=affectedFile,proto3" json:"affected_file,omitempty"`
+	// q keeps findings whose title, description or file contains it,
+	// ignoring case (at most 200 characters).
+	Q             string `protobuf:"bytes,26,opt,name=q,proto3" json:"q,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -686,6 +773,55 @@ func (x *ListScanFindingsRequest) GetSortBy() string {
 func (x *ListScanFindingsRequest) GetSortOrder() string {
 	if x != nil {
 		return x.SortOrder
+	}
+	return ""
+}
+
+func (x *ListScanFindingsRequest) GetFoundSince() string {
+	if x != nil {
+		return x.FoundSince
+	}
+	return ""
+}
+
+func (x *ListScanFindingsRequest) GetFoundUntil() string {
+	if x != nil {
+		return x.FoundUntil
+	}
+	return ""
+}
+
+func (x *ListScanFindingsRequest) GetRepoUrl() string {
+	if x != nil {
+		return x.RepoUrl
+	}
+	return ""
+}
+
+func (x *ListScanFindingsRequest) GetCategory() string {
+	if x != nil {
+		return x.Category
+	}
+	return ""
+}
+
+func (x *ListScanFindingsRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *ListScanFindingsRequest) GetAffectedFile() string {
+	if x != nil {
+		return x.AffectedFile
+	}
+	return ""
+}
+
+func (x *ListScanFindingsRequest) GetQ() string {
+	if x != nil {
+		return x.Q
 	}
 	return ""
 }
@@ -831,9 +967,28 @@ type ExportScanFindingsRequest struct {
 	// id is the scan.
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// format is json (default), csv or sarif.
-	Format        string `protobuf:"bytes,2,opt,name=format,proto3" json:"format,omitempty"`
-	Severity      string `protobuf:"bytes,3,opt,name=severity,proto3" json:"severity,omitempty"`
-	State         string `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	Format   string `protobuf:"bytes,2,opt,name=format,proto3" json:"format,omitempty"`
+	Severity string `protobuf:"bytes,3,opt,name=severity,proto3" json:"severity,omitempty"`
+	State    string `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	// Search filters (all combine with the others by AND).
+	// found_since keeps findings found at or after this RFC 3339 time.
+	FoundSince string `protobuf:"bytes,20,opt,name=found_since,json=foundSince,proto3" json:"found_since,omitempty"`
+	// found_until keeps findings found strictly before this RFC 3339 time.
+	FoundUntil string `protobuf:"bytes,21,opt,name=found_until,json=foundUntil,proto3" json:"found_until,omitempty"`
+	// repo_url keeps findings of this repository, compared after
+	// normalization (scheme and host case, credentials, query, trailing
+	// slash and ".git" do not matter).
+	RepoUrl string `protobuf:"bytes,22,opt,name=repo_url,json=repoUrl,proto3" json:"repo_url,omitempty"`
+	// category keeps findings of this category.
+	Category string `protobuf:"bytes,23,opt,name=category,proto3" json:"category,omitempty"`
+	// tag keeps findings carrying this tag (exact).
+	Tag string `protobuf:"bytes,24,opt,name=tag,proto3" json:"tag,omitempty"`
+	// affected_file keeps findings whose file path starts with it (exact
+	// bytes; no wildcards).
+	AffectedFile string `protobuf:"bytes,25,opt,name=affected_file,json=affectedFile,proto3" json:"affected_file,omitempty"`
+	// q keeps findings whose title, description or file contains it,
+	// ignoring case (at most 200 characters).
+	Q             string `protobuf:"bytes,26,opt,name=q,proto3" json:"q,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -892,6 +1047,55 @@ func (x *ExportScanFindingsRequest) GetSeverity() string {
 func (x *ExportScanFindingsRequest) GetState() string {
 	if x != nil {
 		return x.State
+	}
+	return ""
+}
+
+func (x *ExportScanFindingsRequest) GetFoundSince() string {
+	if x != nil {
+		return x.FoundSince
+	}
+	return ""
+}
+
+func (x *ExportScanFindingsRequest) GetFoundUntil() string {
+	if x != nil {
+		return x.FoundUntil
+	}
+	return ""
+}
+
+func (x *ExportScanFindingsRequest) GetRepoUrl() string {
+	if x != nil {
+		return x.RepoUrl
+	}
+	return ""
+}
+
+func (x *ExportScanFindingsRequest) GetCategory() string {
+	if x != nil {
+		return x.Category
+	}
+	return ""
+}
+
+func (x *ExportScanFindingsRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *ExportScanFindingsRequest) GetAffectedFile() string {
+	if x != nil {
+		return x.AffectedFile
+	}
+	return ""
+}
+
+func (x *ExportScanFindingsRequest) GetQ() string {
+	if x != nil {
+		return x.Q
 	}
 	return ""
 }
@@ -1114,10 +1318,29 @@ func (x *UpdateFindingResponse) GetDuplicateOf() *wrapperspb.StringValue {
 
 // FindingsFilter selects findings like the list filters do (AND).
 type FindingsFilter struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Severity      string                 `protobuf:"bytes,1,opt,name=severity,proto3" json:"severity,omitempty"`
-	State         string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
-	ScanId        string                 `protobuf:"bytes,3,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Severity string                 `protobuf:"bytes,1,opt,name=severity,proto3" json:"severity,omitempty"`
+	State    string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	ScanId   string                 `protobuf:"bytes,3,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	// Search filters (all combine with the others by AND).
+	// found_since keeps findings found at or after this RFC 3339 time.
+	FoundSince string `protobuf:"bytes,20,opt,name=found_since,json=foundSince,proto3" json:"found_since,omitempty"`
+	// found_until keeps findings found strictly before this RFC 3339 time.
+	FoundUntil string `protobuf:"bytes,21,opt,name=found_until,json=foundUntil,proto3" json:"found_until,omitempty"`
+	// repo_url keeps findings of this repository, compared after
+	// normalization (scheme and host case, credentials, query, trailing
+	// slash and ".git" do not matter).
+	RepoUrl string `protobuf:"bytes,22,opt,name=repo_url,json=repoUrl,proto3" json:"repo_url,omitempty"`
+	// category keeps findings of this category.
+	Category string `protobuf:"bytes,23,opt,name=category,proto3" json:"category,omitempty"`
+	// tag keeps findings carrying this tag (exact).
+	Tag string `protobuf:"bytes,24,opt,name=tag,proto3" json:"tag,omitempty"`
+	// affected_file keeps findings whose file path starts with it (exact
+	// bytes; no wildcards).
+	AffectedFile string `protobuf:"bytes,25,opt,name=affected_file,json=affectedFile,proto3" json:"affected_file,omitempty"`
+	// q keeps findings whose title, description or file contains it,
+	// ignoring case (at most 200 characters).
+	Q             string `protobuf:"bytes,26,opt,name=q,proto3" json:"q,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1169,6 +1392,55 @@ func (x *FindingsFilter) GetState() string {
 func (x *FindingsFilter) GetScanId() string {
 	if x != nil {
 		return x.ScanId
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetFoundSince() string {
+	if x != nil {
+		return x.FoundSince
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetFoundUntil() string {
+	if x != nil {
+		return x.FoundUntil
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetRepoUrl() string {
+	if x != nil {
+		return x.RepoUrl
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetCategory() string {
+	if x != nil {
+		return x.Category
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetAffectedFile() string {
+	if x != nil {
+		return x.AffectedFile
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetQ() string {
+	if x != nil {
+		return x.Q
 	}
 	return ""
 }
@@ -3551,7 +3823,7 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\tscan_type\x18\x13 \x01(\v2\x1c.google.protobuf.StringValueR\bscanType\x12/\n" +
 	"\x04line\x18\x14 \x01(\v2\x1b.google.protobuf.Int32ValueR\x04line\x12 \n" +
 	"\vfingerprint\x18\x15 \x01(\tR\vfingerprint\x12B\n" +
-	"\x0frisk_expires_at\x18( \x01(\v2\x1a.google.protobuf.TimestampR\rriskExpiresAt\"\xdf\x01\n" +
+	"\x0frisk_expires_at\x18( \x01(\v2\x1a.google.protobuf.TimestampR\rriskExpiresAt\"\x9d\x03\n" +
 	"\x13ListFindingsRequest\x12\x17\n" +
 	"\x04page\x18\x01 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x05H\x01R\x05limit\x88\x01\x01\x12\x1a\n" +
@@ -3560,9 +3832,18 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\ascan_id\x18\x05 \x01(\tR\x06scanId\x12\x17\n" +
 	"\asort_by\x18\x06 \x01(\tR\x06sortBy\x12\x1d\n" +
 	"\n" +
-	"sort_order\x18\a \x01(\tR\tsortOrderB\a\n" +
+	"sort_order\x18\a \x01(\tR\tsortOrder\x12\x1f\n" +
+	"\vfound_since\x18\x14 \x01(\tR\n" +
+	"foundSince\x12\x1f\n" +
+	"\vfound_until\x18\x15 \x01(\tR\n" +
+	"foundUntil\x12\x19\n" +
+	"\brepo_url\x18\x16 \x01(\tR\arepoUrl\x12\x1a\n" +
+	"\bcategory\x18\x17 \x01(\tR\bcategory\x12\x10\n" +
+	"\x03tag\x18\x18 \x01(\tR\x03tag\x12#\n" +
+	"\raffected_file\x18\x19 \x01(\tR\faffectedFile\x12\f\n" +
+	"\x01q\x18\x1a \x01(\tR\x01qB\a\n" +
 	"\x05_pageB\b\n" +
-	"\x06_limit\"\xda\x01\n" +
+	"\x06_limit\"\x98\x03\n" +
 	"\x17ListScanFindingsRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\x04page\x18\x02 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x19\n" +
@@ -3571,7 +3852,16 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x05state\x18\x05 \x01(\tR\x05state\x12\x17\n" +
 	"\asort_by\x18\x06 \x01(\tR\x06sortBy\x12\x1d\n" +
 	"\n" +
-	"sort_order\x18\a \x01(\tR\tsortOrderB\a\n" +
+	"sort_order\x18\a \x01(\tR\tsortOrder\x12\x1f\n" +
+	"\vfound_since\x18\x14 \x01(\tR\n" +
+	"foundSince\x12\x1f\n" +
+	"\vfound_until\x18\x15 \x01(\tR\n" +
+	"foundUntil\x12\x19\n" +
+	"\brepo_url\x18\x16 \x01(\tR\arepoUrl\x12\x1a\n" +
+	"\bcategory\x18\x17 \x01(\tR\bcategory\x12\x10\n" +
+	"\x03tag\x18\x18 \x01(\tR\x03tag\x12#\n" +
+	"\raffected_file\x18\x19 \x01(\tR\faffectedFile\x12\f\n" +
+	"\x01q\x18\x1a \x01(\tR\x01qB\a\n" +
 	"\x05_pageB\b\n" +
 	"\x06_limit\"\x89\x01\n" +
 	"\x14ListFindingsResponse\x121\n" +
@@ -3583,12 +3873,21 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x04data\x18\x01 \x03(\v2\x1d.vulnscan.findings.v1.FindingR\x04data\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x05R\x05total\x12\x12\n" +
 	"\x04page\x18\x03 \x01(\x05R\x04page\x12\x14\n" +
-	"\x05limit\x18\x04 \x01(\x05R\x05limit\"u\n" +
+	"\x05limit\x18\x04 \x01(\x05R\x05limit\"\xb3\x02\n" +
 	"\x19ExportScanFindingsRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06format\x18\x02 \x01(\tR\x06format\x12\x1a\n" +
 	"\bseverity\x18\x03 \x01(\tR\bseverity\x12\x14\n" +
-	"\x05state\x18\x04 \x01(\tR\x05state\"#\n" +
+	"\x05state\x18\x04 \x01(\tR\x05state\x12\x1f\n" +
+	"\vfound_since\x18\x14 \x01(\tR\n" +
+	"foundSince\x12\x1f\n" +
+	"\vfound_until\x18\x15 \x01(\tR\n" +
+	"foundUntil\x12\x19\n" +
+	"\brepo_url\x18\x16 \x01(\tR\arepoUrl\x12\x1a\n" +
+	"\bcategory\x18\x17 \x01(\tR\bcategory\x12\x10\n" +
+	"\x03tag\x18\x18 \x01(\tR\x03tag\x12#\n" +
+	"\raffected_file\x18\x19 \x01(\tR\faffectedFile\x12\f\n" +
+	"\x01q\x18\x1a \x01(\tR\x01q\"#\n" +
 	"\x11GetFindingRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"\x8a\x03\n" +
 	"\x14UpdateFindingRequest\x12\x0e\n" +
@@ -3611,11 +3910,20 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x1a\n" +
 	"\bseverity\x18\x03 \x01(\tR\bseverity\x12?\n" +
-	"\fduplicate_of\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\vduplicateOf\"[\n" +
+	"\fduplicate_of\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\vduplicateOf\"\x99\x02\n" +
 	"\x0eFindingsFilter\x12\x1a\n" +
 	"\bseverity\x18\x01 \x01(\tR\bseverity\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x17\n" +
-	"\ascan_id\x18\x03 \x01(\tR\x06scanId\"\xcf\x03\n" +
+	"\ascan_id\x18\x03 \x01(\tR\x06scanId\x12\x1f\n" +
+	"\vfound_since\x18\x14 \x01(\tR\n" +
+	"foundSince\x12\x1f\n" +
+	"\vfound_until\x18\x15 \x01(\tR\n" +
+	"foundUntil\x12\x19\n" +
+	"\brepo_url\x18\x16 \x01(\tR\arepoUrl\x12\x1a\n" +
+	"\bcategory\x18\x17 \x01(\tR\bcategory\x12\x10\n" +
+	"\x03tag\x18\x18 \x01(\tR\x03tag\x12#\n" +
+	"\raffected_file\x18\x19 \x01(\tR\faffectedFile\x12\f\n" +
+	"\x01q\x18\x1a \x01(\tR\x01q\"\xcf\x03\n" +
 	"\x19BulkUpdateFindingsRequest\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\tR\x03ids\x12<\n" +
 	"\x06filter\x18\x02 \x01(\v2$.vulnscan.findings.v1.FindingsFilterR\x06filter\x12\x19\n" +
