@@ -23,6 +23,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/mtls"
 	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/topology"
 )
 
 // MaxMessageSize bounds gRPC messages between vulnscan processes.
@@ -132,8 +133,19 @@ func New(name string, log *slog.Logger, grpcAddr, metricsAddr string, sec Securi
 				metricsInterceptor(m),
 				errorInterceptor(log),
 				g.unary,
+				// Again around the handler, so that a handler's panic is
+				// logged with its request id and counted as Internal.
+				recoveryInterceptor(log),
 			),
-			grpc.ChainStreamInterceptor(g.stream),
+			grpc.ChainStreamInterceptor(
+				streamRecoveryInterceptor(log),
+				streamRequestIDInterceptor,
+				streamLoggingInterceptor(log),
+				streamMetricsInterceptor(m),
+				streamErrorInterceptor(log),
+				g.stream,
+				streamRecoveryInterceptor(log),
+			),
 		)
 	}
 	gs := newServer(sec.Policy)
@@ -260,15 +272,21 @@ func (p *Process) Run(ctx context.Context, grace time.Duration) error {
 // Dial opens a client connection to the vulnscan service called server at
 // addr, presenting id's certificate and accepting only a server certificate
 // naming server, with tracing, request id propagation and the shared message
-// size limits.
+// size limits. It refuses a peer that pkg/topology does not list for id, so a
+// process configured to call a service outside the one table of edges fails
+// at start instead of in a cluster whose network policies follow the table.
 func Dial(addr string, id *mtls.Identity, server string, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
 	if id == nil {
 		return nil, fmt.Errorf("dial %s: no client identity", server)
+	}
+	if !topology.Allows(id.Name, server) {
+		return nil, fmt.Errorf("dial %s: %s -> %s is not an edge of pkg/topology", server, id.Name, server)
 	}
 	cc, err := grpc.NewClient(addr, append([]grpc.DialOption{
 		grpc.WithTransportCredentials(credentials.NewTLS(id.ClientConfig(server))),
 		grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
 		grpc.WithChainUnaryInterceptor(propagateRequestID),
+		grpc.WithChainStreamInterceptor(propagateRequestIDStream),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)),
 	}, extra...)...)
 	if err != nil {
