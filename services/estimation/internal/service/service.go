@@ -36,8 +36,6 @@ const (
 const (
 	MaxRepos       = 20
 	MaxUploadBytes = 100 << 20
-	DefaultLimit   = 50
-	MaxLimit       = 100
 )
 
 // Enqueuer inserts the estimation job in the caller's transaction and
@@ -80,21 +78,6 @@ type Uploads struct {
 type Internal struct {
 	estimationv1.UnimplementedEstimationInternalServiceServer
 	*Service
-}
-
-// RepoKey normalizes a repository URL for the cache and lookups: scheme and
-// host in lower case, no credentials, query, trailing slash or ".git".
-func RepoKey(raw string) string {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return strings.TrimSpace(raw)
-	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = strings.ToLower(u.Host)
-	u.User, u.RawQuery, u.Fragment = nil, "", ""
-	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), ".git")
-	u.RawPath = ""
-	return u.String()
 }
 
 // repoName is the last path element of a repository URL.
