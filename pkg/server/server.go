@@ -45,7 +45,6 @@ type Process struct {
 	serving     atomic.Bool
 	metricsAddr string
 	workers     []func(context.Context) error
-	closers     []func()
 	checks      []func(context.Context) error
 }
 
@@ -167,16 +166,8 @@ func notHealth(info *stats.RPCTagInfo) bool {
 // return when its context ends.
 func (p *Process) Worker(fn func(context.Context) error) { p.workers = append(p.workers, fn) }
 
-// OnClose adds a function run after the servers have stopped, in reverse order.
-func (p *Process) OnClose(fn func()) { p.closers = append(p.closers, fn) }
-
 // Run serves until ctx ends, then shuts down gracefully within grace.
 func (p *Process) Run(ctx context.Context, grace time.Duration) error {
-	defer func() {
-		for i := len(p.closers) - 1; i >= 0; i-- {
-			p.closers[i]()
-		}
-	}()
 	lis, err := net.Listen("tcp", p.grpcAddr)
 	if err != nil {
 		return fmt.Errorf("listen grpc %s: %w", p.grpcAddr, err)

@@ -92,6 +92,3 @@ func Redact(secret string) string {
 	}
 	return string(r[:keep]) + strings.Repeat("*", 8)
 }
-
-// Ptr returns a pointer to s.
-func Ptr(s string) *string { return &s }
