@@ -18,23 +18,8 @@ func metaSelector(s *metav1.LabelSelector) (labels.Selector, error) {
 	return metav1.LabelSelectorAsSelector(s)
 }
 
-// grpcPort, metricsPort and storePort are where each process listens, from
-// the topology table.
-var (
-	grpcPort    = listenPorts(func(p topology.Ports) int { return p.GRPC })
-	metricsPort = listenPorts(func(p topology.Ports) int { return p.Metrics })
-	storePort   = topology.StorePorts
-)
-
-func listenPorts(pick func(topology.Ports) int) map[string]int {
-	out := map[string]int{}
-	for name, p := range topology.Listen {
-		if port := pick(p); port != 0 {
-			out[name] = port
-		}
-	}
-	return out
-}
+// storePort is where each store listens, from the topology table.
+var storePort = topology.StorePorts
 
 // realEdges are the connections the system makes, as "from>to:port" ("*" for
 // any port): pkg/topology's table. Pseudo-nodes: internet (public addresses
