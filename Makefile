@@ -13,7 +13,7 @@ GRPC_GATEWAY_VERSION := v2.32.0
 GOOGLEAPIS_MODULE := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 GOLANGCI_LINT_VERSION := v2.15.0
 
-BINARIES := gateway vulnscanctl auth estimation scan findings
+BINARIES := gateway vulnscanctl vulnscan auth estimation scan findings
 PACKAGES := ./pkg/... ./proto/gen/... ./gateway/... ./services/auth/... ./services/estimation/... ./services/scan/... ./services/findings/... ./deploy/...
 TEST_TIMEOUT ?= 20m
 
@@ -72,7 +72,7 @@ fmt-check: ## Fail when a Go file is not gofmt-formatted
 .PHONY: build
 build: ## Build every binary into bin/
 	@mkdir -p $(BIN)
-	go build -o $(BIN)/ ./gateway/cmd/gateway ./gateway/cmd/vulnscanctl ./services/auth/cmd/auth ./services/estimation/cmd/estimation ./services/scan/cmd/scan ./services/findings/cmd/findings ./deploy/local/logprefix ./pkg/cmd/vulnscan-pki ./pkg/cmd/vulnscan-dbroles
+	go build -o $(BIN)/ ./gateway/cmd/gateway ./gateway/cmd/vulnscanctl ./pkg/cmd/vulnscan ./services/auth/cmd/auth ./services/estimation/cmd/estimation ./services/scan/cmd/scan ./services/findings/cmd/findings ./deploy/local/logprefix ./pkg/cmd/vulnscan-pki ./pkg/cmd/vulnscan-dbroles
 
 .PHONY: run
 run: build ## Run the whole system in the foreground (Ctrl-C stops it)
@@ -93,6 +93,12 @@ bench-detect: ## Score the engine on a labelled benchmark: make bench-detect COR
 bench: build ## Run the benchmarks
 	@deploy/local/stores.sh ensure test
 	@status=0; VULNSCAN_BIN_DIR=$(BIN) go test -run '^$$' -bench . -benchmem -timeout 60m $(PACKAGES) || status=$$?; \
+	  deploy/local/stores.sh stop; exit $$status
+
+.PHONY: bench-edge
+bench-edge: build ## Hot paths through the real processes beside their floors (QUICK=1: smaller and shorter; PROFILE=dir: pprof profiles)
+	@deploy/local/stores.sh ensure test
+	@status=0; VULNSCAN_BIN_DIR=$(BIN) go run ./services/findings/internal/edgebench $(if $(QUICK),-quick) $(if $(ONLY),-only $(ONLY)) $(if $(PROFILE),-profile $(abspath $(PROFILE))) || status=$$?; \
 	  deploy/local/stores.sh stop; exit $$status
 
 .PHONY: deploy-check

@@ -186,7 +186,7 @@ func TestProcessConfiguration(t *testing.T) {
 		"estimation": {
 			"GRPC_LISTEN_ADDR": "0.0.0.0:9102", "METRICS_ADDR": "0.0.0.0:9202",
 			"ESTIMATION_DATABASE_URL": "secret:vulnscan-database-estimation/url", "VULNSCAN_SECRET_KEY": secret, "AUTH_GRPC_ADDR": "auth:9101",
-			"VULNSCAN_DATA_DIR": "/data", "VULNSCAN_ALLOWED_PRIVATE_CIDRS": "",
+			"FINDINGS_GRPC_ADDR": "findings:9104", "VULNSCAN_DATA_DIR": "/data", "VULNSCAN_ALLOWED_PRIVATE_CIDRS": "",
 		},
 		"scan-api": {
 			"SCAN_MODE": "api", "GRPC_LISTEN_ADDR": "0.0.0.0:9103", "METRICS_ADDR": "0.0.0.0:9203",

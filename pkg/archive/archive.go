@@ -374,3 +374,8 @@ func (w *writer) tarGz(r io.Reader) error {
 		}
 	}
 }
+
+// ContentIdentity is how findings name an upload's repository: by the
+// content hash of its files, so the same code uploaded again (or scanned
+// locally by the command-line client) gives the same fingerprints.
+func ContentIdentity(contentHash string) string { return "upload-content:" + contentHash }

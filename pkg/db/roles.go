@@ -122,6 +122,9 @@ func ProvisionRoles(ctx context.Context, adminURL string, opts RoleOptions) (map
 			return nil, privilege(fmt.Errorf("provision roles: %s: %w", stmt, err))
 		}
 	}
+	if err := createExtensions(ctx, c); err != nil {
+		return nil, privilege(fmt.Errorf("provision roles: %w", err))
+	}
 	for _, svc := range opts.Services {
 		if !known(svc) {
 			return nil, fmt.Errorf("provision roles: unknown service %q", svc)
@@ -285,6 +288,30 @@ func WithUser(databaseURL, user, password string) (string, error) {
 	q.Del("password")
 	u.RawQuery = q.Encode()
 	return u.String(), nil
+}
+
+// Extensions are the PostgreSQL extensions the services' migrations use
+// when they exist (pg_trgm: the findings service's free-text index). A
+// service role may use only its own schema, so it cannot create them;
+// ProvisionRoles creates those the server offers in the public schema,
+// where every role may use them. A server without them still works: the
+// migrations then skip the indexes that need them.
+var Extensions = []string{"pg_trgm"}
+
+func createExtensions(ctx context.Context, c *pgx.Conn) error {
+	for _, ext := range Extensions {
+		var available bool
+		if err := c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = $1)`, ext).Scan(&available); err != nil {
+			return fmt.Errorf("extension %s: %w", ext, err)
+		}
+		if !available {
+			continue
+		}
+		if _, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+pgx.Identifier{ext}.Sanitize()+" WITH SCHEMA public"); err != nil && !isDuplicate(err) {
+			return fmt.Errorf("create extension %s: %w", ext, err)
+		}
+	}
+	return nil
 }
 
 func privilege(err error) error {

@@ -203,6 +203,39 @@ func (g *Guard) CheckHost(ctx context.Context, host string) error {
 	return nil
 }
 
+// Exempt reports whether host (an IP literal or a name) denotes only
+// addresses inside the exempted CIDRs: a test or development receiver that
+// may be reached where public ones are required. It is false when nothing
+// is exempted or host does not resolve.
+func (g *Guard) Exempt(ctx context.Context, host string) bool {
+	if len(g.allowed) == 0 {
+		return false
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	var addrs []netip.Addr
+	if ip, ok := ParseIPLiteral(host); ok {
+		addrs = []netip.Addr{ip}
+	} else {
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		var err error
+		if addrs, err = g.resolver.LookupNetIP(rctx, "ip", host); err != nil {
+			return false
+		}
+	}
+	for _, a := range addrs {
+		a = a.WithZone("")
+		in := false
+		for _, p := range g.allowed {
+			in = in || p.Contains(a) || (a.Is4In6() && p.Contains(a.Unmap()))
+		}
+		if !in {
+			return false
+		}
+	}
+	return len(addrs) > 0
+}
+
 // ParseIPLiteral parses host as an IP address, accepting the legacy IPv4
 // forms of inet_aton (e.g. 2130706433, 0x7f.1, 0177.0.0.1, 127.1).
 func ParseIPLiteral(host string) (netip.Addr, bool) {

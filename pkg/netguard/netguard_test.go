@@ -151,3 +151,25 @@ func FuzzCheckURL(f *testing.F) {
 		}
 	})
 }
+
+func TestExempt(t *testing.T) {
+	t.Parallel()
+	none, err := New(nil)
+	require.NoError(t, err)
+	loop, err := New([]string{"127.0.0.0/8"})
+	require.NoError(t, err)
+	for _, c := range []struct {
+		g    *Guard
+		host string
+		want bool
+	}{
+		{none, "127.0.0.1", false},
+		{loop, "127.0.0.1", true},
+		{loop, "[::1]", false},
+		{loop, "10.0.0.1", false},
+		{loop, "8.8.8.8", false},
+		{loop, "0x7f.1", true},
+	} {
+		require.Equal(t, c.want, c.g.Exempt(context.Background(), c.host), c.host)
+	}
+}

@@ -26,6 +26,9 @@ const (
 	findingsPublic   = "/vulnscan.findings.v1.FindingsService/"
 	findingsIntake   = "/vulnscan.findings.v1.FindingsIntakeService/"
 	findingsAdminSvc = "/vulnscan.findings.v1.FindingsAdminService/"
+	webhookPublic    = "/vulnscan.findings.v1.WebhookService/"
+	webhookEvents    = "/vulnscan.findings.v1.WebhookEventService/"
+	webhookAdmin     = "/vulnscan.findings.v1.WebhookAdminService/"
 )
 
 // Policies are the allow-lists of each service's main listener. The gateway
@@ -54,6 +57,9 @@ var Policies = map[string]server.Policy{
 		findingsIntake + "RegisterScan":     {mtls.Scan},
 		findingsIntake + "ReportFindings":   {mtls.Scan},
 		findingsIntake + "GetScanSummaries": {mtls.Scan},
+		webhookPublic:                       {mtls.Gateway},
+		webhookEvents + "PublishEvent":      {mtls.Scan, mtls.Estimation},
+		findingsIntake + "CompleteScan":     {mtls.Scan},
 	},
 }
 
@@ -69,6 +75,7 @@ var AdminPolicies = map[string]server.Policy{
 		findingsIntake + "ApproveFinding":          {mtls.Operator},
 		findingsIntake + "RejectFinding":           {mtls.Operator},
 		findingsIntake + "ListFindingsForOperator": {mtls.Operator},
+		webhookAdmin:                               {mtls.Operator},
 	},
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/logging"
+	"github.com/vulnscan/vulnscan/pkg/mtls"
 )
 
 // RequestIDKey is the metadata key carrying the request id between processes.
@@ -84,15 +85,31 @@ func loggingInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
 // logRPC writes one access-log line for a finished call, unary or stream.
 func logRPC(ctx context.Context, log *slog.Logger, method string, start time.Time, err error) {
 	code := status.Code(translate(ctx, nil, err))
-	level := slog.LevelInfo
-	if code == codes.Internal || code == codes.Unknown {
-		level = slog.LevelError
+	level := rpcLogLevel(ctx, code)
+	if !log.Enabled(ctx, level) {
+		return
 	}
 	attrs := []any{"method", method, "code", code.String(), "duration_ms", float64(time.Since(start).Microseconds()) / 1000}
 	if err != nil && level == slog.LevelError {
 		attrs = append(attrs, "error", err.Error())
 	}
 	log.Log(ctx, level, "rpc", attrs...)
+}
+
+// rpcLogLevel is the level of a call's "rpc" line. A call the gateway makes
+// for a public request is already in the gateway's access line, with the
+// same request id and trace id, so it gets its own line only at debug level
+// unless it failed on the server side: one line per request, not one per
+// process on its path. Calls between services and from operators keep their
+// line at info; server-side failures are errors wherever they come from.
+func rpcLogLevel(ctx context.Context, code codes.Code) slog.Level {
+	if code == codes.Internal || code == codes.Unknown {
+		return slog.LevelError
+	}
+	if caller, _ := mtls.Caller(ctx); caller == mtls.Gateway {
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
 }
 
 func metricsInterceptor(m *RPCMetrics) grpc.UnaryServerInterceptor {

@@ -174,6 +174,7 @@ func (p *Process) Run(ctx context.Context, grace time.Duration) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(p.Registry, promhttp.HandlerOpts{}))
+	MountPprof(mux)
 	// Probes: the gRPC ports require a client certificate, so Kubernetes
 	// probes ask here (plain HTTP, nothing secret) instead.
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })

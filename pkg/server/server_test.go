@@ -88,7 +88,7 @@ func TestDialFollowsTopology(t *testing.T) {
 		{ids[0], "auth", true},
 		{ids[1], "auth", true},
 		{ids[2], "findings", true},
-		{ids[0], "findings", false},
+		{ids[0], "scan", false},
 		{ids[1], "scan", false},
 		{ids[2], "scan", false},
 	} {

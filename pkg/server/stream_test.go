@@ -75,11 +75,11 @@ func (s *syncBuffer) lines(t *testing.T) []map[string]any {
 // driver error.
 func TestStreamInterceptors(t *testing.T) {
 	t.Parallel()
-	ids := identities(t, "auth", "gateway")
+	ids := identities(t, "auth", "scan")
 	var logs syncBuffer
 	addr := freeAddr(t)
 	p := New("auth", logging.New(&logs, "auth"), addr, freeAddr(t), Security{
-		Identity: ids[0], Policy: Policy{"/vulnscan.Stream/": {"gateway"}},
+		Identity: ids[0], Policy: Policy{"/vulnscan.Stream/": {"scan"}},
 	})
 	desc := healthpb.Health_ServiceDesc
 	desc.ServiceName = "vulnscan.Stream"

@@ -509,7 +509,7 @@ func binaries() (string, error) {
 			buildOnce.err = err
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", dir+"/", "./gateway/cmd/gateway", "./gateway/cmd/vulnscanctl",
+		cmd := exec.Command("go", "build", "-o", dir+"/", "./gateway/cmd/gateway", "./gateway/cmd/vulnscanctl", "./pkg/cmd/vulnscan",
 			"./services/auth/cmd/auth", "./services/estimation/cmd/estimation", "./services/scan/cmd/scan", "./services/findings/cmd/findings", "./pkg/cmd/vulnscan-pki")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {

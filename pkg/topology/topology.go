@@ -119,6 +119,7 @@ var Edges = []Edge{
 
 	{From: Estimation, To: Postgres, Port: 5432},
 	{From: Estimation, To: Auth, Port: 9101, Why: "connected repositories"},
+	{From: Estimation, To: Findings, Port: 9104, Why: "webhook events"},
 	{From: Estimation, To: Internet, Port: 443, Why: "git clones"},
 
 	{From: ScanAPI, To: Postgres, Port: 5432},
@@ -129,7 +130,7 @@ var Edges = []Edge{
 	{From: ScanWorker, To: Postgres, Port: 5432},
 	{From: ScanWorker, To: Auth, Port: 9101, Why: "refund"},
 	{From: ScanWorker, To: Estimation, Port: 9102, Why: "uploads"},
-	{From: ScanWorker, To: Findings, Port: 9104, Why: "report findings"},
+	{From: ScanWorker, To: Findings, Port: 9104, Why: "report findings, webhook events"},
 	{From: ScanWorker, To: Internet, Port: AnyPort, Why: "clones, scan targets"},
 
 	{From: Findings, To: Postgres, Port: 5432},

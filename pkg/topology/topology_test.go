@@ -77,7 +77,8 @@ func TestAllows(t *testing.T) {
 		{"operator", "auth", true},
 		{"operator", "findings", true},
 		{"operator", "scan", false},
-		{"estimation", "findings", false},
+		{"estimation", "findings", true}, // webhook events
+		{"estimation", "scan", false},
 		{"findings", "scan", false},
 		{"auth", "findings", false},
 		{"gateway", "nosuch", false},

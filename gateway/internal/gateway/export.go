@@ -27,7 +27,9 @@ func (g *Gateway) registerExport(mux *runtime.ServeMux) error {
 	client := findingsv1.NewFindingsServiceClient(g.conns["findings"])
 	return mux.HandlePath(http.MethodGet, exportPath, func(w http.ResponseWriter, r *http.Request, params map[string]string) {
 		q := r.URL.Query()
-		req := &findingsv1.ExportScanFindingsRequest{Id: params["id"], Format: q.Get("format"), Severity: q.Get("severity"), State: q.Get("state")}
+		req := &findingsv1.ExportScanFindingsRequest{Id: params["id"], Format: q.Get("format"), Severity: q.Get("severity"), State: q.Get("state"),
+			FoundSince: q.Get("found_since"), FoundUntil: q.Get("found_until"), RepoUrl: q.Get("repo_url"), Category: q.Get("category"),
+			Tag: q.Get("tag"), AffectedFile: q.Get("affected_file"), Q: q.Get("q")}
 		ctx, cancel := context.WithCancel(metadata.NewOutgoingContext(r.Context(), outgoingMD(r)))
 		defer cancel()
 		stream, err := client.ExportScanFindings(ctx, req)

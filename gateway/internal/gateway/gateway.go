@@ -133,6 +133,10 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 		g.Close()
 		return nil, err
 	}
+	if err := findingsv1.RegisterWebhookServiceHandler(ctx, mux, g.conns["findings"]); err != nil {
+		g.Close()
+		return nil, err
+	}
 	if err := g.registerExport(mux); err != nil {
 		g.Close()
 		return nil, err
@@ -193,13 +197,17 @@ func (g *Gateway) Close() {
 
 // successStatus answers 201 for a successful POST and 204 for a DELETE.
 // A POST that acts on an existing resource rather than creating one
-// (cancelling a scan, a bulk triage change) answers 200.
+// (cancelling a scan, a bulk triage change) answers 200; a webhook
+// redelivery, queued for the delivery worker, 202.
 func successStatus(ctx context.Context, w http.ResponseWriter, m proto.Message) error {
 	if req, ok := ctx.Value(requestMethodKey{}).(string); ok {
 		switch req {
 		case http.MethodPost:
 			switch m.(type) {
 			case *scanv1.CancelScanResponse, *findingsv1.BulkUpdateFindingsResponse:
+				return nil
+			case *findingsv1.WebhookDelivery: // a redelivery is queued, not made
+				w.WriteHeader(http.StatusAccepted)
 				return nil
 			}
 			w.WriteHeader(http.StatusCreated)
@@ -339,6 +347,7 @@ func (g *Gateway) Serve(ctx context.Context, cfg Config) error {
 	srv := &http.Server{Handler: g.Handler, ReadHeaderTimeout: cfg.HeaderTimeout, IdleTimeout: 120 * time.Second}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(g.Registry, promhttp.HandlerOpts{}))
+	server.MountPprof(mux)
 	ms := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	g.log.Info("serving", "http", lis.Addr().String(), "metrics", mlis.Addr().String())
 

@@ -29,13 +29,16 @@ var (
 	sortOrders   = []string{"ASC", "DESC"}
 	scanStatuses = []string{"pending", "running", "completed", "partial", "failed"}
 	repoSources  = []string{"connected", "public", "upload"}
+	categories   = []string{"injection", "xss", "auth", "access_control", "secrets", "ssrf", "path_traversal",
+		"deserialization", "crypto", "misconfiguration", "dependency", "other"}
 )
 
 // queryEnums are the enumerations of query parameters, by path prefix and name.
 var queryEnums = map[string]map[string][]string{
-	"/v1/findings": {"severity": severities, "state": states, "sort_by": {"found_at", "updated_at", "severity"}, "sort_order": sortOrders},
+	"/v1/findings": {"severity": severities, "state": states, "sort_by": {"found_at", "updated_at", "severity"}, "sort_order": sortOrders,
+		"category": categories},
 	"/v1/scans/{id}/findings": {"severity": severities, "state": states, "sort_by": {"found_at", "updated_at", "severity"},
-		"sort_order": sortOrders, "format": {"json", "csv", "sarif"}},
+		"sort_order": sortOrders, "format": {"json", "csv", "sarif"}, "category": categories},
 	"/v1/scans": {"status": scanStatuses, "sort_by": {"created_at", "updated_at", "status"}, "sort_order": sortOrders},
 }
 
@@ -46,10 +49,12 @@ var propertyEnums = map[string]map[string][]string{
 	"FindingsServiceUpdateFindingBody": {"severity": severities, "state": states},
 	"v1UpdateFindingResponse":          {"severity": severities, "state": states},
 	"v1TriageEntry":                    {"reaction": states, "source": {"github", "slack", "web", "api", "agent"}},
-	"v1Scan":                           {"status": scanStatuses},
-	"v1GetScanResponse":                {"status": scanStatuses},
+	"v1Scan":                           {"status": scanStatuses, "scan_type": {"full", "pr"}},
+	"v1GetScanResponse":                {"status": scanStatuses, "scan_type": {"full", "pr"}},
 	"v1GetScanStatusResponse":          {"status": scanStatuses},
 	"v1RepoRef":                        {"source": repoSources},
+	"v1FindingsFilter":                 {"severity": severities, "state": states, "category": categories},
+	"v1RepoResult":                     {"scan_type": {"full", "pr"}},
 	"v1ScanRepo":                       {"source": repoSources},
 }
 
@@ -214,6 +219,9 @@ func operation(path, method string, op obj) obj {
 		if name == "id" && p["in"] == "path" {
 			schema["format"] = "uuid"
 		}
+		if (name == "found_since" || name == "found_until") && p["in"] == "query" {
+			schema["format"] = "date-time"
+		}
 		q := obj{"name": name, "in": p["in"], "schema": schema}
 		if p["required"] == true || p["in"] == "path" {
 			q["required"] = true
@@ -246,6 +254,9 @@ func operation(path, method string, op obj) obj {
 		code, what := "200", "OK"
 		if method == "post" {
 			code, what = "201", "Created"
+		}
+		if method == "post" && strings.HasSuffix(path, "/redeliver") { // queued for the delivery worker
+			code, what = "202", "Accepted"
 		}
 		r := obj{"description": what}
 		if ok != nil {

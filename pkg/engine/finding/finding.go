@@ -29,6 +29,11 @@ type Finding struct {
 	Confirmed      bool // passed automated verification
 	Language       string
 
+	// Path is the dataflow path of a taint finding, source to sink, one
+	// location per step (empty for findings without a flow). Pull request
+	// scans use it to tell whether a finding touches changed lines.
+	Path []Location `json:"-"`
+
 	// Evidence is what the analyzer established about the candidate, for
 	// the verification stage to weigh.
 	Evidence Evidence `json:"-"`
@@ -43,6 +48,13 @@ type Finding struct {
 	FingerprintKey string `json:"-"`
 	// Reproduce re-runs the check of a live-target finding; nil for others.
 	Reproduce func() bool `json:"-"`
+}
+
+// Location is one step of a finding's dataflow path: a repository-relative
+// file and a 1-based line.
+type Location struct {
+	File string
+	Line int
 }
 
 // Evidence describes how an analyzer reached a candidate.

@@ -15,7 +15,7 @@ import (
 // @microsoft/jest-sarif 1.0.0-beta.0 (lib/schemas/sarif-2.1.0-rtm.5.json).
 func sarifSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	f, err := os.Open("testdata/sarif-schema-2.1.0.json")
+	f, err := os.Open("../../../pkg/sarif/testdata/sarif-schema-2.1.0.json")
 	require.NoError(t, err)
 	defer f.Close()
 	doc, err := jsonschema.UnmarshalJSON(f)

@@ -28,6 +28,8 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/server"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
+	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/events"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/gitsrc"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/service"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/store"
@@ -133,8 +135,18 @@ func Run(ctx context.Context, version string) error {
 	}
 	defer func() { _ = authConn.Close() }()
 
+	// Webhook events go to the findings service, which owns the webhooks.
+	findingsConn, err := server.Dial(cfg.FindingsAddr, id, "findings")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = findingsConn.Close() }()
+	st := &store.Store{Pool: pool}
+	var rc *river.Client[pgx.Tx]
+	st.Ended = events.Queue(func() *river.Client[pgx.Tx] { return rc })
+
 	svc := &service.Service{
-		Store: &store.Store{Pool: pool}, Auth: authv1.NewAuthInternalServiceClient(authConn), Bucket: bucket,
+		Store: st, Auth: authv1.NewAuthInternalServiceClient(authConn), Bucket: bucket,
 		Fetcher: fetcher, Guard: guard, Log: log, TempDir: tmp, ArchiveLimits: cfg.Archive, Parallel: cfg.ReposInParallel,
 		UploadQuota: cfg.UploadQuota, MaxRunningPerOrg: cfg.RunningPerOrg,
 	}
@@ -142,7 +154,8 @@ func Run(ctx context.Context, version string) error {
 	river.AddWorker(workers, &service.EstimateWorker{Service: svc, JobTimeout: cfg.JobTimeout})
 	river.AddWorker(workers, &service.SweepWorker{Service: svc, Idle: time.Minute})
 	river.AddWorker(workers, &service.PurgeUploadsWorker{Service: svc, Retention: cfg.UploadRetention})
-	rc, err := river.NewClient(driver, &river.Config{
+	river.AddWorker(workers, &events.Worker{Store: st, Webhooks: findingsv1.NewWebhookEventServiceClient(findingsConn)})
+	rc, err = river.NewClient(driver, &river.Config{
 		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
 			func() (river.JobArgs, *river.InsertOpts) { return service.SweepArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true}),
 			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),

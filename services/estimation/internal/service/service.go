@@ -32,6 +32,12 @@ const (
 	SourceUpload    = "upload"
 )
 
+// Scan types of an estimation entry: "pr" when it names a base.
+const (
+	ScanTypeFull = "full"
+	ScanTypePR   = "pr"
+)
+
 // Limits of the API.
 const (
 	MaxRepos       = 20
@@ -103,13 +109,23 @@ func estimationProto(e store.Estimation) *estimationv1.CostEstimation {
 		Repos: []*estimationv1.RepoRef{}, RepoResults: []*estimationv1.RepoResult{},
 	}
 	for _, r := range e.Repos {
-		out.Repos = append(out.Repos, &estimationv1.RepoRef{Source: r.Source, RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA})
+		base := r.BaseCommit
+		if base == "" {
+			base = r.RequestedBaseCommit
+		}
+		out.Repos = append(out.Repos, &estimationv1.RepoRef{Source: r.Source, RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA,
+			BaseBranch: r.BaseBranch, BaseCommit: base, PullRequest: int32(r.PullRequest)})
 		if r.Status == "pending" {
 			continue
 		}
 		rr := &estimationv1.RepoResult{
 			RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA, Status: r.Status, FromCache: r.FromCache,
 			Credits: int32(r.Credits), Error: r.Error, Source: r.Source, Applications: []*estimationv1.Application{},
+			ScanType: ScanTypeFull,
+		}
+		if r.IsPR() {
+			rr.ScanType, rr.BaseBranch, rr.BaseCommit = ScanTypePR, r.BaseBranch, r.BaseCommit
+			rr.ChangedFiles, rr.ChangedLines = int32(r.ChangedFiles), int32(r.ChangedLines)
 		}
 		for _, a := range r.Applications {
 			rr.Applications = append(rr.Applications, &estimationv1.Application{AppName: a.Name, AppRootPath: a.Root, Architecture: a.Architecture})

@@ -1,11 +1,13 @@
 // Package app wires the findings service process: configuration, store,
 // migrations, the auth client, the three gRPC APIs, the integration
-// delivery worker and the counter fold worker.
+// delivery worker, the outbound webhooks and the counter fold worker.
 package app
 
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"time"
 
@@ -24,6 +26,7 @@ import (
 	"github.com/vulnscan/vulnscan/services/findings/internal/fold"
 	"github.com/vulnscan/vulnscan/services/findings/internal/service"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
+	"github.com/vulnscan/vulnscan/services/findings/internal/webhook"
 )
 
 // Config is the findings process configuration.
@@ -36,6 +39,19 @@ type Config struct {
 	DeliveryMaxAttempts int
 	CountFoldEvery      time.Duration
 	RiskExpiryEvery     time.Duration
+	// PublicURL is where users reach the API; links in pull request
+	// comments point under it.
+	PublicURL string
+	Webhooks  WebhookConfig
+}
+
+// WebhookConfig tunes the outbound webhooks.
+type WebhookConfig struct {
+	MaxPerOrg   int
+	Poll        time.Duration
+	Backoff     time.Duration
+	MaxBackoff  time.Duration
+	MaxAttempts int
 }
 
 // ReadConfig reads the configuration from env.
@@ -49,6 +65,20 @@ func ReadConfig(env *config.Env) (Config, error) {
 		DeliveryMaxAttempts: env.Int("FINDINGS_DELIVERY_MAX_ATTEMPTS", 12),
 		CountFoldEvery:      env.Duration("FINDINGS_COUNT_FOLD_EVERY", 5*time.Second),
 		RiskExpiryEvery:     env.Duration("FINDINGS_RISK_EXPIRY_EVERY", 30*time.Second),
+		Webhooks: WebhookConfig{
+			MaxPerOrg:   env.Int("FINDINGS_MAX_WEBHOOKS", webhook.DefaultMaxPerOrg),
+			Poll:        env.Duration("FINDINGS_WEBHOOK_POLL", time.Second),
+			Backoff:     env.Duration("FINDINGS_WEBHOOK_BACKOFF", 30*time.Second),
+			MaxBackoff:  env.Duration("FINDINGS_WEBHOOK_MAX_BACKOFF", 4*time.Hour),
+			MaxAttempts: env.Int("FINDINGS_WEBHOOK_MAX_ATTEMPTS", 12),
+		},
+		PublicURL: env.String("VULNSCAN_PUBLIC_URL", "http://"+env.String("VULNSCAN_HTTP_ADDR", config.DefaultHTTPAddr)),
+	}
+	if w := c.Webhooks; w.MaxPerOrg < 1 || w.MaxAttempts < 1 || w.Poll <= 0 || w.Backoff <= 0 || w.MaxBackoff < w.Backoff {
+		env.Fail(fmt.Errorf("FINDINGS_MAX_WEBHOOKS and FINDINGS_WEBHOOK_MAX_ATTEMPTS must be at least 1, FINDINGS_WEBHOOK_POLL and FINDINGS_WEBHOOK_BACKOFF positive, FINDINGS_WEBHOOK_MAX_BACKOFF at least the backoff"))
+	}
+	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		env.Fail(fmt.Errorf("VULNSCAN_PUBLIC_URL must be an http or https URL"))
 	}
 	if c.RiskExpiryEvery <= 0 {
 		env.Fail(fmt.Errorf("FINDINGS_RISK_EXPIRY_EVERY must be positive"))
@@ -118,8 +148,20 @@ func Run(ctx context.Context, version string) error {
 	findingsv1.RegisterFindingsAdminServiceServer(p.Admin, &service.Admin{Service: svc})
 	w := &delivery.Worker{Store: st, Box: box, Client: guard.Client(20*time.Second, 3), Log: log,
 		Poll: cfg.DeliveryPoll, BaseBackoff: cfg.DeliveryBackoff, MaxBackoff: cfg.DeliveryMaxBackoff,
-		MaxAttempts: cfg.DeliveryMaxAttempts, Batch: 20}
+		MaxAttempts: cfg.DeliveryMaxAttempts, Batch: 20, PublicURL: cfg.PublicURL}
 	p.Worker(w.Run)
+	// Outbound webhooks: the API on the public listener, event publishing
+	// for the scan and estimation services, operator access on the admin
+	// listener, and the delivery worker. Webhook receivers are never
+	// followed through redirects (a 3xx fails the attempt).
+	hooks := &webhook.API{Store: &webhook.Store{Pool: pool}, Box: box, Guard: guard, MaxPerOrg: cfg.Webhooks.MaxPerOrg}
+	findingsv1.RegisterWebhookServiceServer(p.GRPC, &webhook.Public{API: hooks})
+	findingsv1.RegisterWebhookEventServiceServer(p.GRPC, &webhook.Events{API: hooks})
+	findingsv1.RegisterWebhookAdminServiceServer(p.Admin, &webhook.Admin{API: hooks})
+	hookClient := guard.Client(20*time.Second, 0)
+	hookClient.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	p.Worker((&webhook.Worker{Store: hooks.Store, Box: box, Client: hookClient, Log: log, Poll: cfg.Webhooks.Poll,
+		BaseBackoff: cfg.Webhooks.Backoff, MaxBackoff: cfg.Webhooks.MaxBackoff, MaxAttempts: cfg.Webhooks.MaxAttempts, Batch: 20}).Run)
 	p.Worker((&fold.Worker{Store: st, Log: log, Every: cfg.CountFoldEvery, Keys: 1000}).Run)
 	p.Worker((&expiry.Worker{Store: st, Log: log, Every: cfg.RiskExpiryEvery}).Run)
 	log.Info("starting", "version", version, "delivery_poll", cfg.DeliveryPoll.String())

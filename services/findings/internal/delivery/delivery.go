@@ -46,6 +46,9 @@ type Worker struct {
 	MaxBackoff  time.Duration
 	MaxAttempts int // attempts before an event is dead-lettered
 	Batch       int
+	// PublicURL is the API's address as users reach it (VULNSCAN_PUBLIC_URL);
+	// pull request comments link to findings under it.
+	PublicURL string
 }
 
 // Run polls for due events and delivers them, a batch at a time.
@@ -176,9 +179,28 @@ func (w *Worker) send(ctx context.Context, d store.Delivery) (string, error) {
 		_, err = w.postAll(ctx, reqs, d, secret, "")
 		return "", err
 	}
+	if d.Event == store.EventReviewSummary {
+		var sum store.ReviewSummary
+		if err := json.Unmarshal(d.Payload, &sum); err != nil {
+			return "", fmt.Errorf("decode event: %w", err)
+		}
+		if reqs, err = w.buildSummary(d, sum, token); err != nil {
+			return "", err
+		}
+		_, err = w.postAll(ctx, reqs, d, secret, "")
+		return "", err
+	}
 	var ev store.Event
 	if err := json.Unmarshal(d.Payload, &ev); err != nil {
 		return "", fmt.Errorf("decode event: %w", err)
+	}
+	if d.Event == store.EventReviewComment {
+		if reqs, err = w.buildReview(d, ev, token); err != nil {
+			return "", err
+		}
+		// A review comment creates no issue to remember for the finding.
+		_, err = w.postAll(ctx, reqs, d, secret, "")
+		return d.ExternalID, err
 	}
 	reqs, err = build(d, ev, token)
 	if err != nil {

@@ -78,6 +78,9 @@ func bulkTargets(req *findingsv1.BulkUpdateFindingsRequest) ([]string, *store.Fi
 				return nil, nil, err
 			}
 		}
+		if err := search(f, out, "filter."); err != nil {
+			return nil, nil, err
+		}
 		return nil, out, nil
 	case len(req.GetIds()) == 0:
 		return nil, nil, apierr.Invalid("ids (1 to %d finding ids) or filter is required", store.MaxBulk)

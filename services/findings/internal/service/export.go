@@ -2,8 +2,8 @@ package service
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/sarif"
 	"github.com/vulnscan/vulnscan/pkg/validate"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
@@ -43,7 +44,7 @@ func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, s
 	if err := validate.OneOf("format", format, "json", "csv", "sarif"); err != nil {
 		return err
 	}
-	f, _, _, err := filter(caller.OrgID, listQuery{severity: req.GetSeverity(), state: req.GetState()})
+	f, _, _, err := filter(caller.OrgID, listQuery{severity: req.GetSeverity(), state: req.GetState(), search: req})
 	if err != nil {
 		return err
 	}
@@ -77,28 +78,9 @@ func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, s
 
 	switch format {
 	case "json":
-		buf.WriteString("[")
-		n := 0
-		err = p.Store.Each(ctx, f, func(fd store.Finding, _ store.Extra) error {
-			if n > 0 {
-				buf.WriteString(",")
-			}
-			n++
-			b, err := exportJSON.Marshal(findingProto(fd))
-			if err != nil {
-				return err
-			}
-			buf.Write(b)
-			if buf.Len() >= chunkSize {
-				return send()
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		buf.WriteString("]")
-		return send()
+		return p.streamArray(ctx, f, &buf, send, []byte("["), func(fd store.Finding, _ store.Extra) ([]byte, error) {
+			return exportJSON.Marshal(findingProto(fd))
+		}, func() ([]byte, error) { return []byte("]"), nil })
 
 	case "csv":
 		w := csv.NewWriter(&buf)
@@ -118,35 +100,53 @@ func (p *Public) ExportScanFindings(req *findingsv1.ExportScanFindingsRequest, s
 		return send()
 
 	default:
-		buf.Write(sarifHead())
-		rules := newSARIFRules()
-		n := 0
-		err = p.Store.Each(ctx, f, func(fd store.Finding, x store.Extra) error {
-			if n > 0 {
-				buf.WriteString(",")
-			}
-			n++
-			id, idx := rules.ruleFor(fd)
-			b, err := json.Marshal(sarifResult(fd, x, id, idx))
-			if err != nil {
-				return err
-			}
-			buf.Write(b)
-			if buf.Len() >= chunkSize {
-				return send()
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		tail, err := rules.sarifTail()
-		if err != nil {
-			return err
-		}
-		buf.Write(tail)
-		return send()
+		rules := sarif.NewRules()
+		return p.streamArray(ctx, f, &buf, send, sarif.Head(), func(fd store.Finding, x store.Extra) ([]byte, error) {
+			return rules.Result(sarifFinding(fd, x))
+		}, rules.Tail)
 	}
+}
+
+// streamArray writes one JSON array of the filtered findings, for the JSON
+// export and for SARIF's results alike: open, each finding's element
+// (elem) separated by commas, then the closing bytes tail returns, sending a
+// chunk whenever buf has grown past chunkSize.
+func (p *Public) streamArray(ctx context.Context, f store.Filter, buf *bytes.Buffer, send func() error, open []byte,
+	elem func(store.Finding, store.Extra) ([]byte, error), tail func() ([]byte, error),
+) error {
+	buf.Write(open)
+	n := 0
+	err := p.Store.Each(ctx, f, func(fd store.Finding, x store.Extra) error {
+		b, err := elem(fd, x)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			buf.WriteByte(',')
+		}
+		n++
+		buf.Write(b)
+		if buf.Len() >= chunkSize {
+			return send()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	t, err := tail()
+	if err != nil {
+		return err
+	}
+	buf.Write(t)
+	return send()
+}
+
+// sarifFinding is a stored finding as the shared SARIF renderer takes it.
+func sarifFinding(f store.Finding, x store.Extra) sarif.Finding {
+	return sarif.Finding{ID: f.ID, Title: f.Title, Category: f.Category, Severity: f.Severity, State: f.State,
+		Description: f.Description, AffectedFile: f.AffectedFile, AffectedCode: f.AffectedCode, Tags: f.Tags,
+		ScanID: f.ScanID, DuplicateOf: f.DuplicateOf, StartLine: x.StartLine, EndLine: x.EndLine, Fingerprint: x.Fingerprint}
 }
 
 var csvHeader = []string{"id", "title", "category", "severity", "state", "description", "affected_file", "start_line", "end_line",

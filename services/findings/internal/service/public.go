@@ -28,6 +28,7 @@ type listQuery struct {
 	page, limit               *int32
 	severity, state           string
 	sortBy, sortOrder, scanID string
+	search                    searcher // nil: no search filters
 }
 
 // filter validates q into a store filter for org; page and limit are returned for the echo.
@@ -70,6 +71,11 @@ func filter(orgID string, q listQuery) (store.Filter, int32, int32, error) {
 		f.Desc = false
 	default:
 		return f, 0, 0, apierr.Invalid("sort_order must be one of: ASC, DESC")
+	}
+	if q.search != nil {
+		if err := search(q.search, &f, ""); err != nil {
+			return f, 0, 0, err
+		}
 	}
 	return f, page, limit, nil
 }
@@ -115,7 +121,7 @@ func (p *Public) ListFindings(ctx context.Context, req *findingsv1.ListFindingsR
 		}
 	}
 	return p.list(ctx, listQuery{page: req.Page, limit: req.Limit, severity: req.GetSeverity(), state: req.GetState(),
-		sortBy: req.GetSortBy(), sortOrder: req.GetSortOrder(), scanID: req.GetScanId()})
+		sortBy: req.GetSortBy(), sortOrder: req.GetSortOrder(), scanID: req.GetScanId(), search: req})
 }
 
 func (p *Public) ListScanFindings(ctx context.Context, req *findingsv1.ListScanFindingsRequest) (*findingsv1.ListScanFindingsResponse, error) {
@@ -123,7 +129,7 @@ func (p *Public) ListScanFindings(ctx context.Context, req *findingsv1.ListScanF
 		return nil, err
 	}
 	r, err := p.list(ctx, listQuery{page: req.Page, limit: req.Limit, severity: req.GetSeverity(), state: req.GetState(),
-		sortBy: req.GetSortBy(), sortOrder: req.GetSortOrder(), scanID: req.GetId()})
+		sortBy: req.GetSortBy(), sortOrder: req.GetSortOrder(), scanID: req.GetId(), search: req})
 	if err != nil {
 		return nil, err
 	}

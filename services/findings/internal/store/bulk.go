@@ -88,6 +88,9 @@ func (s *Store) ApplyBulk(ctx context.Context, orgID string, ids []string, filte
 		if u.State == nil && !u.DuplicateSet {
 			comment = u.SeverityReason
 		}
+		if err := emitUpdated(ctx, tx, orgID, order, func(id string) []Change { return changed[id] }, comment, &res.BatchID, actor); err != nil {
+			return err
+		}
 		return enqueueBatch(ctx, tx, orgID, res.BatchID, order, changed, actor, comment)
 	})
 	if err != nil {

@@ -79,6 +79,9 @@ type Reported struct {
 type ReportResult struct {
 	Fingerprint, FindingID, VerificationStatus string
 	Created, Reopened                          bool
+	// visible is set when this report made the finding visible (approved):
+	// a finding.created event for the webhooks.
+	visible bool
 }
 
 // Report records a batch of findings of scan in one transaction. A finding
@@ -102,8 +105,16 @@ func (s *Store) Report(ctx context.Context, sc Scan, batch []Reported, autoAppro
 	var byFP map[string]*ReportResult
 	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var err error
-		byFP, err = s.report(ctx, tx, sc, repoKey, uniq, autoApprove)
-		return err
+		if byFP, err = s.report(ctx, tx, sc, repoKey, uniq, autoApprove); err != nil {
+			return err
+		}
+		var visible []string
+		for _, r := range uniq {
+			if res := byFP[r.Fingerprint]; res.visible {
+				visible = append(visible, res.FindingID)
+			}
+		}
+		return emitCreated(ctx, tx, sc.OrgID, visible)
 	})
 	if err != nil {
 		return nil, err
@@ -211,6 +222,7 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 		if isNew[row.Fingerprint] {
 			res := byFP[row.Fingerprint]
 			res.FindingID, res.VerificationStatus, res.Created = row.ID, row.Status, true
+			res.visible = row.Status == Approved
 		}
 	}
 
@@ -285,7 +297,7 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 		}
 		res := byFP[x.fp]
 		if x.status == Pending && x.verified && autoApprove {
-			res.VerificationStatus = Approved
+			res.VerificationStatus, res.visible = Approved, true
 		}
 		state := x.state
 		if x.state == "resolved" && x.dup == nil {
@@ -328,17 +340,34 @@ func recordReopened(ctx context.Context, tx pgx.Tx, sc Scan, ids []string) error
 		return fmt.Errorf("insert triage entries: %w", err)
 	}
 	changes := []Change{{Field: "state", From: &from, To: &to, Reason: reason}}
+	if err := emitUpdated(ctx, tx, sc.OrgID, ids, func(string) []Change { return changes }, reason, nil, actor); err != nil {
+		return err
+	}
 	return enqueueMany(ctx, tx, sc.OrgID, ids, "finding.reopened", actor, changes, reason)
 }
 
 // SetVerification sets a finding's verification status.
+// A pending finding it approves becomes visible: a finding.created event.
 func (s *Store) SetVerification(ctx context.Context, id, status string) (string, error) {
-	tag, err := s.Pool.Exec(ctx, `UPDATE findings.findings SET verification_status = $2 WHERE id = $1`, id, status)
+	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		var orgID, before string
+		err := tx.QueryRow(ctx, `SELECT org_id::text, verification_status FROM findings.findings WHERE id = $1 FOR UPDATE`, id).Scan(&orgID, &before)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("set verification: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE findings.findings SET verification_status = $2 WHERE id = $1`, id, status); err != nil {
+			return fmt.Errorf("set verification: %w", err)
+		}
+		if before != Approved && status == Approved {
+			return emitCreated(ctx, tx, orgID, []string{id})
+		}
+		return nil
+	})
 	if err != nil {
-		return "", fmt.Errorf("set verification: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return "", ErrNotFound
+		return "", err
 	}
 	return status, nil
 }

@@ -7,11 +7,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// Filter selects and orders approved findings of one organization.
+// Filter selects and orders approved findings of one organization. Every
+// condition set combines with the others by AND.
 type Filter struct {
 	OrgID     string
 	ScanID    string // "" for every scan
@@ -22,7 +25,28 @@ type Filter struct {
 	Limit     int
 	Offset    int
 	Unlimited bool // export: every match
+
+	// Search filters; zero values select everything.
+	FoundSince time.Time // found_at at or after
+	FoundUntil time.Time // found_at strictly before
+	RepoKey    string    // the repository, as RepoKey normalizes its URL
+	Category   string
+	Tag        string // one of the finding's tags, exactly
+	FilePrefix string // affected_file starts with it, byte for byte
+	Text       string // case-insensitive substring of title, description or affected_file
 }
+
+// Searching reports whether f has a search filter, which the counters do
+// not cover.
+func (f Filter) Searching() bool {
+	return !f.FoundSince.IsZero() || !f.FoundUntil.IsZero() || f.RepoKey != "" || f.Category != "" || f.Tag != "" ||
+		f.FilePrefix != "" || f.Text != ""
+}
+
+// TextExpr is the text q searches: title, description and file joined by
+// newlines. It is the expression of the trigram index findings_search_text
+// and must stay equal to it.
+const TextExpr = `(f.title || E'\n' || f.description || E'\n' || f.affected_file)`
 
 // where renders the filter's conditions and arguments.
 func (f Filter) where() (string, []any) {
@@ -41,7 +65,62 @@ func (f Filter) where() (string, []any) {
 	if f.ScanID != "" {
 		add("EXISTS (SELECT 1 FROM findings.occurrences o WHERE o.scan_id = ? AND o.finding_id = f.id)", f.ScanID)
 	}
+	if !f.FoundSince.IsZero() {
+		add("f.found_at >= ?", f.FoundSince)
+	}
+	if !f.FoundUntil.IsZero() {
+		add("f.found_at < ?", f.FoundUntil)
+	}
+	if f.RepoKey != "" {
+		add("f.repo_key = ?", f.RepoKey)
+	}
+	if f.Category != "" {
+		add("f.category = ?", f.Category)
+	}
+	if f.Tag != "" {
+		add("f.tags @> ARRAY[?::text]", f.Tag)
+	}
+	if f.FilePrefix != "" {
+		// A range in byte order finds the prefix in findings_search_file;
+		// starts_with states the condition itself.
+		add(`f.affected_file COLLATE "C" >= ?`, f.FilePrefix)
+		if hi, ok := prefixEnd(f.FilePrefix); ok {
+			add(`f.affected_file COLLATE "C" < ?`, hi)
+		}
+		add("starts_with(f.affected_file, ?)", f.FilePrefix)
+	}
+	if f.Text != "" {
+		add(TextExpr+" ILIKE ?", "%"+EscapeLike(f.Text)+"%")
+	}
 	return strings.Join(conds, " AND "), args
+}
+
+// prefixEnd returns the least string greater than every string that starts
+// with p, in byte order (which is code point order in UTF-8): p with its
+// last code point incremented, skipping surrogates and dropping code points
+// that cannot grow. ok is false when no such string exists.
+func prefixEnd(p string) (string, bool) {
+	rs := []rune(p)
+	for len(rs) > 0 {
+		last := rs[len(rs)-1]
+		switch {
+		case last == unicode.MaxRune:
+			rs = rs[:len(rs)-1]
+			continue
+		case last == 0xD7FF:
+			rs[len(rs)-1] = 0xE000
+		default:
+			rs[len(rs)-1] = last + 1
+		}
+		return string(rs), true
+	}
+	return "", false
+}
+
+// EscapeLike makes every character of s match itself in a LIKE or ILIKE
+// pattern with the default escape character.
+func EscapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // orderBy renders the sort with its tie-breakers found_at then id, all in
@@ -73,33 +152,52 @@ func (f Filter) orderByID(alias, idCol string) string {
 	return strings.Join(cols, ", ")
 }
 
-// List returns one page of findings and the exact number of matches.
+// List returns one page of findings and the exact number of matches. The
+// page and the total are read in one round trip (Queries gives the SQL).
 func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
-	var q string
-	var args []any
-	if f.ScanID != "" {
-		q, args = f.scanPage()
+	pageSQL, pageArgs, totalSQL, totalArgs := f.Queries()
+	var list []Finding
+	var total int64
+	b := &pgx.Batch{}
+	b.Queue(pageSQL, pageArgs...).Query(func(rows pgx.Rows) error {
+		var err error
+		list, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
+		return err
+	})
+	b.Queue(totalSQL, totalArgs...).QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
+	if err := s.Pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, 0, fmt.Errorf("list findings: %w", err)
+	}
+	if list == nil {
+		list = []Finding{}
+	}
+	return list, total, nil
+}
+
+// Queries returns the two statements List runs for f, with their
+// arguments: the page (the finding columns of findingCols, in list order)
+// and the exact total (one bigint). They are exported so that a benchmark
+// floor can run exactly the store's SQL.
+//
+// The page is chosen by an inner query that walks only an index (the list
+// indexes of the organization, or for a scan without search filters the
+// occurrences' own), and the outer query fetches those rows. The total is
+// a sum over the counters (finding_counts) unless a search filter is set;
+// then it is a count of the matches, which the search indexes serve.
+func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs []any) {
+	if f.ScanID != "" && !f.Searching() {
+		page, pageArgs = f.scanPage()
 	} else {
 		var where string
-		where, args = f.where()
-		n := len(args)
-		// The inner query walks only an index to find the page's ids; the
-		// outer one fetches those rows.
-		q = `SELECT ` + findingCols + ` FROM findings.findings f JOIN (SELECT f.id FROM findings.findings f WHERE ` + where +
+		where, pageArgs = f.where()
+		n := len(pageArgs)
+		page = `SELECT ` + findingCols + ` FROM findings.findings f JOIN (SELECT f.id FROM findings.findings f WHERE ` + where +
 			` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
 			ORDER BY ` + f.orderBy("f")
-		args = append(args, f.Limit, f.Offset)
+		pageArgs = append(pageArgs, f.Limit, f.Offset)
 	}
-	rows, err := s.Pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list findings: %w", err)
-	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
-	if err != nil {
-		return nil, 0, fmt.Errorf("list findings: %w", err)
-	}
-	total, err := s.Count(ctx, f)
-	return list, total, err
+	total, totalArgs = f.countQuery()
+	return page, pageArgs, total, totalArgs
 }
 
 // scanPage renders the query of one page of a scan's findings. The page is
@@ -133,21 +231,30 @@ func (f Filter) scanPage() (string, []any) {
 	return q, args
 }
 
-// Count returns the exact number of approved findings matching f, from the
-// counters.
+// Count returns the exact number of approved findings matching f.
 func (s *Store) Count(ctx context.Context, f Filter) (int64, error) {
+	q, args := f.countQuery()
+	var total int64
+	if err := s.Pool.QueryRow(ctx, q, args...).Scan(&total); err != nil {
+		return 0, fmt.Errorf("count findings: %w", err)
+	}
+	return total, nil
+}
+
+// countQuery renders the exact total of f: from the counters when they
+// cover f's filters, else a count of the matches.
+func (f Filter) countQuery() (string, []any) {
+	if f.Searching() {
+		where, args := f.where()
+		return `SELECT count(*) FROM findings.findings f WHERE ` + where, args
+	}
 	scan := f.ScanID
 	if scan == "" {
 		scan = nilScan
 	}
-	var total int64
-	err := s.Pool.QueryRow(ctx, `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_counts
+	return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_counts
 		WHERE org_id = $1 AND scan_id = $2 AND ($3 = '' OR severity = $3) AND ($4 = '' OR state = $4)`,
-		f.OrgID, scan, f.Severity, f.State).Scan(&total)
-	if err != nil {
-		return 0, fmt.Errorf("count findings: %w", err)
-	}
-	return total, nil
+		[]any{f.OrgID, scan, f.Severity, f.State}
 }
 
 // Each streams every approved finding matching f (Limit and Offset

@@ -215,6 +215,9 @@ func (s *Store) recordChange(ctx context.Context, tx pgx.Tx, orgID, id string, a
 	if comment != nil {
 		c = *comment
 	}
+	if err := emitUpdated(ctx, tx, orgID, []string{id}, func(string) []Change { return changes }, c, nil, actor); err != nil {
+		return err
+	}
 	return enqueue(ctx, tx, orgID, id, event, actor, changes, c)
 }
 
@@ -248,6 +251,9 @@ func (s *Store) AddComment(ctx context.Context, orgID, id, comment string, actor
 			return fmt.Errorf("find finding: %w", err)
 		}
 		if eid, err = addEntry(ctx, tx, id, nil, &comment, actor); err != nil {
+			return err
+		}
+		if err := emitCommented(ctx, tx, orgID, id, comment, actor); err != nil {
 			return err
 		}
 		return enqueue(ctx, tx, orgID, id, "finding.commented", actor, nil, comment)

@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"google.golang.org/grpc"
@@ -30,6 +32,7 @@ import (
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
+	"github.com/vulnscan/vulnscan/services/scan/internal/events"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
 	"github.com/vulnscan/vulnscan/services/scan/internal/service"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
@@ -54,12 +57,20 @@ type Config struct {
 	LiveBudget    time.Duration       // SCAN_LIVE_BUDGET: all live targets of one scan together
 }
 
+// DefaultWorkers is the number of scans one process runs at once unless
+// SCAN_WORKERS says otherwise: two per core. The engine already analyses
+// one scan with one goroutine per core, so a single large scan keeps every
+// core busy; a second slot per core keeps them busy while a scan waits on
+// its checkout, the database or the findings service, which is most of a
+// small scan's time (make bench-edge measures 8 small scans at once).
+func DefaultWorkers() int { return 2 * runtime.GOMAXPROCS(0) }
+
 // ReadConfig reads the configuration from env.
 func ReadConfig(env *config.Env) (Config, error) {
 	c := Config{
 		Common:        config.ReadCommon(env, "scan", "127.0.0.1:9203"),
 		Mode:          env.String("SCAN_MODE", "all"),
-		Workers:       env.Int("SCAN_WORKERS", 2),
+		Workers:       env.Int("SCAN_WORKERS", DefaultWorkers()),
 		JobTimeout:    env.Duration("SCAN_JOB_TIMEOUT", 30*time.Minute),
 		RecoveryDelay: env.Duration("SCAN_START_RECOVERY_AFTER", 2*time.Minute),
 		RescueAfter:   env.Duration("SCAN_JOB_RESCUE_AFTER", 0),
@@ -154,6 +165,10 @@ func Run(ctx context.Context, version string) error {
 	estc := estimationv1.NewEstimationInternalServiceClient(dialed["estimation"])
 	findc := findingsv1.NewFindingsIntakeServiceClient(dialed["findings"])
 	st := &store.Store{Pool: pool}
+	var rc *river.Client[pgx.Tx]
+	// A scan's end queues its webhook event in the same transaction.
+	st.Ended = events.Queue(func() *river.Client[pgx.Tx] { return rc })
+	publisher := &events.Worker{Store: st, Webhooks: findingsv1.NewWebhookEventServiceClient(dialed["findings"])}
 	jobs.RecoveryDelay = cfg.RecoveryDelay
 	starter := &service.Starter{Pool: pool, Store: st, Estimation: estc, Auth: authc, Findings: findc, Guard: guard, Box: box, Log: log, Exclude: cfg.Exclude}
 
@@ -174,6 +189,7 @@ func Run(ctx context.Context, version string) error {
 		river.AddWorker(workers, &service.RecoverWorker{Starter: starter})
 		river.AddWorker(workers, &service.UndoCancelledWorker{Starter: starter})
 		river.AddWorker(workers, &worker.Sweeper{Store: st, Auth: authc, Log: log, Idle: jobs.SweepInterval})
+		river.AddWorker(workers, publisher)
 		rcfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(jobs.SweepInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.SweepStranded{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
 		rcfg.Queues = map[string]river.QueueConfig{
@@ -186,8 +202,9 @@ func Run(ctx context.Context, version string) error {
 		river.AddWorker(workers, &service.RecoverWorker{Starter: starter})
 		river.AddWorker(workers, &service.UndoCancelledWorker{Starter: starter})
 		river.AddWorker(workers, &worker.Sweeper{})
+		river.AddWorker(workers, publisher)
 	}
-	rc, err := river.NewClient(riverpgxv5.New(pool), rcfg)
+	rc, err = river.NewClient(riverpgxv5.New(pool), rcfg)
 	if err != nil {
 		return fmt.Errorf("queue client: %w", err)
 	}

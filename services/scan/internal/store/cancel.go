@@ -34,6 +34,9 @@ func (st *Store) Cancel(ctx context.Context, tx pgx.Tx, orgID, id string) (sc Sc
 	if err != nil {
 		return sc, "", fmt.Errorf("cancel scan: %w", err)
 	}
+	if err := st.ended(ctx, tx, id, "cancelled"); err != nil {
+		return sc, "", err
+	}
 	return sc, previous, nil
 }
 

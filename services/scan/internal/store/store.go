@@ -41,6 +41,14 @@ type Repo struct {
 	// an upload is "upload-content:" + the content hash of its files, so the
 	// same code uploaded again is recognized. Empty means the URL.
 	Identity string `json:"identity,omitempty"`
+	// CommitSHA is the estimated commit. BaseBranch and BaseCommit are set
+	// when the estimation entry is a pull request: only findings the change
+	// from BaseCommit introduces are reported. PullRequest is its number on
+	// the git host, 0 when not given.
+	CommitSHA   string `json:"commit_sha,omitempty"`
+	BaseBranch  string `json:"base_branch,omitempty"`
+	BaseCommit  string `json:"base_commit,omitempty"`
+	PullRequest int32  `json:"pull_request,omitempty"`
 }
 
 // Key is the repository's identity for findings.
@@ -85,7 +93,24 @@ func scanScan(row pgx.Row) (Scan, error) {
 }
 
 // Store runs the scan queries.
-type Store struct{ Pool *pgxpool.Pool }
+type Store struct {
+	Pool *pgxpool.Pool
+	// Ended, when set, runs in the transaction that moves a scan to
+	// completed, failed or cancelled: it queues the scan's webhook event
+	// (a River job), so the event is durable with the status change.
+	Ended func(ctx context.Context, tx pgx.Tx, scanID, status string) error
+}
+
+// ended calls Ended, if set.
+func (st *Store) ended(ctx context.Context, tx pgx.Tx, id, status string) error {
+	if st.Ended == nil {
+		return nil
+	}
+	if err := st.Ended(ctx, tx, id, status); err != nil {
+		return fmt.Errorf("queue scan event: %w", err)
+	}
+	return nil
+}
 
 // InsertStarting records a scan whose start saga begins.
 func (st *Store) InsertStarting(ctx context.Context, tx pgx.Tx, s Scan) error {
@@ -93,10 +118,14 @@ func (st *Store) InsertStarting(ctx context.Context, tx pgx.Tx, s Scan) error {
 	if err != nil {
 		return err
 	}
+	scanType := s.ScanType
+	if scanType == "" {
+		scanType = "full"
+	}
 	_, err = tx.Exec(ctx, `INSERT INTO scan.scans (id, org_id, user_id, task_id, cost_estimation_id, repos, target_urls,
-		auth_instructions_enc, custom_context, context_document_ids, credits)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::uuid[], $11)`,
-		s.ID, s.OrgID, s.UserID, s.TaskID, s.EstimationID, repos, s.TargetURLs, s.AuthInstructionsEnc, s.CustomContext, s.ContextDocumentIDs, s.Credits)
+		auth_instructions_enc, custom_context, context_document_ids, credits, scan_type)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::uuid[], $11, $12)`,
+		s.ID, s.OrgID, s.UserID, s.TaskID, s.EstimationID, repos, s.TargetURLs, s.AuthInstructionsEnc, s.CustomContext, s.ContextDocumentIDs, s.Credits, scanType)
 	if err != nil {
 		return fmt.Errorf("insert scan: %w", err)
 	}
@@ -228,16 +257,29 @@ func (st *Store) SetProgress(ctx context.Context, id string, p int32) error {
 
 // Complete marks a running scan completed.
 func (st *Store) Complete(ctx context.Context, id string) error {
-	_, err := st.Pool.Exec(ctx, `UPDATE scan.scans SET status = 'completed', progress = 100, completed_at = now(), updated_at = now()
-		WHERE id = $1 AND status IN ('pending', 'running')`, id)
-	return err
+	return db.InTx(ctx, st.Pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE scan.scans SET status = 'completed', progress = 100, completed_at = now(), updated_at = now()
+			WHERE id = $1 AND status IN ('pending', 'running')`, id)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		return st.ended(ctx, tx, id, "completed")
+	})
 }
 
 // Fail marks a scan failed with a message for the user.
 func (st *Store) Fail(ctx context.Context, id, msg string) (bool, error) {
-	tag, err := st.Pool.Exec(ctx, `UPDATE scan.scans SET status = 'failed', error = $2, completed_at = now(), updated_at = now()
-		WHERE id = $1 AND status IN ('pending', 'running')`, id, msg)
-	return tag.RowsAffected() == 1, err
+	failed := false
+	err := db.InTx(ctx, st.Pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE scan.scans SET status = 'failed', error = $2, completed_at = now(), updated_at = now()
+			WHERE id = $1 AND status IN ('pending', 'running')`, id, msg)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		failed = true
+		return st.ended(ctx, tx, id, "failed")
+	})
+	return failed && err == nil, err
 }
 
 // Stranded returns started scans, not yet finished and idle for longer than

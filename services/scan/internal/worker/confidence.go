@@ -1,48 +1,21 @@
 package worker
 
 import (
-	"strings"
-
 	"github.com/vulnscan/vulnscan/pkg/engine"
+	"github.com/vulnscan/vulnscan/pkg/engine/finding"
 )
 
 // WhyHeading starts the paragraph that Describe appends to a finding's
-// description: "Why we report this (confidence: high):" followed by one
-// "- reason" line per reason. The findings service reads it back for the
-// operators' list.
-const WhyHeading = "Why we report this (confidence: "
+// description (see finding.WhyHeading).
+const WhyHeading = finding.WhyHeading
 
 // ConfidenceTag is the prefix of the tag that carries a finding's confidence.
-const ConfidenceTag = "confidence:"
+const ConfidenceTag = finding.ConfidenceTag
 
-// Tags returns the finding's tags with its confidence ("confidence:high").
-func Tags(f engine.Finding) []string {
-	if f.Confidence == "" {
-		return f.Tags
-	}
-	out := make([]string, 0, len(f.Tags)+1)
-	for _, t := range f.Tags {
-		if !strings.HasPrefix(t, ConfidenceTag) {
-			out = append(out, t)
-		}
-	}
-	return append(out, ConfidenceTag+f.Confidence)
-}
+// Tags returns the finding's tags with its confidence ("confidence:high"),
+// as the command-line client's local runs report them too.
+func Tags(f engine.Finding) []string { return finding.ReportTags(f) }
 
 // Describe returns the finding's description followed by the reasons of its
 // confidence, so that whoever reads the finding sees why it is reported.
-func Describe(f engine.Finding) string {
-	if f.Confidence == "" {
-		return f.Description
-	}
-	var b strings.Builder
-	b.WriteString(strings.TrimRight(f.Description, "\n "))
-	if b.Len() > 0 {
-		b.WriteString("\n\n")
-	}
-	b.WriteString(WhyHeading + f.Confidence + "):")
-	for _, r := range f.Reasons {
-		b.WriteString("\n- " + strings.Join(strings.Fields(r), " "))
-	}
-	return b.String()
-}
+func Describe(f engine.Finding) string { return finding.ReportDescription(f) }

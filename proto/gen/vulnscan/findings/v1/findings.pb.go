@@ -506,14 +506,33 @@ func (x *GetFindingResponse) GetRiskExpiresAt() *timestamppb.Timestamp {
 }
 
 type ListFindingsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Page          *int32                 `protobuf:"varint,1,opt,name=page,proto3,oneof" json:"page,omitempty"`
-	Limit         *int32                 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
-	Severity      string                 `protobuf:"bytes,3,opt,name=severity,proto3" json:"severity,omitempty"`
-	State         string                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
-	ScanId        string                 `protobuf:"bytes,5,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
-	SortBy        string                 `protobuf:"bytes,6,opt,name=sort_by,json=sortBy,proto3" json:"sort_by,omitempty"`
-	SortOrder     string                 `protobuf:"bytes,7,opt,name=sort_order,json=sortOrder,proto3" json:"sort_order,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Page      *int32                 `protobuf:"varint,1,opt,name=page,proto3,oneof" json:"page,omitempty"`
+	Limit     *int32                 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	Severity  string                 `protobuf:"bytes,3,opt,name=severity,proto3" json:"severity,omitempty"`
+	State     string                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	ScanId    string                 `protobuf:"bytes,5,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	SortBy    string                 `protobuf:"bytes,6,opt,name=sort_by,json=sortBy,proto3" json:"sort_by,omitempty"`
+	SortOrder string                 `protobuf:"bytes,7,opt,name=sort_order,json=sortOrder,proto3" json:"sort_order,omitempty"`
+	// Search filters (all combine with the others by AND).
+	// found_since keeps findings found at or after this RFC 3339 time.
+	FoundSince string `protobuf:"bytes,20,opt,name=found_since,json=foundSince,proto3" json:"found_since,omitempty"`
+	// found_until keeps findings found strictly before this RFC 3339 time.
+	FoundUntil string `protobuf:"bytes,21,opt,name=found_until,json=foundUntil,proto3" json:"found_until,omitempty"`
+	// repo_url keeps findings of this repository, compared after
+	// normalization (scheme and host case, credentials, query, trailing
+	// slash and ".git" do not matter).
+	RepoUrl string `protobuf:"bytes,22,opt,name=repo_url,json=repoUrl,proto3" json:"repo_url,omitempty"`
+	// category keeps findings of this category.
+	Category string `protobuf:"bytes,23,opt,name=category,proto3" json:"category,omitempty"`
+	// tag keeps findings carrying this tag (exact).
+	Tag string `protobuf:"bytes,24,opt,name=tag,proto3" json:"tag,omitempty"`
+	// affected_file keeps findings whose file path starts with it (exact
+	// bytes; no wildcards).
+	AffectedFile string `protobuf:"bytes,25,opt,name=affected_file,json=affectedFile,proto3" json:"affected_file,omitempty"`
+	// q keeps findings whose title, description or file contains it,
+	// ignoring case (at most 200 characters).
+	Q             string `protobuf:"bytes,26,opt,name=q,proto3" json:"q,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -597,16 +616,84 @@ func (x *ListFindingsRequest) GetSortOrder() string {
 	return ""
 }
 
+func (x *ListFindingsRequest) GetFoundSince() string {
+	if x != nil {
+		return x.FoundSince
+	}
+	return ""
+}
+
+func (x *ListFindingsRequest) GetFoundUntil() string {
+	if x != nil {
+		return x.FoundUntil
+	}
+	return ""
+}
+
+func (x *ListFindingsRequest) GetRepoUrl() string {
+	if x != nil {
+		return x.RepoUrl
+	}
+	return ""
+}
+
+func (x *ListFindingsRequest) GetCategory() string {
+	if x != nil {
+		return x.Category
+	}
+	return ""
+}
+
+func (x *ListFindingsRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *ListFindingsRequest) GetAffectedFile() string {
+	if x != nil {
+		return x.AffectedFile
+	}
+	return ""
+}
+
+func (x *ListFindingsRequest) GetQ() string {
+	if x != nil {
+		return x.Q
+	}
+	return ""
+}
+
 type ListScanFindingsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// id is the scan.
-	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Page          *int32 `protobuf:"varint,2,opt,name=page,proto3,oneof" json:"page,omitempty"`
-	Limit         *int32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
-	Severity      string `protobuf:"bytes,4,opt,name=severity,proto3" json:"severity,omitempty"`
-	State         string `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"`
-	SortBy        string `protobuf:"bytes,6,opt,name=sort_by,json=sortBy,proto3" json:"sort_by,omitempty"`
-	SortOrder     string `protobuf:"bytes,7,opt,name=sort_order,json=sortOrder,proto3" json:"sort_order,omitempty"`
+	Id        string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Page      *int32 `protobuf:"varint,2,opt,name=page,proto3,oneof" json:"page,omitempty"`
+	Limit     *int32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	Severity  string `protobuf:"bytes,4,opt,name=severity,proto3" json:"severity,omitempty"`
+	State     string `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"`
+	SortBy    string `protobuf:"bytes,6,opt,name=sort_by,json=sortBy,proto3" json:"sort_by,omitempty"`
+	SortOrder string `protobuf:"bytes,7,opt,name=sort_order,json=sortOrder,proto3" json:"sort_order,omitempty"`
+	// Search filters (all combine with the others by AND).
+	// found_since keeps findings found at or after this RFC 3339 time.
+	FoundSince string `protobuf:"bytes,20,opt,name=found_since,json=foundSince,proto3" json:"found_since,omitempty"`
+	// found_until keeps findings found strictly before this RFC 3339 time.
+	FoundUntil string `protobuf:"bytes,21,opt,name=found_until,json=foundUntil,proto3" json:"found_until,omitempty"`
+	// repo_url keeps findings of this repository, compared after
+	// normalization (scheme and host case, credentials, query, trailing
+	// slash and ".git" do not matter).
+	RepoUrl string `protobuf:"bytes,22,opt,name=repo_url,json=repoUrl,proto3" json:"repo_url,omitempty"`
+	// category keeps findings of this category.
+	Category string `protobuf:"bytes,23,opt,name=category,proto3" json:"category,omitempty"`
+	// tag keeps findings carrying this tag (exact).
+	Tag string `protobuf:"bytes,24,opt,name=tag,proto3" json:"tag,omitempty"`
+	// affected_file keeps findings whose file path starts with it (exact
+	// bytes; no wildcards).
+	AffectedFile string `protobuf:"bytes,25,opt,name=affected_file,json=affectedFile,proto3" json:"affected_file,omitempty"`
+	// q keeps findings whose title, description or file contains it,
+	// ignoring case (at most 200 characters).
+	Q             string `protobuf:"bytes,26,opt,name=q,proto3" json:"q,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -686,6 +773,55 @@ func (x *ListScanFindingsRequest) GetSortBy() string {
 func (x *ListScanFindingsRequest) GetSortOrder() string {
 	if x != nil {
 		return x.SortOrder
+	}
+	return ""
+}
+
+func (x *ListScanFindingsRequest) GetFoundSince() string {
+	if x != nil {
+		return x.FoundSince
+	}
+	return ""
+}
+
+func (x *ListScanFindingsRequest) GetFoundUntil() string {
+	if x != nil {
+		return x.FoundUntil
+	}
+	return ""
+}
+
+func (x *ListScanFindingsRequest) GetRepoUrl() string {
+	if x != nil {
+		return x.RepoUrl
+	}
+	return ""
+}
+
+func (x *ListScanFindingsRequest) GetCategory() string {
+	if x != nil {
+		return x.Category
+	}
+	return ""
+}
+
+func (x *ListScanFindingsRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *ListScanFindingsRequest) GetAffectedFile() string {
+	if x != nil {
+		return x.AffectedFile
+	}
+	return ""
+}
+
+func (x *ListScanFindingsRequest) GetQ() string {
+	if x != nil {
+		return x.Q
 	}
 	return ""
 }
@@ -831,9 +967,28 @@ type ExportScanFindingsRequest struct {
 	// id is the scan.
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// format is json (default), csv or sarif.
-	Format        string `protobuf:"bytes,2,opt,name=format,proto3" json:"format,omitempty"`
-	Severity      string `protobuf:"bytes,3,opt,name=severity,proto3" json:"severity,omitempty"`
-	State         string `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	Format   string `protobuf:"bytes,2,opt,name=format,proto3" json:"format,omitempty"`
+	Severity string `protobuf:"bytes,3,opt,name=severity,proto3" json:"severity,omitempty"`
+	State    string `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	// Search filters (all combine with the others by AND).
+	// found_since keeps findings found at or after this RFC 3339 time.
+	FoundSince string `protobuf:"bytes,20,opt,name=found_since,json=foundSince,proto3" json:"found_since,omitempty"`
+	// found_until keeps findings found strictly before this RFC 3339 time.
+	FoundUntil string `protobuf:"bytes,21,opt,name=found_until,json=foundUntil,proto3" json:"found_until,omitempty"`
+	// repo_url keeps findings of this repository, compared after
+	// normalization (scheme and host case, credentials, query, trailing
+	// slash and ".git" do not matter).
+	RepoUrl string `protobuf:"bytes,22,opt,name=repo_url,json=repoUrl,proto3" json:"repo_url,omitempty"`
+	// category keeps findings of this category.
+	Category string `protobuf:"bytes,23,opt,name=category,proto3" json:"category,omitempty"`
+	// tag keeps findings carrying this tag (exact).
+	Tag string `protobuf:"bytes,24,opt,name=tag,proto3" json:"tag,omitempty"`
+	// affected_file keeps findings whose file path starts with it (exact
+	// bytes; no wildcards).
+	AffectedFile string `protobuf:"bytes,25,opt,name=affected_file,json=affectedFile,proto3" json:"affected_file,omitempty"`
+	// q keeps findings whose title, description or file contains it,
+	// ignoring case (at most 200 characters).
+	Q             string `protobuf:"bytes,26,opt,name=q,proto3" json:"q,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -892,6 +1047,55 @@ func (x *ExportScanFindingsRequest) GetSeverity() string {
 func (x *ExportScanFindingsRequest) GetState() string {
 	if x != nil {
 		return x.State
+	}
+	return ""
+}
+
+func (x *ExportScanFindingsRequest) GetFoundSince() string {
+	if x != nil {
+		return x.FoundSince
+	}
+	return ""
+}
+
+func (x *ExportScanFindingsRequest) GetFoundUntil() string {
+	if x != nil {
+		return x.FoundUntil
+	}
+	return ""
+}
+
+func (x *ExportScanFindingsRequest) GetRepoUrl() string {
+	if x != nil {
+		return x.RepoUrl
+	}
+	return ""
+}
+
+func (x *ExportScanFindingsRequest) GetCategory() string {
+	if x != nil {
+		return x.Category
+	}
+	return ""
+}
+
+func (x *ExportScanFindingsRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *ExportScanFindingsRequest) GetAffectedFile() string {
+	if x != nil {
+		return x.AffectedFile
+	}
+	return ""
+}
+
+func (x *ExportScanFindingsRequest) GetQ() string {
+	if x != nil {
+		return x.Q
 	}
 	return ""
 }
@@ -1114,10 +1318,29 @@ func (x *UpdateFindingResponse) GetDuplicateOf() *wrapperspb.StringValue {
 
 // FindingsFilter selects findings like the list filters do (AND).
 type FindingsFilter struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Severity      string                 `protobuf:"bytes,1,opt,name=severity,proto3" json:"severity,omitempty"`
-	State         string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
-	ScanId        string                 `protobuf:"bytes,3,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Severity string                 `protobuf:"bytes,1,opt,name=severity,proto3" json:"severity,omitempty"`
+	State    string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	ScanId   string                 `protobuf:"bytes,3,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	// Search filters (all combine with the others by AND).
+	// found_since keeps findings found at or after this RFC 3339 time.
+	FoundSince string `protobuf:"bytes,20,opt,name=found_since,json=foundSince,proto3" json:"found_since,omitempty"`
+	// found_until keeps findings found strictly before this RFC 3339 time.
+	FoundUntil string `protobuf:"bytes,21,opt,name=found_until,json=foundUntil,proto3" json:"found_until,omitempty"`
+	// repo_url keeps findings of this repository, compared after
+	// normalization (scheme and host case, credentials, query, trailing
+	// slash and ".git" do not matter).
+	RepoUrl string `protobuf:"bytes,22,opt,name=repo_url,json=repoUrl,proto3" json:"repo_url,omitempty"`
+	// category keeps findings of this category.
+	Category string `protobuf:"bytes,23,opt,name=category,proto3" json:"category,omitempty"`
+	// tag keeps findings carrying this tag (exact).
+	Tag string `protobuf:"bytes,24,opt,name=tag,proto3" json:"tag,omitempty"`
+	// affected_file keeps findings whose file path starts with it (exact
+	// bytes; no wildcards).
+	AffectedFile string `protobuf:"bytes,25,opt,name=affected_file,json=affectedFile,proto3" json:"affected_file,omitempty"`
+	// q keeps findings whose title, description or file contains it,
+	// ignoring case (at most 200 characters).
+	Q             string `protobuf:"bytes,26,opt,name=q,proto3" json:"q,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1169,6 +1392,55 @@ func (x *FindingsFilter) GetState() string {
 func (x *FindingsFilter) GetScanId() string {
 	if x != nil {
 		return x.ScanId
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetFoundSince() string {
+	if x != nil {
+		return x.FoundSince
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetFoundUntil() string {
+	if x != nil {
+		return x.FoundUntil
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetRepoUrl() string {
+	if x != nil {
+		return x.RepoUrl
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetCategory() string {
+	if x != nil {
+		return x.Category
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetAffectedFile() string {
+	if x != nil {
+		return x.AffectedFile
+	}
+	return ""
+}
+
+func (x *FindingsFilter) GetQ() string {
+	if x != nil {
+		return x.Q
 	}
 	return ""
 }
@@ -1879,6 +2151,104 @@ func (x *RegisterScanRequest) GetRepoKey() string {
 	return ""
 }
 
+type CompleteScanRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ScanId        string                 `protobuf:"bytes,1,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	OrgId         string                 `protobuf:"bytes,2,opt,name=org_id,json=orgId,proto3" json:"org_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompleteScanRequest) Reset() {
+	*x = CompleteScanRequest{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompleteScanRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompleteScanRequest) ProtoMessage() {}
+
+func (x *CompleteScanRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompleteScanRequest.ProtoReflect.Descriptor instead.
+func (*CompleteScanRequest) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *CompleteScanRequest) GetScanId() string {
+	if x != nil {
+		return x.ScanId
+	}
+	return ""
+}
+
+func (x *CompleteScanRequest) GetOrgId() string {
+	if x != nil {
+		return x.OrgId
+	}
+	return ""
+}
+
+type CompleteScanResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// queued is the number of integration events queued by this call (0 when
+	// the scan was already completed).
+	Queued        int32 `protobuf:"varint,1,opt,name=queued,proto3" json:"queued,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompleteScanResponse) Reset() {
+	*x = CompleteScanResponse{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompleteScanResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompleteScanResponse) ProtoMessage() {}
+
+func (x *CompleteScanResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompleteScanResponse.ProtoReflect.Descriptor instead.
+func (*CompleteScanResponse) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *CompleteScanResponse) GetQueued() int32 {
+	if x != nil {
+		return x.Queued
+	}
+	return 0
+}
+
 type RegisterScanResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	ScanId string                 `protobuf:"bytes,1,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
@@ -1890,7 +2260,7 @@ type RegisterScanResponse struct {
 
 func (x *RegisterScanResponse) Reset() {
 	*x = RegisterScanResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[21]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1902,7 +2272,7 @@ func (x *RegisterScanResponse) String() string {
 func (*RegisterScanResponse) ProtoMessage() {}
 
 func (x *RegisterScanResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[21]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1915,7 +2285,7 @@ func (x *RegisterScanResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterScanResponse.ProtoReflect.Descriptor instead.
 func (*RegisterScanResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{21}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *RegisterScanResponse) GetScanId() string {
@@ -1956,7 +2326,7 @@ type ReportedFinding struct {
 
 func (x *ReportedFinding) Reset() {
 	*x = ReportedFinding{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[22]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1968,7 +2338,7 @@ func (x *ReportedFinding) String() string {
 func (*ReportedFinding) ProtoMessage() {}
 
 func (x *ReportedFinding) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[22]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1981,7 +2351,7 @@ func (x *ReportedFinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportedFinding.ProtoReflect.Descriptor instead.
 func (*ReportedFinding) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{22}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ReportedFinding) GetFingerprint() string {
@@ -2085,7 +2455,7 @@ type ReportFindingsRequest struct {
 
 func (x *ReportFindingsRequest) Reset() {
 	*x = ReportFindingsRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[23]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2097,7 +2467,7 @@ func (x *ReportFindingsRequest) String() string {
 func (*ReportFindingsRequest) ProtoMessage() {}
 
 func (x *ReportFindingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[23]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2110,7 +2480,7 @@ func (x *ReportFindingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportFindingsRequest.ProtoReflect.Descriptor instead.
 func (*ReportFindingsRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{23}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ReportFindingsRequest) GetScanId() string {
@@ -2143,7 +2513,7 @@ type ReportedFindingResult struct {
 
 func (x *ReportedFindingResult) Reset() {
 	*x = ReportedFindingResult{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[24]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2155,7 +2525,7 @@ func (x *ReportedFindingResult) String() string {
 func (*ReportedFindingResult) ProtoMessage() {}
 
 func (x *ReportedFindingResult) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[24]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2168,7 +2538,7 @@ func (x *ReportedFindingResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportedFindingResult.ProtoReflect.Descriptor instead.
 func (*ReportedFindingResult) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{24}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ReportedFindingResult) GetFingerprint() string {
@@ -2215,7 +2585,7 @@ type ReportFindingsResponse struct {
 
 func (x *ReportFindingsResponse) Reset() {
 	*x = ReportFindingsResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[25]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2227,7 +2597,7 @@ func (x *ReportFindingsResponse) String() string {
 func (*ReportFindingsResponse) ProtoMessage() {}
 
 func (x *ReportFindingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[25]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2240,7 +2610,7 @@ func (x *ReportFindingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportFindingsResponse.ProtoReflect.Descriptor instead.
 func (*ReportFindingsResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{25}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ReportFindingsResponse) GetResults() []*ReportedFindingResult {
@@ -2259,7 +2629,7 @@ type ApproveFindingRequest struct {
 
 func (x *ApproveFindingRequest) Reset() {
 	*x = ApproveFindingRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[26]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2271,7 +2641,7 @@ func (x *ApproveFindingRequest) String() string {
 func (*ApproveFindingRequest) ProtoMessage() {}
 
 func (x *ApproveFindingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[26]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2284,7 +2654,7 @@ func (x *ApproveFindingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveFindingRequest.ProtoReflect.Descriptor instead.
 func (*ApproveFindingRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{26}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ApproveFindingRequest) GetId() string {
@@ -2304,7 +2674,7 @@ type ApproveFindingResponse struct {
 
 func (x *ApproveFindingResponse) Reset() {
 	*x = ApproveFindingResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2316,7 +2686,7 @@ func (x *ApproveFindingResponse) String() string {
 func (*ApproveFindingResponse) ProtoMessage() {}
 
 func (x *ApproveFindingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2329,7 +2699,7 @@ func (x *ApproveFindingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveFindingResponse.ProtoReflect.Descriptor instead.
 func (*ApproveFindingResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{27}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ApproveFindingResponse) GetId() string {
@@ -2355,7 +2725,7 @@ type RejectFindingRequest struct {
 
 func (x *RejectFindingRequest) Reset() {
 	*x = RejectFindingRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2367,7 +2737,7 @@ func (x *RejectFindingRequest) String() string {
 func (*RejectFindingRequest) ProtoMessage() {}
 
 func (x *RejectFindingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2380,7 +2750,7 @@ func (x *RejectFindingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectFindingRequest.ProtoReflect.Descriptor instead.
 func (*RejectFindingRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{28}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RejectFindingRequest) GetId() string {
@@ -2400,7 +2770,7 @@ type RejectFindingResponse struct {
 
 func (x *RejectFindingResponse) Reset() {
 	*x = RejectFindingResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2412,7 +2782,7 @@ func (x *RejectFindingResponse) String() string {
 func (*RejectFindingResponse) ProtoMessage() {}
 
 func (x *RejectFindingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2425,7 +2795,7 @@ func (x *RejectFindingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectFindingResponse.ProtoReflect.Descriptor instead.
 func (*RejectFindingResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{29}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RejectFindingResponse) GetId() string {
@@ -2459,7 +2829,7 @@ type ListFindingsForOperatorRequest struct {
 
 func (x *ListFindingsForOperatorRequest) Reset() {
 	*x = ListFindingsForOperatorRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2471,7 +2841,7 @@ func (x *ListFindingsForOperatorRequest) String() string {
 func (*ListFindingsForOperatorRequest) ProtoMessage() {}
 
 func (x *ListFindingsForOperatorRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2484,7 +2854,7 @@ func (x *ListFindingsForOperatorRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFindingsForOperatorRequest.ProtoReflect.Descriptor instead.
 func (*ListFindingsForOperatorRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{30}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListFindingsForOperatorRequest) GetScanId() string {
@@ -2537,7 +2907,7 @@ type OperatorFinding struct {
 
 func (x *OperatorFinding) Reset() {
 	*x = OperatorFinding{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2549,7 +2919,7 @@ func (x *OperatorFinding) String() string {
 func (*OperatorFinding) ProtoMessage() {}
 
 func (x *OperatorFinding) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2562,7 +2932,7 @@ func (x *OperatorFinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OperatorFinding.ProtoReflect.Descriptor instead.
 func (*OperatorFinding) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{31}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *OperatorFinding) GetId() string {
@@ -2658,7 +3028,7 @@ type ListFindingsForOperatorResponse struct {
 
 func (x *ListFindingsForOperatorResponse) Reset() {
 	*x = ListFindingsForOperatorResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2670,7 +3040,7 @@ func (x *ListFindingsForOperatorResponse) String() string {
 func (*ListFindingsForOperatorResponse) ProtoMessage() {}
 
 func (x *ListFindingsForOperatorResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2683,7 +3053,7 @@ func (x *ListFindingsForOperatorResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFindingsForOperatorResponse.ProtoReflect.Descriptor instead.
 func (*ListFindingsForOperatorResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{32}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListFindingsForOperatorResponse) GetData() []*OperatorFinding {
@@ -2705,7 +3075,7 @@ type GetScanSummariesRequest struct {
 
 func (x *GetScanSummariesRequest) Reset() {
 	*x = GetScanSummariesRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2717,7 +3087,7 @@ func (x *GetScanSummariesRequest) String() string {
 func (*GetScanSummariesRequest) ProtoMessage() {}
 
 func (x *GetScanSummariesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2730,7 +3100,7 @@ func (x *GetScanSummariesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScanSummariesRequest.ProtoReflect.Descriptor instead.
 func (*GetScanSummariesRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{33}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetScanSummariesRequest) GetOrgId() string {
@@ -2770,7 +3140,7 @@ type VerificationCounts struct {
 
 func (x *VerificationCounts) Reset() {
 	*x = VerificationCounts{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2782,7 +3152,7 @@ func (x *VerificationCounts) String() string {
 func (*VerificationCounts) ProtoMessage() {}
 
 func (x *VerificationCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2795,7 +3165,7 @@ func (x *VerificationCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerificationCounts.ProtoReflect.Descriptor instead.
 func (*VerificationCounts) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{34}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *VerificationCounts) GetCandidates() int32 {
@@ -2842,7 +3212,7 @@ type ScanSummary struct {
 
 func (x *ScanSummary) Reset() {
 	*x = ScanSummary{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2854,7 +3224,7 @@ func (x *ScanSummary) String() string {
 func (*ScanSummary) ProtoMessage() {}
 
 func (x *ScanSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2867,7 +3237,7 @@ func (x *ScanSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanSummary.ProtoReflect.Descriptor instead.
 func (*ScanSummary) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{35}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ScanSummary) GetScanId() string {
@@ -2929,7 +3299,7 @@ type GetScanSummariesResponse struct {
 
 func (x *GetScanSummariesResponse) Reset() {
 	*x = GetScanSummariesResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[36]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2941,7 +3311,7 @@ func (x *GetScanSummariesResponse) String() string {
 func (*GetScanSummariesResponse) ProtoMessage() {}
 
 func (x *GetScanSummariesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[36]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2954,7 +3324,7 @@ func (x *GetScanSummariesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScanSummariesResponse.ProtoReflect.Descriptor instead.
 func (*GetScanSummariesResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{36}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *GetScanSummariesResponse) GetSummaries() []*ScanSummary {
@@ -2983,7 +3353,7 @@ type Integration struct {
 
 func (x *Integration) Reset() {
 	*x = Integration{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[37]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2995,7 +3365,7 @@ func (x *Integration) String() string {
 func (*Integration) ProtoMessage() {}
 
 func (x *Integration) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[37]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3008,7 +3378,7 @@ func (x *Integration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Integration.ProtoReflect.Descriptor instead.
 func (*Integration) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{37}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Integration) GetId() string {
@@ -3092,7 +3462,7 @@ type AddIntegrationRequest struct {
 
 func (x *AddIntegrationRequest) Reset() {
 	*x = AddIntegrationRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[38]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3104,7 +3474,7 @@ func (x *AddIntegrationRequest) String() string {
 func (*AddIntegrationRequest) ProtoMessage() {}
 
 func (x *AddIntegrationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[38]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3117,7 +3487,7 @@ func (x *AddIntegrationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddIntegrationRequest.ProtoReflect.Descriptor instead.
 func (*AddIntegrationRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{38}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *AddIntegrationRequest) GetOrgId() string {
@@ -3178,7 +3548,7 @@ type AddIntegrationResponse struct {
 
 func (x *AddIntegrationResponse) Reset() {
 	*x = AddIntegrationResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[39]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3190,7 +3560,7 @@ func (x *AddIntegrationResponse) String() string {
 func (*AddIntegrationResponse) ProtoMessage() {}
 
 func (x *AddIntegrationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[39]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3203,7 +3573,7 @@ func (x *AddIntegrationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddIntegrationResponse.ProtoReflect.Descriptor instead.
 func (*AddIntegrationResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{39}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *AddIntegrationResponse) GetIntegration() *Integration {
@@ -3222,7 +3592,7 @@ type ListIntegrationsRequest struct {
 
 func (x *ListIntegrationsRequest) Reset() {
 	*x = ListIntegrationsRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[40]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3234,7 +3604,7 @@ func (x *ListIntegrationsRequest) String() string {
 func (*ListIntegrationsRequest) ProtoMessage() {}
 
 func (x *ListIntegrationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[40]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3247,7 +3617,7 @@ func (x *ListIntegrationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIntegrationsRequest.ProtoReflect.Descriptor instead.
 func (*ListIntegrationsRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{40}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ListIntegrationsRequest) GetOrgId() string {
@@ -3266,7 +3636,7 @@ type ListIntegrationsResponse struct {
 
 func (x *ListIntegrationsResponse) Reset() {
 	*x = ListIntegrationsResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[41]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3278,7 +3648,7 @@ func (x *ListIntegrationsResponse) String() string {
 func (*ListIntegrationsResponse) ProtoMessage() {}
 
 func (x *ListIntegrationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[41]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3291,7 +3661,7 @@ func (x *ListIntegrationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIntegrationsResponse.ProtoReflect.Descriptor instead.
 func (*ListIntegrationsResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{41}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ListIntegrationsResponse) GetData() []*Integration {
@@ -3310,7 +3680,7 @@ type RemoveIntegrationRequest struct {
 
 func (x *RemoveIntegrationRequest) Reset() {
 	*x = RemoveIntegrationRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[42]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3322,7 +3692,7 @@ func (x *RemoveIntegrationRequest) String() string {
 func (*RemoveIntegrationRequest) ProtoMessage() {}
 
 func (x *RemoveIntegrationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[42]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3335,7 +3705,7 @@ func (x *RemoveIntegrationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveIntegrationRequest.ProtoReflect.Descriptor instead.
 func (*RemoveIntegrationRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{42}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *RemoveIntegrationRequest) GetId() string {
@@ -3355,7 +3725,7 @@ type RemoveIntegrationResponse struct {
 
 func (x *RemoveIntegrationResponse) Reset() {
 	*x = RemoveIntegrationResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[43]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3367,7 +3737,7 @@ func (x *RemoveIntegrationResponse) String() string {
 func (*RemoveIntegrationResponse) ProtoMessage() {}
 
 func (x *RemoveIntegrationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[43]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3380,7 +3750,7 @@ func (x *RemoveIntegrationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveIntegrationResponse.ProtoReflect.Descriptor instead.
 func (*RemoveIntegrationResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{43}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *RemoveIntegrationResponse) GetId() string {
@@ -3453,7 +3823,7 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\tscan_type\x18\x13 \x01(\v2\x1c.google.protobuf.StringValueR\bscanType\x12/\n" +
 	"\x04line\x18\x14 \x01(\v2\x1b.google.protobuf.Int32ValueR\x04line\x12 \n" +
 	"\vfingerprint\x18\x15 \x01(\tR\vfingerprint\x12B\n" +
-	"\x0frisk_expires_at\x18( \x01(\v2\x1a.google.protobuf.TimestampR\rriskExpiresAt\"\xdf\x01\n" +
+	"\x0frisk_expires_at\x18( \x01(\v2\x1a.google.protobuf.TimestampR\rriskExpiresAt\"\x9d\x03\n" +
 	"\x13ListFindingsRequest\x12\x17\n" +
 	"\x04page\x18\x01 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x05H\x01R\x05limit\x88\x01\x01\x12\x1a\n" +
@@ -3462,9 +3832,18 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\ascan_id\x18\x05 \x01(\tR\x06scanId\x12\x17\n" +
 	"\asort_by\x18\x06 \x01(\tR\x06sortBy\x12\x1d\n" +
 	"\n" +
-	"sort_order\x18\a \x01(\tR\tsortOrderB\a\n" +
+	"sort_order\x18\a \x01(\tR\tsortOrder\x12\x1f\n" +
+	"\vfound_since\x18\x14 \x01(\tR\n" +
+	"foundSince\x12\x1f\n" +
+	"\vfound_until\x18\x15 \x01(\tR\n" +
+	"foundUntil\x12\x19\n" +
+	"\brepo_url\x18\x16 \x01(\tR\arepoUrl\x12\x1a\n" +
+	"\bcategory\x18\x17 \x01(\tR\bcategory\x12\x10\n" +
+	"\x03tag\x18\x18 \x01(\tR\x03tag\x12#\n" +
+	"\raffected_file\x18\x19 \x01(\tR\faffectedFile\x12\f\n" +
+	"\x01q\x18\x1a \x01(\tR\x01qB\a\n" +
 	"\x05_pageB\b\n" +
-	"\x06_limit\"\xda\x01\n" +
+	"\x06_limit\"\x98\x03\n" +
 	"\x17ListScanFindingsRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\x04page\x18\x02 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x19\n" +
@@ -3473,7 +3852,16 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x05state\x18\x05 \x01(\tR\x05state\x12\x17\n" +
 	"\asort_by\x18\x06 \x01(\tR\x06sortBy\x12\x1d\n" +
 	"\n" +
-	"sort_order\x18\a \x01(\tR\tsortOrderB\a\n" +
+	"sort_order\x18\a \x01(\tR\tsortOrder\x12\x1f\n" +
+	"\vfound_since\x18\x14 \x01(\tR\n" +
+	"foundSince\x12\x1f\n" +
+	"\vfound_until\x18\x15 \x01(\tR\n" +
+	"foundUntil\x12\x19\n" +
+	"\brepo_url\x18\x16 \x01(\tR\arepoUrl\x12\x1a\n" +
+	"\bcategory\x18\x17 \x01(\tR\bcategory\x12\x10\n" +
+	"\x03tag\x18\x18 \x01(\tR\x03tag\x12#\n" +
+	"\raffected_file\x18\x19 \x01(\tR\faffectedFile\x12\f\n" +
+	"\x01q\x18\x1a \x01(\tR\x01qB\a\n" +
 	"\x05_pageB\b\n" +
 	"\x06_limit\"\x89\x01\n" +
 	"\x14ListFindingsResponse\x121\n" +
@@ -3485,12 +3873,21 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x04data\x18\x01 \x03(\v2\x1d.vulnscan.findings.v1.FindingR\x04data\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x05R\x05total\x12\x12\n" +
 	"\x04page\x18\x03 \x01(\x05R\x04page\x12\x14\n" +
-	"\x05limit\x18\x04 \x01(\x05R\x05limit\"u\n" +
+	"\x05limit\x18\x04 \x01(\x05R\x05limit\"\xb3\x02\n" +
 	"\x19ExportScanFindingsRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06format\x18\x02 \x01(\tR\x06format\x12\x1a\n" +
 	"\bseverity\x18\x03 \x01(\tR\bseverity\x12\x14\n" +
-	"\x05state\x18\x04 \x01(\tR\x05state\"#\n" +
+	"\x05state\x18\x04 \x01(\tR\x05state\x12\x1f\n" +
+	"\vfound_since\x18\x14 \x01(\tR\n" +
+	"foundSince\x12\x1f\n" +
+	"\vfound_until\x18\x15 \x01(\tR\n" +
+	"foundUntil\x12\x19\n" +
+	"\brepo_url\x18\x16 \x01(\tR\arepoUrl\x12\x1a\n" +
+	"\bcategory\x18\x17 \x01(\tR\bcategory\x12\x10\n" +
+	"\x03tag\x18\x18 \x01(\tR\x03tag\x12#\n" +
+	"\raffected_file\x18\x19 \x01(\tR\faffectedFile\x12\f\n" +
+	"\x01q\x18\x1a \x01(\tR\x01q\"#\n" +
 	"\x11GetFindingRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"\x8a\x03\n" +
 	"\x14UpdateFindingRequest\x12\x0e\n" +
@@ -3513,11 +3910,20 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x1a\n" +
 	"\bseverity\x18\x03 \x01(\tR\bseverity\x12?\n" +
-	"\fduplicate_of\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\vduplicateOf\"[\n" +
+	"\fduplicate_of\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\vduplicateOf\"\x99\x02\n" +
 	"\x0eFindingsFilter\x12\x1a\n" +
 	"\bseverity\x18\x01 \x01(\tR\bseverity\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x17\n" +
-	"\ascan_id\x18\x03 \x01(\tR\x06scanId\"\xcf\x03\n" +
+	"\ascan_id\x18\x03 \x01(\tR\x06scanId\x12\x1f\n" +
+	"\vfound_since\x18\x14 \x01(\tR\n" +
+	"foundSince\x12\x1f\n" +
+	"\vfound_until\x18\x15 \x01(\tR\n" +
+	"foundUntil\x12\x19\n" +
+	"\brepo_url\x18\x16 \x01(\tR\arepoUrl\x12\x1a\n" +
+	"\bcategory\x18\x17 \x01(\tR\bcategory\x12\x10\n" +
+	"\x03tag\x18\x18 \x01(\tR\x03tag\x12#\n" +
+	"\raffected_file\x18\x19 \x01(\tR\faffectedFile\x12\f\n" +
+	"\x01q\x18\x1a \x01(\tR\x01q\"\xcf\x03\n" +
 	"\x19BulkUpdateFindingsRequest\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\tR\x03ids\x12<\n" +
 	"\x06filter\x18\x02 \x01(\v2$.vulnscan.findings.v1.FindingsFilterR\x06filter\x12\x19\n" +
@@ -3582,7 +3988,12 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\n" +
 	"commit_sha\x18\x05 \x01(\tR\tcommitSha\x12!\n" +
 	"\fpull_request\x18\x06 \x01(\x05R\vpullRequest\x12\x19\n" +
-	"\brepo_key\x18\a \x01(\tR\arepoKey\"I\n" +
+	"\brepo_key\x18\a \x01(\tR\arepoKey\"E\n" +
+	"\x13CompleteScanRequest\x12\x17\n" +
+	"\ascan_id\x18\x01 \x01(\tR\x06scanId\x12\x15\n" +
+	"\x06org_id\x18\x02 \x01(\tR\x05orgId\".\n" +
+	"\x14CompleteScanResponse\x12\x16\n" +
+	"\x06queued\x18\x01 \x01(\x05R\x06queued\"I\n" +
 	"\x14RegisterScanResponse\x12\x17\n" +
 	"\ascan_id\x18\x01 \x01(\tR\x06scanId\x12\x18\n" +
 	"\acreated\x18\x02 \x01(\bR\acreated\"\xe2\x03\n" +
@@ -3711,14 +4122,15 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x12BulkUpdateFindings\x12/.vulnscan.findings.v1.BulkUpdateFindingsRequest\x1a0.vulnscan.findings.v1.BulkUpdateFindingsResponse\"\x1c\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/v1/findings/bulk\x12\x97\x01\n" +
 	"\x11GetFindingHistory\x12..vulnscan.findings.v1.GetFindingHistoryRequest\x1a/.vulnscan.findings.v1.GetFindingHistoryResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/findings/{id}/history\x12\x86\x01\n" +
 	"\n" +
-	"AddComment\x12'.vulnscan.findings.v1.AddCommentRequest\x1a(.vulnscan.findings.v1.AddCommentResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/v1/findings/{id}/comments2\xbe\x05\n" +
+	"AddComment\x12'.vulnscan.findings.v1.AddCommentRequest\x1a(.vulnscan.findings.v1.AddCommentResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/v1/findings/{id}/comments2\xa5\x06\n" +
 	"\x15FindingsIntakeService\x12e\n" +
 	"\fRegisterScan\x12).vulnscan.findings.v1.RegisterScanRequest\x1a*.vulnscan.findings.v1.RegisterScanResponse\x12k\n" +
 	"\x0eReportFindings\x12+.vulnscan.findings.v1.ReportFindingsRequest\x1a,.vulnscan.findings.v1.ReportFindingsResponse\x12k\n" +
 	"\x0eApproveFinding\x12+.vulnscan.findings.v1.ApproveFindingRequest\x1a,.vulnscan.findings.v1.ApproveFindingResponse\x12h\n" +
 	"\rRejectFinding\x12*.vulnscan.findings.v1.RejectFindingRequest\x1a+.vulnscan.findings.v1.RejectFindingResponse\x12\x86\x01\n" +
 	"\x17ListFindingsForOperator\x124.vulnscan.findings.v1.ListFindingsForOperatorRequest\x1a5.vulnscan.findings.v1.ListFindingsForOperatorResponse\x12q\n" +
-	"\x10GetScanSummaries\x12-.vulnscan.findings.v1.GetScanSummariesRequest\x1a..vulnscan.findings.v1.GetScanSummariesResponse2\xec\x02\n" +
+	"\x10GetScanSummaries\x12-.vulnscan.findings.v1.GetScanSummariesRequest\x1a..vulnscan.findings.v1.GetScanSummariesResponse\x12e\n" +
+	"\fCompleteScan\x12).vulnscan.findings.v1.CompleteScanRequest\x1a*.vulnscan.findings.v1.CompleteScanResponse2\xec\x02\n" +
 	"\x14FindingsAdminService\x12k\n" +
 	"\x0eAddIntegration\x12+.vulnscan.findings.v1.AddIntegrationRequest\x1a,.vulnscan.findings.v1.AddIntegrationResponse\x12q\n" +
 	"\x10ListIntegrations\x12-.vulnscan.findings.v1.ListIntegrationsRequest\x1a..vulnscan.findings.v1.ListIntegrationsResponse\x12t\n" +
@@ -3736,7 +4148,7 @@ func file_vulnscan_findings_v1_findings_proto_rawDescGZIP() []byte {
 	return file_vulnscan_findings_v1_findings_proto_rawDescData
 }
 
-var file_vulnscan_findings_v1_findings_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_vulnscan_findings_v1_findings_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
 var file_vulnscan_findings_v1_findings_proto_goTypes = []any{
 	(*Finding)(nil),                         // 0: vulnscan.findings.v1.Finding
 	(*TriageEntry)(nil),                     // 1: vulnscan.findings.v1.TriageEntry
@@ -3759,85 +4171,87 @@ var file_vulnscan_findings_v1_findings_proto_goTypes = []any{
 	(*AddCommentRequest)(nil),               // 18: vulnscan.findings.v1.AddCommentRequest
 	(*AddCommentResponse)(nil),              // 19: vulnscan.findings.v1.AddCommentResponse
 	(*RegisterScanRequest)(nil),             // 20: vulnscan.findings.v1.RegisterScanRequest
-	(*RegisterScanResponse)(nil),            // 21: vulnscan.findings.v1.RegisterScanResponse
-	(*ReportedFinding)(nil),                 // 22: vulnscan.findings.v1.ReportedFinding
-	(*ReportFindingsRequest)(nil),           // 23: vulnscan.findings.v1.ReportFindingsRequest
-	(*ReportedFindingResult)(nil),           // 24: vulnscan.findings.v1.ReportedFindingResult
-	(*ReportFindingsResponse)(nil),          // 25: vulnscan.findings.v1.ReportFindingsResponse
-	(*ApproveFindingRequest)(nil),           // 26: vulnscan.findings.v1.ApproveFindingRequest
-	(*ApproveFindingResponse)(nil),          // 27: vulnscan.findings.v1.ApproveFindingResponse
-	(*RejectFindingRequest)(nil),            // 28: vulnscan.findings.v1.RejectFindingRequest
-	(*RejectFindingResponse)(nil),           // 29: vulnscan.findings.v1.RejectFindingResponse
-	(*ListFindingsForOperatorRequest)(nil),  // 30: vulnscan.findings.v1.ListFindingsForOperatorRequest
-	(*OperatorFinding)(nil),                 // 31: vulnscan.findings.v1.OperatorFinding
-	(*ListFindingsForOperatorResponse)(nil), // 32: vulnscan.findings.v1.ListFindingsForOperatorResponse
-	(*GetScanSummariesRequest)(nil),         // 33: vulnscan.findings.v1.GetScanSummariesRequest
-	(*VerificationCounts)(nil),              // 34: vulnscan.findings.v1.VerificationCounts
-	(*ScanSummary)(nil),                     // 35: vulnscan.findings.v1.ScanSummary
-	(*GetScanSummariesResponse)(nil),        // 36: vulnscan.findings.v1.GetScanSummariesResponse
-	(*Integration)(nil),                     // 37: vulnscan.findings.v1.Integration
-	(*AddIntegrationRequest)(nil),           // 38: vulnscan.findings.v1.AddIntegrationRequest
-	(*AddIntegrationResponse)(nil),          // 39: vulnscan.findings.v1.AddIntegrationResponse
-	(*ListIntegrationsRequest)(nil),         // 40: vulnscan.findings.v1.ListIntegrationsRequest
-	(*ListIntegrationsResponse)(nil),        // 41: vulnscan.findings.v1.ListIntegrationsResponse
-	(*RemoveIntegrationRequest)(nil),        // 42: vulnscan.findings.v1.RemoveIntegrationRequest
-	(*RemoveIntegrationResponse)(nil),       // 43: vulnscan.findings.v1.RemoveIntegrationResponse
-	(*wrapperspb.StringValue)(nil),          // 44: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),           // 45: google.protobuf.Timestamp
-	(*wrapperspb.Int32Value)(nil),           // 46: google.protobuf.Int32Value
-	(*structpb.Value)(nil),                  // 47: google.protobuf.Value
-	(*httpbody.HttpBody)(nil),               // 48: google.api.HttpBody
+	(*CompleteScanRequest)(nil),             // 21: vulnscan.findings.v1.CompleteScanRequest
+	(*CompleteScanResponse)(nil),            // 22: vulnscan.findings.v1.CompleteScanResponse
+	(*RegisterScanResponse)(nil),            // 23: vulnscan.findings.v1.RegisterScanResponse
+	(*ReportedFinding)(nil),                 // 24: vulnscan.findings.v1.ReportedFinding
+	(*ReportFindingsRequest)(nil),           // 25: vulnscan.findings.v1.ReportFindingsRequest
+	(*ReportedFindingResult)(nil),           // 26: vulnscan.findings.v1.ReportedFindingResult
+	(*ReportFindingsResponse)(nil),          // 27: vulnscan.findings.v1.ReportFindingsResponse
+	(*ApproveFindingRequest)(nil),           // 28: vulnscan.findings.v1.ApproveFindingRequest
+	(*ApproveFindingResponse)(nil),          // 29: vulnscan.findings.v1.ApproveFindingResponse
+	(*RejectFindingRequest)(nil),            // 30: vulnscan.findings.v1.RejectFindingRequest
+	(*RejectFindingResponse)(nil),           // 31: vulnscan.findings.v1.RejectFindingResponse
+	(*ListFindingsForOperatorRequest)(nil),  // 32: vulnscan.findings.v1.ListFindingsForOperatorRequest
+	(*OperatorFinding)(nil),                 // 33: vulnscan.findings.v1.OperatorFinding
+	(*ListFindingsForOperatorResponse)(nil), // 34: vulnscan.findings.v1.ListFindingsForOperatorResponse
+	(*GetScanSummariesRequest)(nil),         // 35: vulnscan.findings.v1.GetScanSummariesRequest
+	(*VerificationCounts)(nil),              // 36: vulnscan.findings.v1.VerificationCounts
+	(*ScanSummary)(nil),                     // 37: vulnscan.findings.v1.ScanSummary
+	(*GetScanSummariesResponse)(nil),        // 38: vulnscan.findings.v1.GetScanSummariesResponse
+	(*Integration)(nil),                     // 39: vulnscan.findings.v1.Integration
+	(*AddIntegrationRequest)(nil),           // 40: vulnscan.findings.v1.AddIntegrationRequest
+	(*AddIntegrationResponse)(nil),          // 41: vulnscan.findings.v1.AddIntegrationResponse
+	(*ListIntegrationsRequest)(nil),         // 42: vulnscan.findings.v1.ListIntegrationsRequest
+	(*ListIntegrationsResponse)(nil),        // 43: vulnscan.findings.v1.ListIntegrationsResponse
+	(*RemoveIntegrationRequest)(nil),        // 44: vulnscan.findings.v1.RemoveIntegrationRequest
+	(*RemoveIntegrationResponse)(nil),       // 45: vulnscan.findings.v1.RemoveIntegrationResponse
+	(*wrapperspb.StringValue)(nil),          // 46: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),           // 47: google.protobuf.Timestamp
+	(*wrapperspb.Int32Value)(nil),           // 48: google.protobuf.Int32Value
+	(*structpb.Value)(nil),                  // 49: google.protobuf.Value
+	(*httpbody.HttpBody)(nil),               // 50: google.api.HttpBody
 }
 var file_vulnscan_findings_v1_findings_proto_depIdxs = []int32{
-	44, // 0: vulnscan.findings.v1.Finding.proof_of_concept:type_name -> google.protobuf.StringValue
-	44, // 1: vulnscan.findings.v1.Finding.scan_id:type_name -> google.protobuf.StringValue
-	45, // 2: vulnscan.findings.v1.Finding.found_at:type_name -> google.protobuf.Timestamp
-	45, // 3: vulnscan.findings.v1.Finding.updated_at:type_name -> google.protobuf.Timestamp
-	44, // 4: vulnscan.findings.v1.Finding.duplicate_of:type_name -> google.protobuf.StringValue
-	46, // 5: vulnscan.findings.v1.Finding.line:type_name -> google.protobuf.Int32Value
-	44, // 6: vulnscan.findings.v1.TriageEntry.reaction:type_name -> google.protobuf.StringValue
-	44, // 7: vulnscan.findings.v1.TriageEntry.comment:type_name -> google.protobuf.StringValue
-	45, // 8: vulnscan.findings.v1.TriageEntry.timestamp:type_name -> google.protobuf.Timestamp
-	44, // 9: vulnscan.findings.v1.GetFindingResponse.proof_of_concept:type_name -> google.protobuf.StringValue
-	44, // 10: vulnscan.findings.v1.GetFindingResponse.scan_id:type_name -> google.protobuf.StringValue
-	45, // 11: vulnscan.findings.v1.GetFindingResponse.found_at:type_name -> google.protobuf.Timestamp
-	45, // 12: vulnscan.findings.v1.GetFindingResponse.updated_at:type_name -> google.protobuf.Timestamp
-	44, // 13: vulnscan.findings.v1.GetFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
+	46, // 0: vulnscan.findings.v1.Finding.proof_of_concept:type_name -> google.protobuf.StringValue
+	46, // 1: vulnscan.findings.v1.Finding.scan_id:type_name -> google.protobuf.StringValue
+	47, // 2: vulnscan.findings.v1.Finding.found_at:type_name -> google.protobuf.Timestamp
+	47, // 3: vulnscan.findings.v1.Finding.updated_at:type_name -> google.protobuf.Timestamp
+	46, // 4: vulnscan.findings.v1.Finding.duplicate_of:type_name -> google.protobuf.StringValue
+	48, // 5: vulnscan.findings.v1.Finding.line:type_name -> google.protobuf.Int32Value
+	46, // 6: vulnscan.findings.v1.TriageEntry.reaction:type_name -> google.protobuf.StringValue
+	46, // 7: vulnscan.findings.v1.TriageEntry.comment:type_name -> google.protobuf.StringValue
+	47, // 8: vulnscan.findings.v1.TriageEntry.timestamp:type_name -> google.protobuf.Timestamp
+	46, // 9: vulnscan.findings.v1.GetFindingResponse.proof_of_concept:type_name -> google.protobuf.StringValue
+	46, // 10: vulnscan.findings.v1.GetFindingResponse.scan_id:type_name -> google.protobuf.StringValue
+	47, // 11: vulnscan.findings.v1.GetFindingResponse.found_at:type_name -> google.protobuf.Timestamp
+	47, // 12: vulnscan.findings.v1.GetFindingResponse.updated_at:type_name -> google.protobuf.Timestamp
+	46, // 13: vulnscan.findings.v1.GetFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
 	1,  // 14: vulnscan.findings.v1.GetFindingResponse.triage_thread:type_name -> vulnscan.findings.v1.TriageEntry
-	44, // 15: vulnscan.findings.v1.GetFindingResponse.mermaid_trace:type_name -> google.protobuf.StringValue
-	44, // 16: vulnscan.findings.v1.GetFindingResponse.repo_url:type_name -> google.protobuf.StringValue
-	44, // 17: vulnscan.findings.v1.GetFindingResponse.scan_type:type_name -> google.protobuf.StringValue
-	46, // 18: vulnscan.findings.v1.GetFindingResponse.line:type_name -> google.protobuf.Int32Value
-	45, // 19: vulnscan.findings.v1.GetFindingResponse.risk_expires_at:type_name -> google.protobuf.Timestamp
+	46, // 15: vulnscan.findings.v1.GetFindingResponse.mermaid_trace:type_name -> google.protobuf.StringValue
+	46, // 16: vulnscan.findings.v1.GetFindingResponse.repo_url:type_name -> google.protobuf.StringValue
+	46, // 17: vulnscan.findings.v1.GetFindingResponse.scan_type:type_name -> google.protobuf.StringValue
+	48, // 18: vulnscan.findings.v1.GetFindingResponse.line:type_name -> google.protobuf.Int32Value
+	47, // 19: vulnscan.findings.v1.GetFindingResponse.risk_expires_at:type_name -> google.protobuf.Timestamp
 	0,  // 20: vulnscan.findings.v1.ListFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
 	0,  // 21: vulnscan.findings.v1.ListScanFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
-	47, // 22: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
-	44, // 23: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
+	49, // 22: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
+	46, // 23: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
 	11, // 24: vulnscan.findings.v1.BulkUpdateFindingsRequest.filter:type_name -> vulnscan.findings.v1.FindingsFilter
-	47, // 25: vulnscan.findings.v1.BulkUpdateFindingsRequest.duplicate_of:type_name -> google.protobuf.Value
-	44, // 26: vulnscan.findings.v1.HistoryActor.user_id:type_name -> google.protobuf.StringValue
-	44, // 27: vulnscan.findings.v1.HistoryActor.username:type_name -> google.protobuf.StringValue
-	44, // 28: vulnscan.findings.v1.HistoryActor.api_key_id_prefix:type_name -> google.protobuf.StringValue
-	44, // 29: vulnscan.findings.v1.HistoryActor.integration:type_name -> google.protobuf.StringValue
-	44, // 30: vulnscan.findings.v1.HistoryEntry.from:type_name -> google.protobuf.StringValue
-	44, // 31: vulnscan.findings.v1.HistoryEntry.to:type_name -> google.protobuf.StringValue
-	44, // 32: vulnscan.findings.v1.HistoryEntry.reason:type_name -> google.protobuf.StringValue
+	49, // 25: vulnscan.findings.v1.BulkUpdateFindingsRequest.duplicate_of:type_name -> google.protobuf.Value
+	46, // 26: vulnscan.findings.v1.HistoryActor.user_id:type_name -> google.protobuf.StringValue
+	46, // 27: vulnscan.findings.v1.HistoryActor.username:type_name -> google.protobuf.StringValue
+	46, // 28: vulnscan.findings.v1.HistoryActor.api_key_id_prefix:type_name -> google.protobuf.StringValue
+	46, // 29: vulnscan.findings.v1.HistoryActor.integration:type_name -> google.protobuf.StringValue
+	46, // 30: vulnscan.findings.v1.HistoryEntry.from:type_name -> google.protobuf.StringValue
+	46, // 31: vulnscan.findings.v1.HistoryEntry.to:type_name -> google.protobuf.StringValue
+	46, // 32: vulnscan.findings.v1.HistoryEntry.reason:type_name -> google.protobuf.StringValue
 	15, // 33: vulnscan.findings.v1.HistoryEntry.actor:type_name -> vulnscan.findings.v1.HistoryActor
-	44, // 34: vulnscan.findings.v1.HistoryEntry.batch_id:type_name -> google.protobuf.StringValue
-	45, // 35: vulnscan.findings.v1.HistoryEntry.created_at:type_name -> google.protobuf.Timestamp
+	46, // 34: vulnscan.findings.v1.HistoryEntry.batch_id:type_name -> google.protobuf.StringValue
+	47, // 35: vulnscan.findings.v1.HistoryEntry.created_at:type_name -> google.protobuf.Timestamp
 	16, // 36: vulnscan.findings.v1.GetFindingHistoryResponse.data:type_name -> vulnscan.findings.v1.HistoryEntry
-	44, // 37: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
-	44, // 38: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
-	22, // 39: vulnscan.findings.v1.ReportFindingsRequest.findings:type_name -> vulnscan.findings.v1.ReportedFinding
-	24, // 40: vulnscan.findings.v1.ReportFindingsResponse.results:type_name -> vulnscan.findings.v1.ReportedFindingResult
-	45, // 41: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
-	31, // 42: vulnscan.findings.v1.ListFindingsForOperatorResponse.data:type_name -> vulnscan.findings.v1.OperatorFinding
-	34, // 43: vulnscan.findings.v1.ScanSummary.verification:type_name -> vulnscan.findings.v1.VerificationCounts
-	35, // 44: vulnscan.findings.v1.GetScanSummariesResponse.summaries:type_name -> vulnscan.findings.v1.ScanSummary
-	45, // 45: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
-	37, // 46: vulnscan.findings.v1.AddIntegrationResponse.integration:type_name -> vulnscan.findings.v1.Integration
-	37, // 47: vulnscan.findings.v1.ListIntegrationsResponse.data:type_name -> vulnscan.findings.v1.Integration
-	45, // 48: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
+	46, // 37: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
+	46, // 38: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
+	24, // 39: vulnscan.findings.v1.ReportFindingsRequest.findings:type_name -> vulnscan.findings.v1.ReportedFinding
+	26, // 40: vulnscan.findings.v1.ReportFindingsResponse.results:type_name -> vulnscan.findings.v1.ReportedFindingResult
+	47, // 41: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
+	33, // 42: vulnscan.findings.v1.ListFindingsForOperatorResponse.data:type_name -> vulnscan.findings.v1.OperatorFinding
+	36, // 43: vulnscan.findings.v1.ScanSummary.verification:type_name -> vulnscan.findings.v1.VerificationCounts
+	37, // 44: vulnscan.findings.v1.GetScanSummariesResponse.summaries:type_name -> vulnscan.findings.v1.ScanSummary
+	47, // 45: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
+	39, // 46: vulnscan.findings.v1.AddIntegrationResponse.integration:type_name -> vulnscan.findings.v1.Integration
+	39, // 47: vulnscan.findings.v1.ListIntegrationsResponse.data:type_name -> vulnscan.findings.v1.Integration
+	47, // 48: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
 	3,  // 49: vulnscan.findings.v1.FindingsService.ListFindings:input_type -> vulnscan.findings.v1.ListFindingsRequest
 	4,  // 50: vulnscan.findings.v1.FindingsService.ListScanFindings:input_type -> vulnscan.findings.v1.ListScanFindingsRequest
 	7,  // 51: vulnscan.findings.v1.FindingsService.ExportScanFindings:input_type -> vulnscan.findings.v1.ExportScanFindingsRequest
@@ -3847,33 +4261,35 @@ var file_vulnscan_findings_v1_findings_proto_depIdxs = []int32{
 	14, // 55: vulnscan.findings.v1.FindingsService.GetFindingHistory:input_type -> vulnscan.findings.v1.GetFindingHistoryRequest
 	18, // 56: vulnscan.findings.v1.FindingsService.AddComment:input_type -> vulnscan.findings.v1.AddCommentRequest
 	20, // 57: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:input_type -> vulnscan.findings.v1.RegisterScanRequest
-	23, // 58: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:input_type -> vulnscan.findings.v1.ReportFindingsRequest
-	26, // 59: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:input_type -> vulnscan.findings.v1.ApproveFindingRequest
-	28, // 60: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:input_type -> vulnscan.findings.v1.RejectFindingRequest
-	30, // 61: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:input_type -> vulnscan.findings.v1.ListFindingsForOperatorRequest
-	33, // 62: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:input_type -> vulnscan.findings.v1.GetScanSummariesRequest
-	38, // 63: vulnscan.findings.v1.FindingsAdminService.AddIntegration:input_type -> vulnscan.findings.v1.AddIntegrationRequest
-	40, // 64: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:input_type -> vulnscan.findings.v1.ListIntegrationsRequest
-	42, // 65: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:input_type -> vulnscan.findings.v1.RemoveIntegrationRequest
-	5,  // 66: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
-	6,  // 67: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
-	48, // 68: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
-	2,  // 69: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
-	10, // 70: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
-	13, // 71: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:output_type -> vulnscan.findings.v1.BulkUpdateFindingsResponse
-	17, // 72: vulnscan.findings.v1.FindingsService.GetFindingHistory:output_type -> vulnscan.findings.v1.GetFindingHistoryResponse
-	19, // 73: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
-	21, // 74: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
-	25, // 75: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
-	27, // 76: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
-	29, // 77: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
-	32, // 78: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
-	36, // 79: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:output_type -> vulnscan.findings.v1.GetScanSummariesResponse
-	39, // 80: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
-	41, // 81: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
-	43, // 82: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
-	66, // [66:83] is the sub-list for method output_type
-	49, // [49:66] is the sub-list for method input_type
+	25, // 58: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:input_type -> vulnscan.findings.v1.ReportFindingsRequest
+	28, // 59: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:input_type -> vulnscan.findings.v1.ApproveFindingRequest
+	30, // 60: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:input_type -> vulnscan.findings.v1.RejectFindingRequest
+	32, // 61: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:input_type -> vulnscan.findings.v1.ListFindingsForOperatorRequest
+	35, // 62: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:input_type -> vulnscan.findings.v1.GetScanSummariesRequest
+	21, // 63: vulnscan.findings.v1.FindingsIntakeService.CompleteScan:input_type -> vulnscan.findings.v1.CompleteScanRequest
+	40, // 64: vulnscan.findings.v1.FindingsAdminService.AddIntegration:input_type -> vulnscan.findings.v1.AddIntegrationRequest
+	42, // 65: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:input_type -> vulnscan.findings.v1.ListIntegrationsRequest
+	44, // 66: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:input_type -> vulnscan.findings.v1.RemoveIntegrationRequest
+	5,  // 67: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
+	6,  // 68: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
+	50, // 69: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
+	2,  // 70: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
+	10, // 71: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
+	13, // 72: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:output_type -> vulnscan.findings.v1.BulkUpdateFindingsResponse
+	17, // 73: vulnscan.findings.v1.FindingsService.GetFindingHistory:output_type -> vulnscan.findings.v1.GetFindingHistoryResponse
+	19, // 74: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
+	23, // 75: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
+	27, // 76: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
+	29, // 77: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
+	31, // 78: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
+	34, // 79: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
+	38, // 80: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:output_type -> vulnscan.findings.v1.GetScanSummariesResponse
+	22, // 81: vulnscan.findings.v1.FindingsIntakeService.CompleteScan:output_type -> vulnscan.findings.v1.CompleteScanResponse
+	41, // 82: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
+	43, // 83: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
+	45, // 84: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
+	67, // [67:85] is the sub-list for method output_type
+	49, // [49:67] is the sub-list for method input_type
 	49, // [49:49] is the sub-list for extension type_name
 	49, // [49:49] is the sub-list for extension extendee
 	0,  // [0:49] is the sub-list for field type_name
@@ -3895,7 +4311,7 @@ func file_vulnscan_findings_v1_findings_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vulnscan_findings_v1_findings_proto_rawDesc), len(file_vulnscan_findings_v1_findings_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   44,
+			NumMessages:   46,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

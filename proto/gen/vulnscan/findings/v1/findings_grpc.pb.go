@@ -428,6 +428,7 @@ const (
 	FindingsIntakeService_RejectFinding_FullMethodName           = "/vulnscan.findings.v1.FindingsIntakeService/RejectFinding"
 	FindingsIntakeService_ListFindingsForOperator_FullMethodName = "/vulnscan.findings.v1.FindingsIntakeService/ListFindingsForOperator"
 	FindingsIntakeService_GetScanSummaries_FullMethodName        = "/vulnscan.findings.v1.FindingsIntakeService/GetScanSummaries"
+	FindingsIntakeService_CompleteScan_FullMethodName            = "/vulnscan.findings.v1.FindingsIntakeService/CompleteScan"
 )
 
 // FindingsIntakeServiceClient is the client API for FindingsIntakeService service.
@@ -453,6 +454,11 @@ type FindingsIntakeServiceClient interface {
 	// GetScanSummaries counts the approved findings of each of up to 100 scans
 	// by severity, in one call (the scan service's lists show them).
 	GetScanSummaries(ctx context.Context, in *GetScanSummariesRequest, opts ...grpc.CallOption) (*GetScanSummariesResponse, error)
+	// CompleteScan tells the findings service that a scan reported all its
+	// findings. For a PR scan it queues, in one transaction, one review comment
+	// per approved finding of the scan and one summary for each git hosting
+	// integration of the organization. Idempotent by scan_id.
+	CompleteScan(ctx context.Context, in *CompleteScanRequest, opts ...grpc.CallOption) (*CompleteScanResponse, error)
 }
 
 type findingsIntakeServiceClient struct {
@@ -523,6 +529,16 @@ func (c *findingsIntakeServiceClient) GetScanSummaries(ctx context.Context, in *
 	return out, nil
 }
 
+func (c *findingsIntakeServiceClient) CompleteScan(ctx context.Context, in *CompleteScanRequest, opts ...grpc.CallOption) (*CompleteScanResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompleteScanResponse)
+	err := c.cc.Invoke(ctx, FindingsIntakeService_CompleteScan_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // FindingsIntakeServiceServer is the server API for FindingsIntakeService service.
 // All implementations must embed UnimplementedFindingsIntakeServiceServer
 // for forward compatibility.
@@ -546,6 +562,11 @@ type FindingsIntakeServiceServer interface {
 	// GetScanSummaries counts the approved findings of each of up to 100 scans
 	// by severity, in one call (the scan service's lists show them).
 	GetScanSummaries(context.Context, *GetScanSummariesRequest) (*GetScanSummariesResponse, error)
+	// CompleteScan tells the findings service that a scan reported all its
+	// findings. For a PR scan it queues, in one transaction, one review comment
+	// per approved finding of the scan and one summary for each git hosting
+	// integration of the organization. Idempotent by scan_id.
+	CompleteScan(context.Context, *CompleteScanRequest) (*CompleteScanResponse, error)
 	mustEmbedUnimplementedFindingsIntakeServiceServer()
 }
 
@@ -573,6 +594,9 @@ func (UnimplementedFindingsIntakeServiceServer) ListFindingsForOperator(context.
 }
 func (UnimplementedFindingsIntakeServiceServer) GetScanSummaries(context.Context, *GetScanSummariesRequest) (*GetScanSummariesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetScanSummaries not implemented")
+}
+func (UnimplementedFindingsIntakeServiceServer) CompleteScan(context.Context, *CompleteScanRequest) (*CompleteScanResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CompleteScan not implemented")
 }
 func (UnimplementedFindingsIntakeServiceServer) mustEmbedUnimplementedFindingsIntakeServiceServer() {}
 func (UnimplementedFindingsIntakeServiceServer) testEmbeddedByValue()                               {}
@@ -703,6 +727,24 @@ func _FindingsIntakeService_GetScanSummaries_Handler(srv interface{}, ctx contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _FindingsIntakeService_CompleteScan_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompleteScanRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FindingsIntakeServiceServer).CompleteScan(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FindingsIntakeService_CompleteScan_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FindingsIntakeServiceServer).CompleteScan(ctx, req.(*CompleteScanRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // FindingsIntakeService_ServiceDesc is the grpc.ServiceDesc for FindingsIntakeService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -733,6 +775,10 @@ var FindingsIntakeService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetScanSummaries",
 			Handler:    _FindingsIntakeService_GetScanSummaries_Handler,
+		},
+		{
+			MethodName: "CompleteScan",
+			Handler:    _FindingsIntakeService_CompleteScan_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1,20 +1,38 @@
-package service
+// Package sarif renders findings as one SARIF 2.1.0 log: one run with one
+// rule per detector (the rule id is the detector's id, stable across scans),
+// each with help text, its CWE weakness in the CWE taxonomy and
+// security-severity; triaged findings (false positive, accepted risk) are
+// results with an external suppression. The findings service's export and
+// the command-line client's local scans both write through it, so a local
+// run and a server scan of the same tree give the same document.
+//
+// The log is written in one pass: Head, then each Result joined by commas,
+// then Tail, so a server can stream it from the database row by row.
+package sarif
 
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"sort"
 	"strings"
-
-	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
 
-// SARIF 2.1.0 output: one run with one rule per detector (the rule id is the
-// detector's id, stable across scans), each with help text, its CWE
-// weakness in the CWE taxonomy and security-severity; triaged findings
-// (false positive, accepted risk) are results with an external suppression.
+const schemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
 
-const sarifSchema = "https://json.schemastore.org/sarif-2.1.0.json"
+// Finding is what a SARIF result is made of: a finding as the API shows it,
+// with its lines and fingerprint. ID, ScanID and DuplicateOf are empty for
+// findings that never reached a server (a local scan).
+type Finding struct {
+	ID, Title, Category, Severity, State string
+	Description, AffectedFile            string
+	AffectedCode                         string
+	Tags                                 []string
+	ScanID                               string
+	DuplicateOf                          *string
+	StartLine, EndLine                   int32
+	Fingerprint                          string
+}
 
 type cweInfo struct{ id, name string }
 
@@ -64,21 +82,22 @@ type sarifRule struct {
 	Properties           map[string]any `json:"properties"`
 }
 
-// sarifRules collects one rule per detector as results stream past. The
+// Rules collects one rule per detector as results stream past. The
 // results are written first and the tool, with its rules, after them: JSON
 // members have no order, so the export stays one pass over the findings
 // while every rule carries what its results show (the highest severity
 // among them is the rule's security-severity, which code scanning tools read
 // from the rule).
-type sarifRules struct {
+type Rules struct {
 	index map[string]int
 	rules []sarifRule
 	rank  []int
 	cwes  map[string]bool
 }
 
-func newSARIFRules() *sarifRules {
-	return &sarifRules{index: map[string]int{}, cwes: map[string]bool{}}
+// NewRules starts an empty rule set for one log.
+func NewRules() *Rules {
+	return &Rules{index: map[string]int{}, cwes: map[string]bool{}}
 }
 
 var severityRank = map[string]int{"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
@@ -86,7 +105,7 @@ var severityRank = map[string]int{"info": 0, "low": 1, "medium": 2, "high": 3, "
 // detector is a finding's rule id: its first tag, which the engine sets to
 // the detector that reported it ("python.cmdi.shell", "secrets.aws-access-token",
 // "live.sqli.error"). Findings without one fall back to their category.
-func detector(f store.Finding) string {
+func detector(f Finding) string {
 	if len(f.Tags) > 0 {
 		t := f.Tags[0]
 		if strings.Contains(t, ".") && !strings.HasPrefix(t, "CWE-") && !strings.Contains(t, ":") && !strings.ContainsAny(t, " \t/") {
@@ -97,7 +116,7 @@ func detector(f store.Finding) string {
 }
 
 // findingCWE is the CWE number a finding's tags name, else its category's.
-func findingCWE(f store.Finding) cweInfo {
+func findingCWE(f Finding) cweInfo {
 	for _, t := range f.Tags {
 		if n, ok := strings.CutPrefix(t, "CWE-"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
 			if c := categoryCWE[categoryOrOther(f.Category)]; c.id == n {
@@ -110,7 +129,7 @@ func findingCWE(f store.Finding) cweInfo {
 }
 
 // ruleFor returns the index of f's rule, adding the rule on first sight.
-func (r *sarifRules) ruleFor(f store.Finding) (string, int) {
+func (r *Rules) ruleFor(f Finding) (string, int) {
 	id := detector(f)
 	i, ok := r.index[id]
 	if !ok {
@@ -157,14 +176,14 @@ func (r *sarifRules) ruleFor(f store.Finding) (string, int) {
 	return id, i
 }
 
-// sarifHead opens the document and its run at the results array.
-func sarifHead() []byte {
-	return []byte(`{"$schema":"` + sarifSchema + `","version":"2.1.0","runs":[{"results":[`)
+// Head opens the document and its run at the results array.
+func Head() []byte {
+	return []byte(`{"$schema":"` + schemaURI + `","version":"2.1.0","runs":[{"results":[`)
 }
 
-// sarifTail closes the results and adds the tool with the rules seen, the
+// Tail closes the results and adds the tool with the rules seen, the
 // CWE taxonomy and the path root every result's location is relative to.
-func (r *sarifRules) sarifTail() ([]byte, error) {
+func (r *Rules) Tail() ([]byte, error) {
 	rules := r.rules
 	if rules == nil {
 		rules = []sarifRule{}
@@ -232,12 +251,19 @@ var suppressedStates = map[string]string{
 	"accepted_risk":  "Triaged in vulnscan as an accepted risk.",
 }
 
-func sarifResult(f store.Finding, x store.Extra, ruleID string, ruleIndex int) map[string]any {
+// Result renders one finding as a result, adding its rule to r on first
+// sight.
+func (r *Rules) Result(f Finding) ([]byte, error) {
+	ruleID, ruleIndex := r.ruleFor(f)
+	return json.Marshal(result(f, ruleID, ruleIndex))
+}
+
+func result(f Finding, ruleID string, ruleIndex int) map[string]any {
 	phys := map[string]any{"artifactLocation": map[string]any{"uri": f.AffectedFile, "uriBaseId": "%SRCROOT%"}}
-	if x.StartLine > 0 {
-		region := map[string]any{"startLine": x.StartLine}
-		if x.EndLine >= x.StartLine {
-			region["endLine"] = x.EndLine
+	if f.StartLine > 0 {
+		region := map[string]any{"startLine": f.StartLine}
+		if f.EndLine >= f.StartLine {
+			region["endLine"] = f.EndLine
 		}
 		if f.AffectedCode != "" {
 			region["snippet"] = sarifText{Text: f.AffectedCode}
@@ -248,8 +274,15 @@ func sarifResult(f store.Finding, x store.Extra, ruleID string, ruleIndex int) m
 	if f.Description != "" {
 		msg += "\n\n" + f.Description
 	}
+	tags := f.Tags
+	if tags == nil {
+		tags = []string{}
+	}
 	props := map[string]any{"severity": f.Severity, "state": f.State, "category": categoryOrOther(f.Category),
-		"tags": f.Tags, "scan_id": f.ScanID}
+		"tags": tags}
+	if f.ScanID != "" {
+		props["scan_id"] = f.ScanID
+	}
 	if f.DuplicateOf != nil {
 		props["duplicate_of"] = *f.DuplicateOf
 	}
@@ -258,10 +291,12 @@ func sarifResult(f store.Finding, x store.Extra, ruleID string, ruleIndex int) m
 		"ruleIndex":           ruleIndex,
 		"level":               sarifLevel(f.Severity),
 		"message":             sarifText{Text: msg},
-		"guid":                f.ID,
 		"locations":           []any{map[string]any{"physicalLocation": phys}},
-		"partialFingerprints": map[string]string{"vulnscanFingerprint/v1": x.Fingerprint},
+		"partialFingerprints": map[string]string{"vulnscanFingerprint/v1": f.Fingerprint},
 		"properties":          props,
+	}
+	if f.ID != "" {
+		res["guid"] = f.ID
 	}
 	if why, ok := suppressedStates[f.State]; ok {
 		res["suppressions"] = []any{map[string]any{"kind": "external", "status": "accepted", "justification": why}}
@@ -274,4 +309,29 @@ func categoryOrOther(c string) string {
 		return c
 	}
 	return "other"
+}
+
+// Write renders fs as one complete log on w, through the same Head, Result
+// and Tail a streaming export uses.
+func Write(w io.Writer, fs []Finding) error {
+	var buf bytes.Buffer
+	buf.Write(Head())
+	rules := NewRules()
+	for i, f := range fs {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		b, err := rules.Result(f)
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+	}
+	tail, err := rules.Tail()
+	if err != nil {
+		return err
+	}
+	buf.Write(tail)
+	_, err = w.Write(buf.Bytes())
+	return err
 }

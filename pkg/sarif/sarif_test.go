@@ -1,0 +1,98 @@
+package sarif
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/require"
+)
+
+// schema is the SARIF 2.1.0 JSON schema (release rtm.5, the schema of the
+// OASIS standard), vendored from the MIT-licensed npm package
+// @microsoft/jest-sarif 1.0.0-beta.0 (lib/schemas/sarif-2.1.0-rtm.5.json).
+// The findings service's export tests and the command-line client's tests
+// validate against the same file.
+func schema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	f, err := os.Open("testdata/sarif-schema-2.1.0.json")
+	require.NoError(t, err)
+	defer func() { _ = f.Close() }()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	require.NoError(t, err)
+	c := jsonschema.NewCompiler()
+	require.NoError(t, c.AddResource("sarif-schema-2.1.0.json", doc))
+	s, err := c.Compile("sarif-schema-2.1.0.json")
+	require.NoError(t, err)
+	return s
+}
+
+func TestWrite(t *testing.T) {
+	t.Parallel()
+	dup := "7f1d1c9e-4d7b-4f43-9a55-2b8f3f3a0c11"
+	tests := []struct {
+		name     string
+		findings []Finding
+		rules    []string
+		guids    bool
+	}{
+		{"empty", nil, []string{}, false},
+		{"local run: no ids", []Finding{
+			{Title: "Shell", Category: "injection", Severity: "high", State: "open", AffectedFile: "app.py", StartLine: 3, EndLine: 3,
+				Tags: []string{"python.cmdi.shell", "CWE-78", "confidence:high"}, Fingerprint: "fp1", Description: "Input reaches a shell."},
+			{Title: "Shell again", Category: "injection", Severity: "critical", State: "open", AffectedFile: "b.py", StartLine: 9, EndLine: 8,
+				Tags: []string{"python.cmdi.shell"}, Fingerprint: "fp2"},
+			{Title: "No detector", Category: "weird", Severity: "info", State: "open", AffectedFile: "c.py", Fingerprint: "fp3"},
+		}, []string{"python.cmdi.shell", "other"}, false},
+		{"server export: ids, suppressions, duplicates", []Finding{
+			{ID: "0b0f6a1e-9b0e-4a53-8f66-5f3e1f3e2a10", ScanID: "3c1d2e4f-9b0e-4a53-8f66-5f3e1f3e2a10", Title: "SQL", Category: "injection",
+				Severity: "medium", State: "false_positive", AffectedFile: "db.go", AffectedCode: "q := x", StartLine: 1, EndLine: 2,
+				Tags: []string{"go.sqli.concat"}, Fingerprint: "fp4", DuplicateOf: &dup},
+		}, []string{"go.sqli.concat"}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var buf bytes.Buffer
+			require.NoError(t, Write(&buf, tc.findings))
+			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
+			require.NoError(t, err)
+			require.NoError(t, schema(t).Validate(inst))
+
+			var log struct {
+				Runs []struct {
+					Results []map[string]any `json:"results"`
+					Tool    struct {
+						Driver struct {
+							Rules []struct {
+								ID         string         `json:"id"`
+								Properties map[string]any `json:"properties"`
+							} `json:"rules"`
+						} `json:"driver"`
+					} `json:"tool"`
+				} `json:"runs"`
+			}
+			require.NoError(t, json.Unmarshal(buf.Bytes(), &log))
+			require.Len(t, log.Runs, 1)
+			ids := []string{}
+			for _, r := range log.Runs[0].Tool.Driver.Rules {
+				ids = append(ids, r.ID)
+			}
+			require.Equal(t, tc.rules, ids)
+			require.Len(t, log.Runs[0].Results, len(tc.findings))
+			for i, r := range log.Runs[0].Results {
+				require.Equal(t, tc.findings[i].Fingerprint, r["partialFingerprints"].(map[string]any)["vulnscanFingerprint/v1"])
+				_, hasGUID := r["guid"]
+				require.Equal(t, tc.guids, hasGUID)
+				if tc.findings[i].State == "false_positive" {
+					require.NotEmpty(t, r["suppressions"])
+				}
+			}
+			if len(ids) > 0 && ids[0] == "python.cmdi.shell" {
+				require.Equal(t, "9.5", log.Runs[0].Tool.Driver.Rules[0].Properties["security-severity"], "the highest severity of the rule's results")
+			}
+		})
+	}
+}

@@ -1,0 +1,379 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/dbtest"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
+)
+
+func TestPrefixEnd(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"src/", "src0", true},
+		{"a", "b", true},
+		{"é", "ê", true},
+		{"a\U0010FFFF", "b", true},
+		{"\U0010FFFF", "", false},
+		{"x\uD7FF", "x\uE000", true},
+		{"", "", false},
+	} {
+		got, ok := prefixEnd(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("prefixEnd(%q) = %q, %t; want %q, %t", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestEscapeLike(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{`a_b`: `a\_b`, `100%`: `100\%`, `c:\x`: `c:\\x`, `plain`: `plain`} {
+		if got := EscapeLike(in); got != want {
+			t.Errorf("EscapeLike(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSearchFilters records findings of two repositories (and another
+// organization's with the same texts), then checks every search filter,
+// alone, combined with each other and with the spec's filters, under every
+// sort and through every page, against the same selection made in Go from
+// the unfiltered list; totals must equal the number of matches.
+func TestSearchFilters(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	if err := Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	var idx bool
+	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = 'findings' AND indexname = 'findings_search_text')`).Scan(&idx); err != nil || !idx {
+		t.Fatalf("trigram index findings_search_text missing on a server with pg_trgm: %t, %v", idx, err)
+	}
+	s := &Store{Pool: pool}
+	org, other := uuid.NewString(), uuid.NewString()
+	repoA, repoB := "https://git.example.com/acme/app", "https://git.example.com/acme/lib"
+	scans := []Scan{
+		{ID: uuid.NewString(), OrgID: org, RepoURL: repoA, ScanType: "full"},
+		{ID: uuid.NewString(), OrgID: org, RepoURL: "HTTPS://Git.Example.com/acme/lib.git/", ScanType: "full"},
+		{ID: uuid.NewString(), OrgID: org, RepoURL: repoA + ".git", ScanType: "pr"},
+		{ID: uuid.NewString(), OrgID: other, RepoURL: repoA, ScanType: "full"},
+	}
+	repoOf := map[string]string{}
+	for _, sc := range scans {
+		if _, err := s.RegisterScan(ctx, sc); err != nil {
+			t.Fatal(err)
+		}
+		repoOf[sc.ID] = vocab.RepoKey(sc.RepoURL)
+	}
+	files := []string{"src/a_b.go", "src/axb.go", "src/100%/x.go", "src/db/query.go", "SRC/db/Query.go", "lib/util.py", `win\path.c`, ""}
+	titles := []string{"SQL injection in query", "Reflected XSS", "Hard-coded secret", "Path traversal in upload"}
+	batch := func(prefix string, n int) []Reported {
+		var out []Reported
+		for i := range n {
+			r := Reported{Fingerprint: fmt.Sprintf("%s%d", prefix, i), Title: titles[i%len(titles)] + fmt.Sprintf(" #%d", i),
+				Category: Categories[i%4], Severity: Severities[i%len(Severities)], AffectedFile: files[i%len(files)],
+				Description: fmt.Sprintf("Found by rule R%d; 50%% of callers pass user_input", i%7), Verified: i%9 != 8}
+			switch i % 3 {
+			case 0:
+				r.Tags = []string{"cwe-89", "pci"}
+			case 1:
+				r.Tags = []string{"cwe-79"}
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	for i, sc := range scans {
+		if _, err := s.Report(ctx, sc, batch(fmt.Sprintf("s%d-", i%2), 40), true); err != nil {
+			t.Fatal(err)
+		}
+		// Spread found_at so that windows cut between findings.
+		if _, err := pool.Exec(ctx, `UPDATE findings.findings SET found_at = timestamptz '2026-03-01' + $2 * interval '1 day' + (fingerprint_n * interval '1 hour')
+			FROM (SELECT id AS fid, row_number() OVER (ORDER BY fingerprint) AS fingerprint_n FROM findings.findings WHERE scan_id = $1) n
+			WHERE id = n.fid`, sc.ID, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Triage a few so that state filters bite.
+	all, _, err := s.List(ctx, Filter{OrgID: org, SortBy: "found_at", Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolved := "resolved"
+	for _, fd := range all[:10] {
+		if _, err := s.Apply(ctx, org, fd.ID, Update{State: &resolved}, Actor{UserID: uuid.NewString(), Username: "ana", Source: "api"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, _, err = s.List(ctx, Filter{OrgID: org, SortBy: "found_at", Limit: 1000})
+	if err != nil || len(all) < 60 {
+		t.Fatalf("seeded %d findings, %v", len(all), err)
+	}
+	inScan := map[string]map[string]bool{}
+	for _, sc := range scans[:3] {
+		var ids []string
+		if err := s.Each(ctx, Filter{OrgID: org, ScanID: sc.ID, SortBy: "found_at"}, func(fd Finding, _ Extra) error {
+			ids = append(ids, fd.ID)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		inScan[sc.ID] = map[string]bool{}
+		for _, id := range ids {
+			inScan[sc.ID][id] = true
+		}
+	}
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	matches := func(f Filter, fd Finding) bool {
+		lower := strings.ToLower
+		switch {
+		case f.ScanID != "" && !inScan[f.ScanID][fd.ID],
+			f.Severity != "" && fd.Severity != f.Severity,
+			f.State != "" && fd.State != f.State,
+			!f.FoundSince.IsZero() && fd.FoundAt.Before(f.FoundSince),
+			!f.FoundUntil.IsZero() && !fd.FoundAt.Before(f.FoundUntil),
+			f.RepoKey != "" && repoOf[fd.ScanID] != f.RepoKey,
+			f.Category != "" && fd.Category != f.Category,
+			f.Tag != "" && !slices.Contains(fd.Tags, f.Tag),
+			f.FilePrefix != "" && !strings.HasPrefix(fd.AffectedFile, f.FilePrefix),
+			f.Text != "" && !strings.Contains(lower(fd.Title+"\n"+fd.Description+"\n"+fd.AffectedFile), lower(f.Text)):
+			return false
+		}
+		return true
+	}
+	cases := []struct {
+		name string
+		f    Filter
+		min  int // the case must match at least this many, so it cannot pass vacuously
+	}{
+		{"since", Filter{FoundSince: at("2026-03-02T10:00:00Z")}, 10},
+		{"until", Filter{FoundUntil: at("2026-03-02T10:00:00Z")}, 10},
+		{"window", Filter{FoundSince: at("2026-03-02T00:00:00Z"), FoundUntil: at("2026-03-03T00:00:00Z")}, 10},
+		{"repo", Filter{RepoKey: vocab.RepoKey(repoB)}, 10},
+		{"category", Filter{Category: "xss"}, 10},
+		{"tag", Filter{Tag: "pci"}, 10},
+		{"tag is exact", Filter{Tag: "pc"}, 0},
+		{"file prefix", Filter{FilePrefix: "src/"}, 10},
+		{"file prefix underscore is literal", Filter{FilePrefix: "src/a_"}, 2},
+		{"file prefix percent is literal", Filter{FilePrefix: "src/100%"}, 2},
+		{"file prefix backslash", Filter{FilePrefix: `win\`}, 2},
+		{"file prefix is case-sensitive", Filter{FilePrefix: "SRC/"}, 2},
+		{"text in title, any case", Filter{Text: "sql INJECTION"}, 10},
+		{"text in description with metacharacters", Filter{Text: "50% of callers pass user_"}, 10},
+		{"text percent alone", Filter{Text: "%"}, 10},
+		{"text in file", Filter{Text: "query.go"}, 5},
+		{"text absent", Filter{Text: "no such words"}, 0},
+		{"everything", Filter{RepoKey: vocab.RepoKey(repoA), Category: "injection", Tag: "pci", FilePrefix: "src/", Text: "sql",
+			FoundSince: at("2026-03-01T00:00:00Z"), FoundUntil: at("2026-04-01T00:00:00Z")}, 1},
+		{"with severity and state", Filter{Tag: "cwe-79", Severity: "high", State: "open"}, 1},
+		{"with scan", Filter{ScanID: scans[2].ID, Text: "xss"}, 2},
+		{"with scan and state", Filter{ScanID: scans[0].ID, State: "resolved", FilePrefix: "src"}, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, sortBy := range []string{"found_at", "updated_at", "severity"} {
+				for _, desc := range []bool{false, true} {
+					f := tc.f
+					f.OrgID, f.SortBy, f.Desc = org, sortBy, desc
+					var want []string
+					base := Filter{OrgID: org, SortBy: sortBy, Desc: desc, Limit: 1000}
+					ordered, _, err := s.List(ctx, base)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, fd := range ordered {
+						if matches(f, fd) {
+							want = append(want, fd.ID)
+						}
+					}
+					if len(want) < tc.min || (tc.min == 0 && len(want) != 0) {
+						t.Fatalf("fixture gives %d matches, want at least %d", len(want), tc.min)
+					}
+					for _, limit := range []int{7, 100} {
+						for off := 0; off == 0 || off < len(want); off += limit {
+							f.Limit, f.Offset = limit, off
+							list, total, err := s.List(ctx, f)
+							if err != nil {
+								t.Fatal(err)
+							}
+							var got []string
+							for _, fd := range list {
+								got = append(got, fd.ID)
+							}
+							exp := want[min(off, len(want)):min(off+limit, len(want))]
+							if fmt.Sprint(got) != fmt.Sprint(exp) || total != int64(len(want)) {
+								t.Fatalf("sort=%s desc=%t limit=%d offset=%d:\n got %v total %d\nwant %v total %d",
+									sortBy, desc, limit, off, got, total, exp, len(want))
+							}
+						}
+					}
+					// The export streams the same selection.
+					var exported []string
+					if err := s.Each(ctx, f, func(fd Finding, _ Extra) error {
+						exported = append(exported, fd.ID)
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+					if fmt.Sprint(exported) != fmt.Sprint(want) {
+						t.Fatalf("export sort=%s desc=%t: got %d findings, want %d", sortBy, desc, len(exported), len(want))
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestSearchIndexUnderServiceRole migrates the schema as the findings
+// service's own role, which may not create extensions: with pg_trgm created
+// by role provisioning the trigram index exists; on a database without the
+// extension the migration still succeeds, without the index, and q still
+// finds what it should.
+func TestSearchIndexUnderServiceRole(t *testing.T) {
+	t.Parallel()
+	for _, withExt := range []bool{true, false} {
+		t.Run(fmt.Sprintf("pg_trgm=%t", withExt), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			admin, drop, err := dbtest.CreateDatabase(ctx, "vssearch")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := pgx.ParseConfig(admin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prefix := cfg.Database + "_"
+			t.Cleanup(func() {
+				drop()
+				c, err := pgx.Connect(ctx, strings.Replace(admin, "/"+cfg.Database+"?", "/postgres?", 1))
+				if err != nil {
+					return
+				}
+				defer func() { _ = c.Close(ctx) }()
+				for _, svc := range db.Services {
+					_, _ = c.Exec(ctx, "DROP ROLE IF EXISTS "+pgx.Identifier{prefix + svc}.Sanitize())
+				}
+			})
+			urls, err := db.ProvisionRoles(ctx, admin, db.RoleOptions{Prefix: prefix, Services: []string{"findings"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !withExt {
+				c, err := pgx.Connect(ctx, admin)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = c.Exec(ctx, "DROP EXTENSION pg_trgm")
+				_ = c.Close(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			pool, err := pgxpool.New(ctx, urls["findings"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pool.Close()
+			if err := Migrate(ctx, pool); err != nil {
+				t.Fatalf("migrate as the service role: %v", err)
+			}
+			var idx bool
+			if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = 'findings' AND indexname = 'findings_search_text')`).Scan(&idx); err != nil {
+				t.Fatal(err)
+			}
+			if idx != withExt {
+				t.Fatalf("trigram index present: %t, want %t", idx, withExt)
+			}
+			s := &Store{Pool: pool}
+			org := uuid.NewString()
+			sc := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
+			if _, err := s.RegisterScan(ctx, sc); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Report(ctx, sc, []Reported{
+				{Fingerprint: "a", Title: "SQL injection", Category: "injection", Severity: "high", Verified: true},
+				{Fingerprint: "b", Title: "XSS", Category: "xss", Severity: "low", Verified: true},
+			}, true); err != nil {
+				t.Fatal(err)
+			}
+			list, total, err := s.List(ctx, Filter{OrgID: org, Text: "sql", SortBy: "found_at", Limit: 15})
+			if err != nil || total != 1 || len(list) != 1 || list[0].Title != "SQL injection" {
+				t.Fatalf("q=sql: %v total %d, %v", list, total, err)
+			}
+		})
+	}
+}
+
+// TestQueriesAreWhatListRuns runs the SQL Queries gives, as a benchmark
+// floor does, and gets exactly what List answers: same rows in the same
+// order, same total.
+func TestQueriesAreWhatListRuns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	if err := Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	s := &Store{Pool: pool}
+	org := uuid.NewString()
+	sc := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
+	if _, err := s.RegisterScan(ctx, sc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Report(ctx, sc, reported("q", 40), true); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Filter{
+		{SortBy: "found_at", Desc: true, Limit: 15},
+		{SortBy: "found_at", Desc: true, Limit: 15, Offset: 15},
+		{Severity: "high", State: "open", SortBy: "severity", Desc: true, Limit: 15},
+		{ScanID: sc.ID, SortBy: "updated_at", Limit: 7, Offset: 7},
+		{ScanID: sc.ID, Category: "injection", SortBy: "severity", Limit: 10},
+	} {
+		f.OrgID = org
+		want, wantTotal, err := s.List(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 || wantTotal == 0 {
+			t.Fatalf("%+v: empty fixture", f)
+		}
+		page, pageArgs, total, totalArgs := f.Queries()
+		rows, err := pool.Query(ctx, page, pageArgs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		if err := pool.QueryRow(ctx, total, totalArgs...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) || n != wantTotal {
+			t.Fatalf("%+v: Queries give %d rows total %d, List %d rows total %d", f, len(got), n, len(want), wantTotal)
+		}
+	}
+}

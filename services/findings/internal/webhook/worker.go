@@ -1,0 +1,146 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/vulnscan/vulnscan/pkg/redact"
+	"github.com/vulnscan/vulnscan/pkg/secretbox"
+)
+
+// Worker delivers due webhook deliveries until its context ends.
+type Worker struct {
+	Store *Store
+	Box   *secretbox.Box
+	// Client must refuse non-public addresses on every connection
+	// (netguard) and follow no redirects.
+	Client      *http.Client
+	Log         *slog.Logger
+	Poll        time.Duration // how often to look for due deliveries
+	BaseBackoff time.Duration // delay after the first failed attempt; doubles per attempt
+	MaxBackoff  time.Duration
+	MaxAttempts int // attempts before a delivery fails for good
+	Batch       int
+	// Now is the clock of the webhook-timestamp header.
+	Now func() time.Time
+}
+
+// Run polls for due deliveries and sends them, a batch at a time.
+func (w *Worker) Run(ctx context.Context) error {
+	t := time.NewTicker(w.Poll)
+	defer t.Stop()
+	for {
+		for {
+			n, err := w.once(ctx)
+			if err != nil && ctx.Err() == nil {
+				w.Log.Error("webhook delivery batch failed", "error", err)
+			}
+			if n < w.Batch || ctx.Err() != nil {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+func (w *Worker) once(ctx context.Context) (int, error) {
+	ds, err := w.Store.claim(ctx, w.Batch, 2*time.Minute)
+	if err != nil {
+		return 0, err
+	}
+	var wg sync.WaitGroup
+	for _, d := range ds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// An attempt in flight finishes even while the process stops.
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			w.deliver(dctx, d)
+		}()
+	}
+	wg.Wait()
+	return len(ds), nil
+}
+
+func (w *Worker) deliver(ctx context.Context, d due) {
+	code, err := w.send(ctx, d)
+	if err == nil {
+		if err := w.Store.attempted(ctx, d.ID, true, code, "", 0, false); err != nil {
+			w.Log.Error("mark webhook delivery delivered", "delivery", d.ID, "error", err)
+		}
+		return
+	}
+	final := d.Attempts >= w.MaxAttempts
+	backoff := Backoff(w.BaseBackoff, w.MaxBackoff, d.Attempts)
+	w.Log.Warn("webhook delivery failed", "delivery", d.ID, "webhook", d.Webhook.ID, "event", d.EventID, "attempt", d.Attempts,
+		"final", final, "status_code", code, "error", err.Error())
+	if err := w.Store.attempted(ctx, d.ID, false, code, err.Error(), backoff, final); err != nil {
+		w.Log.Error("mark webhook delivery failed", "delivery", d.ID, "error", err)
+	}
+}
+
+// Backoff is base·2^(attempt-1), capped at max, ±20% jitter.
+func Backoff(base, max time.Duration, attempt int) time.Duration {
+	d := base
+	for i := 1; i < attempt && d < max; i++ {
+		d *= 2
+	}
+	if d > max {
+		d = max
+	}
+	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+}
+
+// send makes one attempt; it returns the receiver's status code (0 when
+// none) and an error, free of the URL's secrets, unless the answer was 2xx.
+func (w *Worker) send(ctx context.Context, d due) (int, error) {
+	target, _, err := w.Box.Open(d.Webhook.URLEnc, URLAD(d.Webhook.ID))
+	if err != nil {
+		return 0, fmt.Errorf("open webhook url: %w", err)
+	}
+	secret, _, err := w.Box.Open(d.Webhook.SecretEnc, SecretAD(d.Webhook.ID))
+	if err != nil {
+		return 0, fmt.Errorf("open webhook secret: %w", err)
+	}
+	now := time.Now
+	if w.Now != nil {
+		now = w.Now
+	}
+	ts := strconv.FormatInt(now().Unix(), 10)
+	sig, err := Sign(string(secret), d.EventID, ts, d.Payload)
+	if err != nil {
+		return 0, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, string(target), bytes.NewReader(d.Payload))
+	if err != nil {
+		return 0, fmt.Errorf("build request: %s", redact.Error(err, redact.URL, string(target)))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "vulnscan-webhooks/1")
+	req.Header.Set("webhook-id", d.EventID)
+	req.Header.Set("webhook-timestamp", ts)
+	req.Header.Set("webhook-signature", sig)
+	resp, err := w.Client.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("%s", redact.Error(err, redact.URL, string(target)))
+	}
+	defer func() { _ = resp.Body.Close() }()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp.StatusCode, fmt.Errorf("receiver answered %d", resp.StatusCode)
+	}
+	return resp.StatusCode, nil
+}
