@@ -1,7 +1,9 @@
-// Package plane is the internal plane's topology: which identity may call
-// which method of which service, on which listener. It is the one table the
-// services enforce (pkg/server's guard), the README documents and deploy/'s
-// network policies follow. Nothing is allowed unless listed here.
+// Package plane is the internal plane's authorization: which identity may
+// call which method of which service, on which listener, enforced by
+// pkg/server's guard. Nothing is allowed unless listed here. The process
+// edges these lists grant must be exactly pkg/topology's gRPC edges (the
+// table the network policies and the architecture diagram come from), which
+// TestPolicyEdgesMatchTopology checks.
 package plane
 
 import (

@@ -135,9 +135,8 @@ Examples:
   vulnscanctl key create --org ORG_ID --scopes read,write --name ci
   vulnscanctl key list --org ORG_ID
 
-The services are found at AUTH_ADMIN_GRPC_ADDR, ESTIMATION_GRPC_ADDR,
-SCAN_GRPC_ADDR and FINDINGS_ADMIN_GRPC_ADDR; "GROUP VERB --help-all" also shows
-the flags that override them.
+The services are found at AUTH_ADMIN_GRPC_ADDR and FINDINGS_ADMIN_GRPC_ADDR;
+"GROUP VERB --help-all" also shows the flags that override them.
 `)
 }
 

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/vulnscan/vulnscan/pkg/engine/finding"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
 
@@ -44,7 +44,7 @@ func (w *Worker) summaryText(s store.ReviewSummary) string {
 	}
 	fmt.Fprintf(&b, "**[vulnscan] %d new finding(s) in this change**\n\n", len(s.Findings))
 	var counts []string
-	for _, sev := range finding.Severities {
+	for _, sev := range vocab.Severities.Strings() {
 		counts = append(counts, fmt.Sprintf("%s: %d", sev, s.Counts[sev]))
 	}
 	b.WriteString(strings.Join(counts, " · "))
