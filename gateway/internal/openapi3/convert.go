@@ -274,6 +274,9 @@ func operation(path, method string, op obj) obj {
 		if method == "post" && strings.HasSuffix(path, "/redeliver") { // queued for the delivery worker
 			code, what = "202", "Accepted"
 		}
+		if method == "post" && actsOnExisting(path) {
+			code, what = "200", "OK"
+		}
 		r := obj{"description": what}
 		if ok != nil {
 			if s, has := ok["schema"]; has {
@@ -423,4 +426,11 @@ func prune(schemas obj, roots ...any) {
 			delete(schemas, name)
 		}
 	}
+}
+
+// actsOnExisting reports whether a POST acts on resources that already exist
+// (cancelling a scan, a bulk triage change) and so answers 200, not 201,
+// as the gateway does.
+func actsOnExisting(path string) bool {
+	return strings.HasSuffix(path, "/cancel") || path == "/v1/findings/bulk"
 }
