@@ -17,6 +17,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/archive"
 	"github.com/vulnscan/vulnscan/pkg/rmtree"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/detect"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/gitsrc"
@@ -296,7 +297,7 @@ func (s *Service) estimateGit(ctx context.Context, e store.Estimation, r *store.
 		return nil, err
 	}
 	r.Branch, r.CommitSHA = branch, sha
-	key := RepoKey(r.RepoURL)
+	key := vocab.RepoKey(r.RepoURL)
 	if cached, err := s.Store.CachedResult(ctx, key, sha); err != nil {
 		return nil, err
 	} else if cached != nil {
@@ -350,7 +351,7 @@ func (s *Service) estimateUpload(ctx context.Context, e store.Estimation, r *sto
 		return nil, err
 	}
 	r.CommitSHA = u.ContentHash
-	key := RepoKey(r.RepoURL)
+	key := vocab.RepoKey(r.RepoURL)
 	if cached, err := s.Store.CachedResult(ctx, key, u.ContentHash); err != nil {
 		return nil, err
 	} else if cached != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/principal"
 	"github.com/vulnscan/vulnscan/pkg/validate"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/store"
@@ -191,13 +192,11 @@ func (s *Public) ListCostEstimations(ctx context.Context, req *estimationv1.List
 	if err != nil {
 		return nil, err
 	}
-	limit, offset := DefaultLimit, 0
-	if req.Limit != nil {
-		if req.GetLimit() < 1 || req.GetLimit() > MaxLimit {
-			return nil, apierr.Invalid("limit must be between 1 and %d", MaxLimit)
-		}
-		limit = int(req.GetLimit())
+	_, limit32, err := vocab.Page(nil, req.Limit, vocab.DefaultEstimationPageLimit)
+	if err != nil {
+		return nil, err
 	}
+	limit, offset := int(limit32), 0
 	if req.Offset != nil {
 		if req.GetOffset() < 0 {
 			return nil, apierr.Invalid("offset must be at least 0")

@@ -146,6 +146,7 @@ func Run(ctx context.Context, version string) error {
 	findingsv1.RegisterFindingsIntakeServiceServer(p.GRPC, &service.Intake{Service: svc})
 	findingsv1.RegisterFindingsIntakeServiceServer(p.Admin, &service.Intake{Service: svc})
 	findingsv1.RegisterFindingsAdminServiceServer(p.Admin, &service.Admin{Service: svc})
+	findingsv1.RegisterFindingsInboundServiceServer(p.GRPC, &service.Inbound{Service: svc, Now: time.Now})
 	w := &delivery.Worker{Store: st, Box: box, Client: guard.Client(20*time.Second, 3), Log: log,
 		Poll: cfg.DeliveryPoll, BaseBackoff: cfg.DeliveryBackoff, MaxBackoff: cfg.DeliveryMaxBackoff,
 		MaxAttempts: cfg.DeliveryMaxAttempts, Batch: 20, PublicURL: cfg.PublicURL}

@@ -147,6 +147,9 @@ type request struct {
 	headers map[string]string
 	// parse extracts the created issue's id from the answer, if any.
 	parse func([]byte) (string, error)
+	// ref names what the answer says was created for the finding (a git
+	// host comment), so that replies and reactions to it find the finding.
+	ref func([]byte) string
 }
 
 // send delivers d and returns the external issue id it created, if any.
@@ -231,6 +234,15 @@ func (w *Worker) postAll(ctx context.Context, reqs []request, d store.Delivery, 
 		if r.parse != nil {
 			if ext, err = r.parse(answer); err != nil {
 				return "", err
+			}
+		}
+		if r.ref != nil && d.FindingID != "" {
+			// The post is done: failing to remember it only costs replies
+			// to it their finding, so it is logged, not retried.
+			if ref := r.ref(answer); ref != "" {
+				if err := w.Store.RecordRef(ctx, d.Integration.ID, d.FindingID, ref); err != nil {
+					w.Log.Error("record integration ref", "event", d.ID, "error", err)
+				}
 			}
 		}
 	}
@@ -332,6 +344,18 @@ func githubHeaders(token string) map[string]string {
 	return h
 }
 
+// githubCommentRef is "comment:ID" of the comment a git host answer
+// created, or "" when the answer names none.
+func githubCommentRef(b []byte) string {
+	var r struct {
+		ID int64 `json:"id"`
+	}
+	if json.Unmarshal(b, &r) != nil || r.ID <= 0 {
+		return ""
+	}
+	return "comment:" + strconv.FormatInt(r.ID, 10)
+}
+
 // build returns the calls that deliver ev to d's integration.
 func build(d store.Delivery, ev store.Event, token string) ([]request, error) {
 	base := strings.TrimSuffix(d.Integration.URL, "/")
@@ -349,7 +373,7 @@ func build(d store.Delivery, ev store.Event, token string) ([]request, error) {
 		switch {
 		case ev.Scan.PullRequest > 0:
 			return []request{{url: fmt.Sprintf("%s/repos/%s/%s/issues/%d/comments", base, owner, repo, ev.Scan.PullRequest),
-				body: map[string]any{"body": msg}, headers: h}}, nil
+				body: map[string]any{"body": msg}, headers: h, ref: githubCommentRef}}, nil
 		case ev.Scan.CommitSHA != "":
 			body := map[string]any{"body": msg}
 			if ev.Finding.AffectedFile != "" {
@@ -359,7 +383,7 @@ func build(d store.Delivery, ev store.Event, token string) ([]request, error) {
 				}
 			}
 			return []request{{url: fmt.Sprintf("%s/repos/%s/%s/commits/%s/comments", base, owner, repo, url.PathEscape(ev.Scan.CommitSHA)),
-				body: body, headers: h}}, nil
+				body: body, headers: h, ref: githubCommentRef}}, nil
 		}
 		return nil, errNoTarget
 

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/vulnscan/vulnscan/pkg/engine/finding"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
 
@@ -44,7 +44,7 @@ func (w *Worker) summaryText(s store.ReviewSummary) string {
 	}
 	fmt.Fprintf(&b, "**[vulnscan] %d new finding(s) in this change**\n\n", len(s.Findings))
 	var counts []string
-	for _, sev := range finding.Severities {
+	for _, sev := range vocab.Severities.Strings() {
 		counts = append(counts, fmt.Sprintf("%s: %d", sev, s.Counts[sev]))
 	}
 	b.WriteString(strings.Join(counts, " · "))
@@ -60,7 +60,9 @@ func (w *Worker) summaryText(s store.ReviewSummary) string {
 	return b.String()
 }
 
-// buildReview returns the call that posts a new finding of a PR scan on its line.
+// buildReview returns the call that posts a new finding of a PR scan on its
+// line. The comment's id is remembered, so replies and reactions to it reach
+// the finding's triage thread.
 func (w *Worker) buildReview(d store.Delivery, ev store.Event, token string) ([]request, error) {
 	if d.Integration.Kind != store.GitHostingKind {
 		return nil, fmt.Errorf("review comments go to git hosting integrations only, not %q", d.Integration.Kind)
@@ -78,9 +80,9 @@ func (w *Worker) buildReview(d store.Delivery, ev store.Event, token string) ([]
 	switch {
 	case ev.Scan.PullRequest > 0:
 		body["commit_id"], body["side"] = ev.Scan.CommitSHA, "RIGHT"
-		return []request{{url: fmt.Sprintf("%s/repos/%s/%s/pulls/%d/comments", base, owner, repo, ev.Scan.PullRequest), body: body, headers: h}}, nil
+		return []request{{url: fmt.Sprintf("%s/repos/%s/%s/pulls/%d/comments", base, owner, repo, ev.Scan.PullRequest), body: body, headers: h, ref: githubCommentRef}}, nil
 	case ev.Scan.CommitSHA != "":
-		return []request{{url: fmt.Sprintf("%s/repos/%s/%s/commits/%s/comments", base, owner, repo, url.PathEscape(ev.Scan.CommitSHA)), body: body, headers: h}}, nil
+		return []request{{url: fmt.Sprintf("%s/repos/%s/%s/commits/%s/comments", base, owner, repo, url.PathEscape(ev.Scan.CommitSHA)), body: body, headers: h, ref: githubCommentRef}}, nil
 	}
 	return nil, errNoTarget
 }

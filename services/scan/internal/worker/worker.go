@@ -31,6 +31,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/gitfetch"
 	"github.com/vulnscan/vulnscan/pkg/rmtree"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
@@ -377,10 +378,9 @@ func (w *Worker) checkout(ctx context.Context, sc store.Scan, dir string) ([]prR
 	return out, nil
 }
 
-func sameRepo(a, b string) bool {
-	n := func(s string) string { return strings.TrimSuffix(strings.TrimSuffix(s, "/"), ".git") }
-	return n(a) == n(b)
-}
+// sameRepo: the estimation's and the scan's spelling of one repository
+// compare by vocab's one repository key in every service.
+func sameRepo(a, b string) bool { return vocab.RepoKey(a) == vocab.RepoKey(b) }
 
 // unpack streams an upload's archive from the estimation service into a
 // temporary file, checks its hash, and extracts it safely.

@@ -3343,12 +3343,14 @@ type Integration struct {
 	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
 	Url  string `protobuf:"bytes,5,opt,name=url,proto3" json:"url,omitempty"`
 	// project is the Jira project key or the Linear team id.
-	Project       string                 `protobuf:"bytes,6,opt,name=project,proto3" json:"project,omitempty"`
-	HasToken      bool                   `protobuf:"varint,7,opt,name=has_token,json=hasToken,proto3" json:"has_token,omitempty"`
-	HasSecret     bool                   `protobuf:"varint,8,opt,name=has_secret,json=hasSecret,proto3" json:"has_secret,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Project   string                 `protobuf:"bytes,6,opt,name=project,proto3" json:"project,omitempty"`
+	HasToken  bool                   `protobuf:"varint,7,opt,name=has_token,json=hasToken,proto3" json:"has_token,omitempty"`
+	HasSecret bool                   `protobuf:"varint,8,opt,name=has_secret,json=hasSecret,proto3" json:"has_secret,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// has_inbound_secret says inbound events can be verified.
+	HasInboundSecret bool `protobuf:"varint,10,opt,name=has_inbound_secret,json=hasInboundSecret,proto3" json:"has_inbound_secret,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Integration) Reset() {
@@ -3444,6 +3446,13 @@ func (x *Integration) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Integration) GetHasInboundSecret() bool {
+	if x != nil {
+		return x.HasInboundSecret
+	}
+	return false
+}
+
 type AddIntegrationRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	OrgId string                 `protobuf:"bytes,1,opt,name=org_id,json=orgId,proto3" json:"org_id,omitempty"`
@@ -3455,7 +3464,11 @@ type AddIntegrationRequest struct {
 	// token authenticates to the receiver's API; stored encrypted.
 	Token string `protobuf:"bytes,6,opt,name=token,proto3" json:"token,omitempty"`
 	// secret signs each delivery with HMAC-SHA256; stored encrypted.
-	Secret        string `protobuf:"bytes,7,opt,name=secret,proto3" json:"secret,omitempty"`
+	Secret string `protobuf:"bytes,7,opt,name=secret,proto3" json:"secret,omitempty"`
+	// inbound_secret verifies the signatures of the events the git host or
+	// the chat sends to the integration's inbound endpoint; stored encrypted.
+	// Generated when empty (github and slack integrations).
+	InboundSecret string `protobuf:"bytes,8,opt,name=inbound_secret,json=inboundSecret,proto3" json:"inbound_secret,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3539,9 +3552,19 @@ func (x *AddIntegrationRequest) GetSecret() string {
 	return ""
 }
 
+func (x *AddIntegrationRequest) GetInboundSecret() string {
+	if x != nil {
+		return x.InboundSecret
+	}
+	return ""
+}
+
 type AddIntegrationResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Integration   *Integration           `protobuf:"bytes,1,opt,name=integration,proto3" json:"integration,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Integration *Integration           `protobuf:"bytes,1,opt,name=integration,proto3" json:"integration,omitempty"`
+	// inbound_secret is shown only here: the secret to configure in the git
+	// host's webhook or the chat app's signing secret.
+	InboundSecret string `protobuf:"bytes,2,opt,name=inbound_secret,json=inboundSecret,proto3" json:"inbound_secret,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3581,6 +3604,13 @@ func (x *AddIntegrationResponse) GetIntegration() *Integration {
 		return x.Integration
 	}
 	return nil
+}
+
+func (x *AddIntegrationResponse) GetInboundSecret() string {
+	if x != nil {
+		return x.InboundSecret
+	}
+	return ""
 }
 
 type ListIntegrationsRequest struct {
@@ -3765,6 +3795,323 @@ func (x *RemoveIntegrationResponse) GetRemovedAt() *timestamppb.Timestamp {
 		return x.RemovedAt
 	}
 	return nil
+}
+
+type MapIntegrationUserRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	IntegrationId string                 `protobuf:"bytes,1,opt,name=integration_id,json=integrationId,proto3" json:"integration_id,omitempty"`
+	// external_user is the git host login (case-insensitive) or the chat
+	// user id.
+	ExternalUser string `protobuf:"bytes,2,opt,name=external_user,json=externalUser,proto3" json:"external_user,omitempty"`
+	// user_id is a user of the integration's organization.
+	UserId        string `protobuf:"bytes,3,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MapIntegrationUserRequest) Reset() {
+	*x = MapIntegrationUserRequest{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MapIntegrationUserRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MapIntegrationUserRequest) ProtoMessage() {}
+
+func (x *MapIntegrationUserRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MapIntegrationUserRequest.ProtoReflect.Descriptor instead.
+func (*MapIntegrationUserRequest) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *MapIntegrationUserRequest) GetIntegrationId() string {
+	if x != nil {
+		return x.IntegrationId
+	}
+	return ""
+}
+
+func (x *MapIntegrationUserRequest) GetExternalUser() string {
+	if x != nil {
+		return x.ExternalUser
+	}
+	return ""
+}
+
+func (x *MapIntegrationUserRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+type MapIntegrationUserResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	IntegrationId string                 `protobuf:"bytes,1,opt,name=integration_id,json=integrationId,proto3" json:"integration_id,omitempty"`
+	ExternalUser  string                 `protobuf:"bytes,2,opt,name=external_user,json=externalUser,proto3" json:"external_user,omitempty"`
+	UserId        string                 `protobuf:"bytes,3,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	Username      string                 `protobuf:"bytes,4,opt,name=username,proto3" json:"username,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MapIntegrationUserResponse) Reset() {
+	*x = MapIntegrationUserResponse{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MapIntegrationUserResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MapIntegrationUserResponse) ProtoMessage() {}
+
+func (x *MapIntegrationUserResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MapIntegrationUserResponse.ProtoReflect.Descriptor instead.
+func (*MapIntegrationUserResponse) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *MapIntegrationUserResponse) GetIntegrationId() string {
+	if x != nil {
+		return x.IntegrationId
+	}
+	return ""
+}
+
+func (x *MapIntegrationUserResponse) GetExternalUser() string {
+	if x != nil {
+		return x.ExternalUser
+	}
+	return ""
+}
+
+func (x *MapIntegrationUserResponse) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *MapIntegrationUserResponse) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+type HandleEventRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	IntegrationId string                 `protobuf:"bytes,1,opt,name=integration_id,json=integrationId,proto3" json:"integration_id,omitempty"`
+	// provider is the endpoint's: github or slack.
+	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+	// signature is X-Hub-Signature-256 (github) or X-Slack-Signature (slack).
+	Signature string `protobuf:"bytes,3,opt,name=signature,proto3" json:"signature,omitempty"`
+	// timestamp is X-Slack-Request-Timestamp (slack).
+	Timestamp string `protobuf:"bytes,4,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	// event is X-GitHub-Event (github).
+	Event string `protobuf:"bytes,5,opt,name=event,proto3" json:"event,omitempty"`
+	// delivery is X-GitHub-Delivery (github).
+	Delivery      string `protobuf:"bytes,6,opt,name=delivery,proto3" json:"delivery,omitempty"`
+	ContentType   string `protobuf:"bytes,7,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	Body          []byte `protobuf:"bytes,8,opt,name=body,proto3" json:"body,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandleEventRequest) Reset() {
+	*x = HandleEventRequest{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandleEventRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandleEventRequest) ProtoMessage() {}
+
+func (x *HandleEventRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandleEventRequest.ProtoReflect.Descriptor instead.
+func (*HandleEventRequest) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *HandleEventRequest) GetIntegrationId() string {
+	if x != nil {
+		return x.IntegrationId
+	}
+	return ""
+}
+
+func (x *HandleEventRequest) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *HandleEventRequest) GetSignature() string {
+	if x != nil {
+		return x.Signature
+	}
+	return ""
+}
+
+func (x *HandleEventRequest) GetTimestamp() string {
+	if x != nil {
+		return x.Timestamp
+	}
+	return ""
+}
+
+func (x *HandleEventRequest) GetEvent() string {
+	if x != nil {
+		return x.Event
+	}
+	return ""
+}
+
+func (x *HandleEventRequest) GetDelivery() string {
+	if x != nil {
+		return x.Delivery
+	}
+	return ""
+}
+
+func (x *HandleEventRequest) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
+func (x *HandleEventRequest) GetBody() []byte {
+	if x != nil {
+		return x.Body
+	}
+	return nil
+}
+
+type HandleEventResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// status is recorded (a triage entry was added), changed (the finding's
+	// state changed), ignored (the event is not about a finding) or pong.
+	Status    string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	FindingId string `protobuf:"bytes,2,opt,name=finding_id,json=findingId,proto3" json:"finding_id,omitempty"`
+	// entry_id is the triage thread entry written, if any.
+	EntryId string `protobuf:"bytes,3,opt,name=entry_id,json=entryId,proto3" json:"entry_id,omitempty"`
+	// state is the finding's state after the event, when it names a finding.
+	State string `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	// text is a short human answer (shown by the chat).
+	Text          string `protobuf:"bytes,5,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandleEventResponse) Reset() {
+	*x = HandleEventResponse{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandleEventResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandleEventResponse) ProtoMessage() {}
+
+func (x *HandleEventResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandleEventResponse.ProtoReflect.Descriptor instead.
+func (*HandleEventResponse) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *HandleEventResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *HandleEventResponse) GetFindingId() string {
+	if x != nil {
+		return x.FindingId
+	}
+	return ""
+}
+
+func (x *HandleEventResponse) GetEntryId() string {
+	if x != nil {
+		return x.EntryId
+	}
+	return ""
+}
+
+func (x *HandleEventResponse) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *HandleEventResponse) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
 }
 
 var File_vulnscan_findings_v1_findings_proto protoreflect.FileDescriptor
@@ -4079,7 +4426,7 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x04info\x18\x06 \x01(\x05R\x04info\x12L\n" +
 	"\fverification\x18\a \x01(\v2(.vulnscan.findings.v1.VerificationCountsR\fverification\"[\n" +
 	"\x18GetScanSummariesResponse\x12?\n" +
-	"\tsummaries\x18\x01 \x03(\v2!.vulnscan.findings.v1.ScanSummaryR\tsummaries\"\xff\x01\n" +
+	"\tsummaries\x18\x01 \x03(\v2!.vulnscan.findings.v1.ScanSummaryR\tsummaries\"\xad\x02\n" +
 	"\vIntegration\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
 	"\x06org_id\x18\x02 \x01(\tR\x05orgId\x12\x12\n" +
@@ -4091,7 +4438,9 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\n" +
 	"has_secret\x18\b \x01(\bR\thasSecret\x129\n" +
 	"\n" +
-	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xb0\x01\n" +
+	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12,\n" +
+	"\x12has_inbound_secret\x18\n" +
+	" \x01(\bR\x10hasInboundSecret\"\xd7\x01\n" +
 	"\x15AddIntegrationRequest\x12\x15\n" +
 	"\x06org_id\x18\x01 \x01(\tR\x05orgId\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x12\n" +
@@ -4099,9 +4448,11 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x03url\x18\x04 \x01(\tR\x03url\x12\x18\n" +
 	"\aproject\x18\x05 \x01(\tR\aproject\x12\x14\n" +
 	"\x05token\x18\x06 \x01(\tR\x05token\x12\x16\n" +
-	"\x06secret\x18\a \x01(\tR\x06secret\"]\n" +
+	"\x06secret\x18\a \x01(\tR\x06secret\x12%\n" +
+	"\x0einbound_secret\x18\b \x01(\tR\rinboundSecret\"\x84\x01\n" +
 	"\x16AddIntegrationResponse\x12C\n" +
-	"\vintegration\x18\x01 \x01(\v2!.vulnscan.findings.v1.IntegrationR\vintegration\"0\n" +
+	"\vintegration\x18\x01 \x01(\v2!.vulnscan.findings.v1.IntegrationR\vintegration\x12%\n" +
+	"\x0einbound_secret\x18\x02 \x01(\tR\rinboundSecret\"0\n" +
 	"\x17ListIntegrationsRequest\x12\x15\n" +
 	"\x06org_id\x18\x01 \x01(\tR\x05orgId\"Q\n" +
 	"\x18ListIntegrationsResponse\x125\n" +
@@ -4111,7 +4462,32 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x19RemoveIntegrationResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x129\n" +
 	"\n" +
-	"removed_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\tremovedAt2\xeb\b\n" +
+	"removed_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\tremovedAt\"\x80\x01\n" +
+	"\x19MapIntegrationUserRequest\x12%\n" +
+	"\x0eintegration_id\x18\x01 \x01(\tR\rintegrationId\x12#\n" +
+	"\rexternal_user\x18\x02 \x01(\tR\fexternalUser\x12\x17\n" +
+	"\auser_id\x18\x03 \x01(\tR\x06userId\"\x9d\x01\n" +
+	"\x1aMapIntegrationUserResponse\x12%\n" +
+	"\x0eintegration_id\x18\x01 \x01(\tR\rintegrationId\x12#\n" +
+	"\rexternal_user\x18\x02 \x01(\tR\fexternalUser\x12\x17\n" +
+	"\auser_id\x18\x03 \x01(\tR\x06userId\x12\x1a\n" +
+	"\busername\x18\x04 \x01(\tR\busername\"\xfc\x01\n" +
+	"\x12HandleEventRequest\x12%\n" +
+	"\x0eintegration_id\x18\x01 \x01(\tR\rintegrationId\x12\x1a\n" +
+	"\bprovider\x18\x02 \x01(\tR\bprovider\x12\x1c\n" +
+	"\tsignature\x18\x03 \x01(\tR\tsignature\x12\x1c\n" +
+	"\ttimestamp\x18\x04 \x01(\tR\ttimestamp\x12\x14\n" +
+	"\x05event\x18\x05 \x01(\tR\x05event\x12\x1a\n" +
+	"\bdelivery\x18\x06 \x01(\tR\bdelivery\x12!\n" +
+	"\fcontent_type\x18\a \x01(\tR\vcontentType\x12\x12\n" +
+	"\x04body\x18\b \x01(\fR\x04body\"\x91\x01\n" +
+	"\x13HandleEventResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12\x1d\n" +
+	"\n" +
+	"finding_id\x18\x02 \x01(\tR\tfindingId\x12\x19\n" +
+	"\bentry_id\x18\x03 \x01(\tR\aentryId\x12\x14\n" +
+	"\x05state\x18\x04 \x01(\tR\x05state\x12\x12\n" +
+	"\x04text\x18\x05 \x01(\tR\x04text2\xeb\b\n" +
 	"\x0fFindingsService\x12{\n" +
 	"\fListFindings\x12).vulnscan.findings.v1.ListFindingsRequest\x1a*.vulnscan.findings.v1.ListFindingsResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\f/v1/findings\x12\x92\x01\n" +
 	"\x10ListScanFindings\x12-.vulnscan.findings.v1.ListScanFindingsRequest\x1a..vulnscan.findings.v1.ListScanFindingsResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/v1/scans/{id}/findings\x12\x85\x01\n" +
@@ -4130,11 +4506,14 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\rRejectFinding\x12*.vulnscan.findings.v1.RejectFindingRequest\x1a+.vulnscan.findings.v1.RejectFindingResponse\x12\x86\x01\n" +
 	"\x17ListFindingsForOperator\x124.vulnscan.findings.v1.ListFindingsForOperatorRequest\x1a5.vulnscan.findings.v1.ListFindingsForOperatorResponse\x12q\n" +
 	"\x10GetScanSummaries\x12-.vulnscan.findings.v1.GetScanSummariesRequest\x1a..vulnscan.findings.v1.GetScanSummariesResponse\x12e\n" +
-	"\fCompleteScan\x12).vulnscan.findings.v1.CompleteScanRequest\x1a*.vulnscan.findings.v1.CompleteScanResponse2\xec\x02\n" +
+	"\fCompleteScan\x12).vulnscan.findings.v1.CompleteScanRequest\x1a*.vulnscan.findings.v1.CompleteScanResponse2\xe5\x03\n" +
 	"\x14FindingsAdminService\x12k\n" +
 	"\x0eAddIntegration\x12+.vulnscan.findings.v1.AddIntegrationRequest\x1a,.vulnscan.findings.v1.AddIntegrationResponse\x12q\n" +
 	"\x10ListIntegrations\x12-.vulnscan.findings.v1.ListIntegrationsRequest\x1a..vulnscan.findings.v1.ListIntegrationsResponse\x12t\n" +
-	"\x11RemoveIntegration\x12..vulnscan.findings.v1.RemoveIntegrationRequest\x1a/.vulnscan.findings.v1.RemoveIntegrationResponseBHZFgithub.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1;findingsv1b\x06proto3"
+	"\x11RemoveIntegration\x12..vulnscan.findings.v1.RemoveIntegrationRequest\x1a/.vulnscan.findings.v1.RemoveIntegrationResponse\x12w\n" +
+	"\x12MapIntegrationUser\x12/.vulnscan.findings.v1.MapIntegrationUserRequest\x1a0.vulnscan.findings.v1.MapIntegrationUserResponse2|\n" +
+	"\x16FindingsInboundService\x12b\n" +
+	"\vHandleEvent\x12(.vulnscan.findings.v1.HandleEventRequest\x1a).vulnscan.findings.v1.HandleEventResponseBHZFgithub.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1;findingsv1b\x06proto3"
 
 var (
 	file_vulnscan_findings_v1_findings_proto_rawDescOnce sync.Once
@@ -4148,7 +4527,7 @@ func file_vulnscan_findings_v1_findings_proto_rawDescGZIP() []byte {
 	return file_vulnscan_findings_v1_findings_proto_rawDescData
 }
 
-var file_vulnscan_findings_v1_findings_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
+var file_vulnscan_findings_v1_findings_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
 var file_vulnscan_findings_v1_findings_proto_goTypes = []any{
 	(*Finding)(nil),                         // 0: vulnscan.findings.v1.Finding
 	(*TriageEntry)(nil),                     // 1: vulnscan.findings.v1.TriageEntry
@@ -4196,62 +4575,66 @@ var file_vulnscan_findings_v1_findings_proto_goTypes = []any{
 	(*ListIntegrationsResponse)(nil),        // 43: vulnscan.findings.v1.ListIntegrationsResponse
 	(*RemoveIntegrationRequest)(nil),        // 44: vulnscan.findings.v1.RemoveIntegrationRequest
 	(*RemoveIntegrationResponse)(nil),       // 45: vulnscan.findings.v1.RemoveIntegrationResponse
-	(*wrapperspb.StringValue)(nil),          // 46: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),           // 47: google.protobuf.Timestamp
-	(*wrapperspb.Int32Value)(nil),           // 48: google.protobuf.Int32Value
-	(*structpb.Value)(nil),                  // 49: google.protobuf.Value
-	(*httpbody.HttpBody)(nil),               // 50: google.api.HttpBody
+	(*MapIntegrationUserRequest)(nil),       // 46: vulnscan.findings.v1.MapIntegrationUserRequest
+	(*MapIntegrationUserResponse)(nil),      // 47: vulnscan.findings.v1.MapIntegrationUserResponse
+	(*HandleEventRequest)(nil),              // 48: vulnscan.findings.v1.HandleEventRequest
+	(*HandleEventResponse)(nil),             // 49: vulnscan.findings.v1.HandleEventResponse
+	(*wrapperspb.StringValue)(nil),          // 50: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),           // 51: google.protobuf.Timestamp
+	(*wrapperspb.Int32Value)(nil),           // 52: google.protobuf.Int32Value
+	(*structpb.Value)(nil),                  // 53: google.protobuf.Value
+	(*httpbody.HttpBody)(nil),               // 54: google.api.HttpBody
 }
 var file_vulnscan_findings_v1_findings_proto_depIdxs = []int32{
-	46, // 0: vulnscan.findings.v1.Finding.proof_of_concept:type_name -> google.protobuf.StringValue
-	46, // 1: vulnscan.findings.v1.Finding.scan_id:type_name -> google.protobuf.StringValue
-	47, // 2: vulnscan.findings.v1.Finding.found_at:type_name -> google.protobuf.Timestamp
-	47, // 3: vulnscan.findings.v1.Finding.updated_at:type_name -> google.protobuf.Timestamp
-	46, // 4: vulnscan.findings.v1.Finding.duplicate_of:type_name -> google.protobuf.StringValue
-	48, // 5: vulnscan.findings.v1.Finding.line:type_name -> google.protobuf.Int32Value
-	46, // 6: vulnscan.findings.v1.TriageEntry.reaction:type_name -> google.protobuf.StringValue
-	46, // 7: vulnscan.findings.v1.TriageEntry.comment:type_name -> google.protobuf.StringValue
-	47, // 8: vulnscan.findings.v1.TriageEntry.timestamp:type_name -> google.protobuf.Timestamp
-	46, // 9: vulnscan.findings.v1.GetFindingResponse.proof_of_concept:type_name -> google.protobuf.StringValue
-	46, // 10: vulnscan.findings.v1.GetFindingResponse.scan_id:type_name -> google.protobuf.StringValue
-	47, // 11: vulnscan.findings.v1.GetFindingResponse.found_at:type_name -> google.protobuf.Timestamp
-	47, // 12: vulnscan.findings.v1.GetFindingResponse.updated_at:type_name -> google.protobuf.Timestamp
-	46, // 13: vulnscan.findings.v1.GetFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
+	50, // 0: vulnscan.findings.v1.Finding.proof_of_concept:type_name -> google.protobuf.StringValue
+	50, // 1: vulnscan.findings.v1.Finding.scan_id:type_name -> google.protobuf.StringValue
+	51, // 2: vulnscan.findings.v1.Finding.found_at:type_name -> google.protobuf.Timestamp
+	51, // 3: vulnscan.findings.v1.Finding.updated_at:type_name -> google.protobuf.Timestamp
+	50, // 4: vulnscan.findings.v1.Finding.duplicate_of:type_name -> google.protobuf.StringValue
+	52, // 5: vulnscan.findings.v1.Finding.line:type_name -> google.protobuf.Int32Value
+	50, // 6: vulnscan.findings.v1.TriageEntry.reaction:type_name -> google.protobuf.StringValue
+	50, // 7: vulnscan.findings.v1.TriageEntry.comment:type_name -> google.protobuf.StringValue
+	51, // 8: vulnscan.findings.v1.TriageEntry.timestamp:type_name -> google.protobuf.Timestamp
+	50, // 9: vulnscan.findings.v1.GetFindingResponse.proof_of_concept:type_name -> google.protobuf.StringValue
+	50, // 10: vulnscan.findings.v1.GetFindingResponse.scan_id:type_name -> google.protobuf.StringValue
+	51, // 11: vulnscan.findings.v1.GetFindingResponse.found_at:type_name -> google.protobuf.Timestamp
+	51, // 12: vulnscan.findings.v1.GetFindingResponse.updated_at:type_name -> google.protobuf.Timestamp
+	50, // 13: vulnscan.findings.v1.GetFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
 	1,  // 14: vulnscan.findings.v1.GetFindingResponse.triage_thread:type_name -> vulnscan.findings.v1.TriageEntry
-	46, // 15: vulnscan.findings.v1.GetFindingResponse.mermaid_trace:type_name -> google.protobuf.StringValue
-	46, // 16: vulnscan.findings.v1.GetFindingResponse.repo_url:type_name -> google.protobuf.StringValue
-	46, // 17: vulnscan.findings.v1.GetFindingResponse.scan_type:type_name -> google.protobuf.StringValue
-	48, // 18: vulnscan.findings.v1.GetFindingResponse.line:type_name -> google.protobuf.Int32Value
-	47, // 19: vulnscan.findings.v1.GetFindingResponse.risk_expires_at:type_name -> google.protobuf.Timestamp
+	50, // 15: vulnscan.findings.v1.GetFindingResponse.mermaid_trace:type_name -> google.protobuf.StringValue
+	50, // 16: vulnscan.findings.v1.GetFindingResponse.repo_url:type_name -> google.protobuf.StringValue
+	50, // 17: vulnscan.findings.v1.GetFindingResponse.scan_type:type_name -> google.protobuf.StringValue
+	52, // 18: vulnscan.findings.v1.GetFindingResponse.line:type_name -> google.protobuf.Int32Value
+	51, // 19: vulnscan.findings.v1.GetFindingResponse.risk_expires_at:type_name -> google.protobuf.Timestamp
 	0,  // 20: vulnscan.findings.v1.ListFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
 	0,  // 21: vulnscan.findings.v1.ListScanFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
-	49, // 22: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
-	46, // 23: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
+	53, // 22: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
+	50, // 23: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
 	11, // 24: vulnscan.findings.v1.BulkUpdateFindingsRequest.filter:type_name -> vulnscan.findings.v1.FindingsFilter
-	49, // 25: vulnscan.findings.v1.BulkUpdateFindingsRequest.duplicate_of:type_name -> google.protobuf.Value
-	46, // 26: vulnscan.findings.v1.HistoryActor.user_id:type_name -> google.protobuf.StringValue
-	46, // 27: vulnscan.findings.v1.HistoryActor.username:type_name -> google.protobuf.StringValue
-	46, // 28: vulnscan.findings.v1.HistoryActor.api_key_id_prefix:type_name -> google.protobuf.StringValue
-	46, // 29: vulnscan.findings.v1.HistoryActor.integration:type_name -> google.protobuf.StringValue
-	46, // 30: vulnscan.findings.v1.HistoryEntry.from:type_name -> google.protobuf.StringValue
-	46, // 31: vulnscan.findings.v1.HistoryEntry.to:type_name -> google.protobuf.StringValue
-	46, // 32: vulnscan.findings.v1.HistoryEntry.reason:type_name -> google.protobuf.StringValue
+	53, // 25: vulnscan.findings.v1.BulkUpdateFindingsRequest.duplicate_of:type_name -> google.protobuf.Value
+	50, // 26: vulnscan.findings.v1.HistoryActor.user_id:type_name -> google.protobuf.StringValue
+	50, // 27: vulnscan.findings.v1.HistoryActor.username:type_name -> google.protobuf.StringValue
+	50, // 28: vulnscan.findings.v1.HistoryActor.api_key_id_prefix:type_name -> google.protobuf.StringValue
+	50, // 29: vulnscan.findings.v1.HistoryActor.integration:type_name -> google.protobuf.StringValue
+	50, // 30: vulnscan.findings.v1.HistoryEntry.from:type_name -> google.protobuf.StringValue
+	50, // 31: vulnscan.findings.v1.HistoryEntry.to:type_name -> google.protobuf.StringValue
+	50, // 32: vulnscan.findings.v1.HistoryEntry.reason:type_name -> google.protobuf.StringValue
 	15, // 33: vulnscan.findings.v1.HistoryEntry.actor:type_name -> vulnscan.findings.v1.HistoryActor
-	46, // 34: vulnscan.findings.v1.HistoryEntry.batch_id:type_name -> google.protobuf.StringValue
-	47, // 35: vulnscan.findings.v1.HistoryEntry.created_at:type_name -> google.protobuf.Timestamp
+	50, // 34: vulnscan.findings.v1.HistoryEntry.batch_id:type_name -> google.protobuf.StringValue
+	51, // 35: vulnscan.findings.v1.HistoryEntry.created_at:type_name -> google.protobuf.Timestamp
 	16, // 36: vulnscan.findings.v1.GetFindingHistoryResponse.data:type_name -> vulnscan.findings.v1.HistoryEntry
-	46, // 37: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
-	46, // 38: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
+	50, // 37: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
+	50, // 38: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
 	24, // 39: vulnscan.findings.v1.ReportFindingsRequest.findings:type_name -> vulnscan.findings.v1.ReportedFinding
 	26, // 40: vulnscan.findings.v1.ReportFindingsResponse.results:type_name -> vulnscan.findings.v1.ReportedFindingResult
-	47, // 41: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
+	51, // 41: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
 	33, // 42: vulnscan.findings.v1.ListFindingsForOperatorResponse.data:type_name -> vulnscan.findings.v1.OperatorFinding
 	36, // 43: vulnscan.findings.v1.ScanSummary.verification:type_name -> vulnscan.findings.v1.VerificationCounts
 	37, // 44: vulnscan.findings.v1.GetScanSummariesResponse.summaries:type_name -> vulnscan.findings.v1.ScanSummary
-	47, // 45: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
+	51, // 45: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
 	39, // 46: vulnscan.findings.v1.AddIntegrationResponse.integration:type_name -> vulnscan.findings.v1.Integration
 	39, // 47: vulnscan.findings.v1.ListIntegrationsResponse.data:type_name -> vulnscan.findings.v1.Integration
-	47, // 48: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
+	51, // 48: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
 	3,  // 49: vulnscan.findings.v1.FindingsService.ListFindings:input_type -> vulnscan.findings.v1.ListFindingsRequest
 	4,  // 50: vulnscan.findings.v1.FindingsService.ListScanFindings:input_type -> vulnscan.findings.v1.ListScanFindingsRequest
 	7,  // 51: vulnscan.findings.v1.FindingsService.ExportScanFindings:input_type -> vulnscan.findings.v1.ExportScanFindingsRequest
@@ -4270,26 +4653,30 @@ var file_vulnscan_findings_v1_findings_proto_depIdxs = []int32{
 	40, // 64: vulnscan.findings.v1.FindingsAdminService.AddIntegration:input_type -> vulnscan.findings.v1.AddIntegrationRequest
 	42, // 65: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:input_type -> vulnscan.findings.v1.ListIntegrationsRequest
 	44, // 66: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:input_type -> vulnscan.findings.v1.RemoveIntegrationRequest
-	5,  // 67: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
-	6,  // 68: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
-	50, // 69: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
-	2,  // 70: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
-	10, // 71: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
-	13, // 72: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:output_type -> vulnscan.findings.v1.BulkUpdateFindingsResponse
-	17, // 73: vulnscan.findings.v1.FindingsService.GetFindingHistory:output_type -> vulnscan.findings.v1.GetFindingHistoryResponse
-	19, // 74: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
-	23, // 75: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
-	27, // 76: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
-	29, // 77: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
-	31, // 78: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
-	34, // 79: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
-	38, // 80: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:output_type -> vulnscan.findings.v1.GetScanSummariesResponse
-	22, // 81: vulnscan.findings.v1.FindingsIntakeService.CompleteScan:output_type -> vulnscan.findings.v1.CompleteScanResponse
-	41, // 82: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
-	43, // 83: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
-	45, // 84: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
-	67, // [67:85] is the sub-list for method output_type
-	49, // [49:67] is the sub-list for method input_type
+	46, // 67: vulnscan.findings.v1.FindingsAdminService.MapIntegrationUser:input_type -> vulnscan.findings.v1.MapIntegrationUserRequest
+	48, // 68: vulnscan.findings.v1.FindingsInboundService.HandleEvent:input_type -> vulnscan.findings.v1.HandleEventRequest
+	5,  // 69: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
+	6,  // 70: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
+	54, // 71: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
+	2,  // 72: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
+	10, // 73: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
+	13, // 74: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:output_type -> vulnscan.findings.v1.BulkUpdateFindingsResponse
+	17, // 75: vulnscan.findings.v1.FindingsService.GetFindingHistory:output_type -> vulnscan.findings.v1.GetFindingHistoryResponse
+	19, // 76: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
+	23, // 77: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
+	27, // 78: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
+	29, // 79: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
+	31, // 80: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
+	34, // 81: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
+	38, // 82: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:output_type -> vulnscan.findings.v1.GetScanSummariesResponse
+	22, // 83: vulnscan.findings.v1.FindingsIntakeService.CompleteScan:output_type -> vulnscan.findings.v1.CompleteScanResponse
+	41, // 84: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
+	43, // 85: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
+	45, // 86: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
+	47, // 87: vulnscan.findings.v1.FindingsAdminService.MapIntegrationUser:output_type -> vulnscan.findings.v1.MapIntegrationUserResponse
+	49, // 88: vulnscan.findings.v1.FindingsInboundService.HandleEvent:output_type -> vulnscan.findings.v1.HandleEventResponse
+	69, // [69:89] is the sub-list for method output_type
+	49, // [49:69] is the sub-list for method input_type
 	49, // [49:49] is the sub-list for extension type_name
 	49, // [49:49] is the sub-list for extension extendee
 	0,  // [0:49] is the sub-list for field type_name
@@ -4311,9 +4698,9 @@ func file_vulnscan_findings_v1_findings_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vulnscan_findings_v1_findings_proto_rawDesc), len(file_vulnscan_findings_v1_findings_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   46,
+			NumMessages:   50,
 			NumExtensions: 0,
-			NumServices:   3,
+			NumServices:   4,
 		},
 		GoTypes:           file_vulnscan_findings_v1_findings_proto_goTypes,
 		DependencyIndexes: file_vulnscan_findings_v1_findings_proto_depIdxs,
