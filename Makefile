@@ -95,6 +95,12 @@ bench: build ## Run the benchmarks
 	@status=0; VULNSCAN_BIN_DIR=$(BIN) go test -run '^$$' -bench . -benchmem -timeout 60m $(PACKAGES) || status=$$?; \
 	  deploy/local/stores.sh stop; exit $$status
 
+.PHONY: bench-edge
+bench-edge: build ## Hot paths through the real processes beside their floors (QUICK=1: smaller and shorter; PROFILE=dir: pprof profiles)
+	@deploy/local/stores.sh ensure test
+	@status=0; VULNSCAN_BIN_DIR=$(BIN) go run ./services/findings/internal/edgebench $(if $(QUICK),-quick) $(if $(ONLY),-only $(ONLY)) $(if $(PROFILE),-profile $(abspath $(PROFILE))) || status=$$?; \
+	  deploy/local/stores.sh stop; exit $$status
+
 .PHONY: deploy-check
 deploy-check: ## Render every Kubernetes overlay and check it strictly
 	go test -count=1 ./deploy/...

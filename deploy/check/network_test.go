@@ -10,45 +10,22 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/vulnscan/vulnscan/pkg/topology"
 )
 
 func metaSelector(s *metav1.LabelSelector) (labels.Selector, error) {
 	return metav1.LabelSelectorAsSelector(s)
 }
 
-// grpcPort and metricsPort are where each process listens.
-var (
-	grpcPort    = map[string]int{"auth": 9101, "estimation": 9102, "scan-api": 9103, "findings": 9104}
-	metricsPort = map[string]int{"gateway": 9090, "auth": 9201, "estimation": 9202, "scan-api": 9203, "scan-worker": 9203, "findings": 9204}
-	storePort   = map[string]int{"postgres": 5432, "redis": 6379}
-)
+// storePort is where each store listens, from the topology table.
+var storePort = topology.StorePorts
 
 // realEdges are the connections the system makes, as "from>to:port" ("*" for
-// any port): the internal plane's gRPC edges read from pkg/plane (planeEdges)
-// and the edges to stores and outside. Pseudo-nodes: internet (public
-// addresses only), dns, telemetry (OpenTelemetry collector), vulnscan (every
-// process), * (every pod).
-func realEdges(t *testing.T) []string {
-	out := planeEdges(t)
-	add := func(from, to string, port any) { out = append(out, fmt.Sprintf("%s>%s:%v", from, to, port)) }
-	add("gateway", "redis", 6379)
-	add("auth", "postgres", 5432)
-	add("auth", "redis", 6379)
-	add("estimation", "postgres", 5432)
-	add("estimation", "internet", 443)
-	for _, w := range []string{"scan-api", "scan-worker"} {
-		add(w, "postgres", 5432)
-	}
-	add("scan-worker", "internet", "*")
-	add("findings", "postgres", 5432)
-	add("dbroles", "postgres", 5432) // the role-provisioning Job
-	add("findings", "internet", 443)
-	add("*", "dns", 53)
-	add("vulnscan", "telemetry", 4317)
-	add("vulnscan", "telemetry", 4318)
-	sort.Strings(out)
-	return out
-}
+// any port): pkg/topology's table. Pseudo-nodes: internet (public addresses
+// only), dns, telemetry (OpenTelemetry collector), vulnscan (every process),
+// * (every pod).
+func realEdges() []string { return topology.Strings(topology.Edges) }
 
 // privateRanges must be excluded wherever the internet is allowed.
 var privateRanges = []string{
@@ -114,13 +91,10 @@ func TestNetworkPolicies(t *testing.T) {
 			}
 		}
 
-		want := realEdges(t)
+		want := realEdges()
 		require.Equal(t, want, dedupe(egress), "egress rules must be exactly the real edges")
 
-		wantIn := []string{"any>gateway:8080"}
-		for p, port := range metricsPort {
-			wantIn = append(wantIn, fmt.Sprintf("monitoring>%s:%d", p, port))
-		}
+		wantIn := topology.Strings(topology.Inbound())
 		for _, e := range want {
 			var from, to, port string
 			_, err := fmt.Sscanf(replaceSeparators(e), "%s %s %s", &from, &to, &port)

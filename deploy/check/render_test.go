@@ -18,13 +18,15 @@ import (
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/vulnscan/vulnscan/pkg/topology"
 )
 
 // kustomizeDir is the root of the kustomize tree, relative to this package.
 const kustomizeDir = "../kustomize"
 
 // processes are the long-running vulnscan processes, one Deployment each.
-var processes = []string{"gateway", "auth", "estimation", "scan-api", "scan-worker", "findings"}
+var processes = topology.Processes
 
 // rendered is one kustomization, rendered and decoded into API types.
 type rendered struct {

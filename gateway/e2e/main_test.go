@@ -12,5 +12,8 @@ import (
 var sys *systest.System
 
 func TestMain(m *testing.M) {
-	os.Exit(systest.Run(m, systest.Options{}, &sys))
+	// At debug level the services also log the calls the gateway makes for
+	// public requests (at info those are only in the gateway's access
+	// line), which the trace propagation tests read.
+	os.Exit(systest.Run(m, systest.Options{Env: map[string]string{"LOG_LEVEL": "debug"}}, &sys))
 }

@@ -33,6 +33,9 @@ type EstimationRepo struct {
 	Branch     string `json:"branch,omitempty"`
 	BaseBranch string `json:"base_branch,omitempty"`
 	BaseCommit string `json:"base_commit,omitempty"`
+	// PullRequest is the pull request's number on the git host, for the
+	// review comments of a PR scan (0: none).
+	PullRequest int `json:"pull_request,omitempty"`
 }
 
 // RepoResult is one repository's outcome in an estimation.

@@ -27,6 +27,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/engine/secrets"
 	"github.com/vulnscan/vulnscan/pkg/engine/verify"
 	"github.com/vulnscan/vulnscan/pkg/redact"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // Repo is one checked-out repository of a scan.
@@ -360,8 +361,8 @@ feed:
 	st.Confirmed, st.Held, st.Merged, st.DroppedInTests = vs.Confirmed, vs.Unconfirmed, vs.Merged, vs.DroppedTests
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if finding.SeverityRank(a.Severity) != finding.SeverityRank(b.Severity) {
-			return finding.SeverityRank(a.Severity) < finding.SeverityRank(b.Severity)
+		if ra, rb := vocab.Severity(a.Severity).Rank(), vocab.Severity(b.Severity).Rank(); ra != rb {
+			return ra > rb
 		}
 		if a.AffectedFile != b.AffectedFile {
 			return a.AffectedFile < b.AffectedFile

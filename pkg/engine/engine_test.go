@@ -15,9 +15,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/vulnscan/vulnscan/pkg/engine/finding"
 	"github.com/vulnscan/vulnscan/pkg/engine/live"
 	"github.com/vulnscan/vulnscan/pkg/engine/sast"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 const appPy = `from flask import Flask, request
@@ -123,8 +123,8 @@ func TestRunFindsAndVerifies(t *testing.T) {
 
 	var secrets []Finding
 	for _, f := range res.Findings {
-		require.True(t, finding.ValidCategory(f.Category), f.Category)
-		require.True(t, finding.ValidSeverity(f.Severity), f.Severity)
+		require.True(t, vocab.Categories.Contains(f.Category), f.Category)
+		require.True(t, vocab.Severity(f.Severity).Valid(), f.Severity)
 		require.NotContains(t, f.AffectedFile, "legacy/")
 		require.NotContains(t, f.AffectedFile, "vendor/")
 		require.NotContains(t, f.AffectedFile, "node_modules/")

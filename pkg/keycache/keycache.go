@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 const (
@@ -25,12 +27,12 @@ const (
 	TombstoneTTL = 2 * TTL
 )
 
-// Statuses of an entry.
+// Statuses of an entry: the API key statuses of pkg/vocab.
 const (
-	StatusActive  = "active"
-	StatusRevoked = "revoked"
-	StatusExpired = "expired"
-	StatusUnknown = "unknown"
+	StatusActive  = string(vocab.KeyActive)
+	StatusRevoked = string(vocab.KeyRevoked)
+	StatusExpired = string(vocab.KeyExpired)
+	StatusUnknown = string(vocab.KeyUnknown)
 )
 
 // Entry is the cached result of verifying one key.

@@ -136,11 +136,8 @@ func (g *Guard) Client(timeout time.Duration, maxRedirects int) *http.Client {
 	}
 }
 
-// URL errors name what is wrong with a URL, for API messages.
-var (
-	ErrScheme = errors.New("must be an http or https URL")
-	ErrHost   = errors.New("must name a host")
-)
+// ErrHost names what is wrong with a URL without a host, for API messages.
+var ErrHost = errors.New("must name a host")
 
 // ParseURL parses raw as an absolute URL with one of the schemes and a host,
 // without credentials.

@@ -1,7 +1,9 @@
-// Package plane is the internal plane's topology: which identity may call
-// which method of which service, on which listener. It is the one table the
-// services enforce (pkg/server's guard), the README documents and deploy/'s
-// network policies follow. Nothing is allowed unless listed here.
+// Package plane is the internal plane's authorization: which identity may
+// call which method of which service, on which listener, enforced by
+// pkg/server's guard. Nothing is allowed unless listed here. The process
+// edges these lists grant must be exactly pkg/topology's gRPC edges (the
+// table the network policies and the architecture diagram come from), which
+// TestPolicyEdgesMatchTopology checks.
 package plane
 
 import (
@@ -27,6 +29,7 @@ const (
 	webhookPublic    = "/vulnscan.findings.v1.WebhookService/"
 	webhookEvents    = "/vulnscan.findings.v1.WebhookEventService/"
 	webhookAdmin     = "/vulnscan.findings.v1.WebhookAdminService/"
+	findingsInbound  = "/vulnscan.findings.v1.FindingsInboundService/"
 )
 
 // Policies are the allow-lists of each service's main listener. The gateway
@@ -57,6 +60,10 @@ var Policies = map[string]server.Policy{
 		findingsIntake + "GetScanSummaries": {mtls.Scan},
 		webhookPublic:                       {mtls.Gateway},
 		webhookEvents + "PublishEvent":      {mtls.Scan, mtls.Estimation},
+		findingsIntake + "CompleteScan":     {mtls.Scan},
+		// Integrations' signed inbound events, forwarded by the gateway
+		// without a tenant identity (the signature authenticates them).
+		findingsInbound + "HandleEvent": {mtls.Gateway},
 	},
 }
 

@@ -104,7 +104,7 @@ func (g guard) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo
 	if err != nil {
 		return err
 	}
-	return h(srv, &ctxStream{ServerStream: ss, ctx: ctx})
+	return h(srv, withContext(ss, ctx))
 }
 
 type ctxStream struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/logging"
+	"github.com/vulnscan/vulnscan/pkg/mtls"
 )
 
 // RequestIDKey is the metadata key carrying the request id between processes.
@@ -56,16 +57,17 @@ func recoveryInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
 }
 
 func requestIDInterceptor(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-	id := ""
+	return h(logging.WithRequestID(ctx, incomingRequestID(ctx)), req)
+}
+
+// incomingRequestID is the caller's request id, or a new one.
+func incomingRequestID(ctx context.Context) string {
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if v := md.Get(RequestIDKey); len(v) > 0 && len(v[0]) <= 128 {
-			id = v[0]
+		if v := md.Get(RequestIDKey); len(v) > 0 && v[0] != "" && len(v[0]) <= 128 {
+			return v[0]
 		}
 	}
-	if id == "" {
-		id = uuid.NewString()
-	}
-	return h(logging.WithRequestID(ctx, id), req)
+	return uuid.NewString()
 }
 
 func loggingInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
@@ -75,28 +77,54 @@ func loggingInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
 		if info.FullMethod == "/grpc.health.v1.Health/Check" {
 			return resp, err
 		}
-		code := status.Code(translate(ctx, nil, err))
-		level := slog.LevelInfo
-		if code == codes.Internal || code == codes.Unknown {
-			level = slog.LevelError
-		}
-		attrs := []any{"method", info.FullMethod, "code", code.String(), "duration_ms", float64(time.Since(start).Microseconds()) / 1000}
-		if err != nil && level == slog.LevelError {
-			attrs = append(attrs, "error", err.Error())
-		}
-		log.Log(ctx, level, "rpc", attrs...)
+		logRPC(ctx, log, info.FullMethod, start, err)
 		return resp, err
 	}
+}
+
+// logRPC writes one access-log line for a finished call, unary or stream.
+func logRPC(ctx context.Context, log *slog.Logger, method string, start time.Time, err error) {
+	code := status.Code(translate(ctx, nil, err))
+	level := rpcLogLevel(ctx, code)
+	if !log.Enabled(ctx, level) {
+		return
+	}
+	attrs := []any{"method", method, "code", code.String(), "duration_ms", float64(time.Since(start).Microseconds()) / 1000}
+	if err != nil && level == slog.LevelError {
+		attrs = append(attrs, "error", err.Error())
+	}
+	log.Log(ctx, level, "rpc", attrs...)
+}
+
+// rpcLogLevel is the level of a call's "rpc" line. A call the gateway makes
+// for a public request is already in the gateway's access line, with the
+// same request id and trace id, so it gets its own line only at debug level
+// unless it failed on the server side: one line per request, not one per
+// process on its path. Calls between services and from operators keep their
+// line at info; server-side failures are errors wherever they come from.
+func rpcLogLevel(ctx context.Context, code codes.Code) slog.Level {
+	if code == codes.Internal || code == codes.Unknown {
+		return slog.LevelError
+	}
+	if caller, _ := mtls.Caller(ctx); caller == mtls.Gateway {
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
 }
 
 func metricsInterceptor(m *RPCMetrics) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 		start := time.Now()
 		resp, err := h(ctx, req)
-		m.latency.WithLabelValues(info.FullMethod).Observe(time.Since(start).Seconds())
-		m.handled.WithLabelValues(info.FullMethod, status.Code(translate(ctx, nil, err)).String()).Inc()
+		m.observe(ctx, info.FullMethod, start, err)
 		return resp, err
 	}
+}
+
+// observe records one finished call, unary or stream.
+func (m *RPCMetrics) observe(ctx context.Context, method string, start time.Time, err error) {
+	m.latency.WithLabelValues(method).Observe(time.Since(start).Seconds())
+	m.handled.WithLabelValues(method, status.Code(translate(ctx, nil, err)).String()).Inc()
 }
 
 // errorInterceptor is the service's one error translator: domain errors
@@ -147,10 +175,15 @@ func translate(ctx context.Context, log *slog.Logger, err error) error {
 
 // propagateRequestID copies the request id of the incoming call to outgoing calls.
 func propagateRequestID(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	return invoker(outgoingRequestID(ctx), method, req, reply, cc, opts...)
+}
+
+// outgoingRequestID adds ctx's request id to its outgoing metadata.
+func outgoingRequestID(ctx context.Context) context.Context {
 	if id := logging.RequestID(ctx); id != "" {
 		if md, _ := metadata.FromOutgoingContext(ctx); len(md.Get(RequestIDKey)) == 0 {
 			ctx = metadata.AppendToOutgoingContext(ctx, RequestIDKey, id)
 		}
 	}
-	return invoker(ctx, method, req, reply, cc, opts...)
+	return ctx
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/mtls"
 	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/topology"
 )
 
 // MaxMessageSize bounds gRPC messages between vulnscan processes.
@@ -44,7 +45,6 @@ type Process struct {
 	serving     atomic.Bool
 	metricsAddr string
 	workers     []func(context.Context) error
-	closers     []func()
 	checks      []func(context.Context) error
 }
 
@@ -132,8 +132,19 @@ func New(name string, log *slog.Logger, grpcAddr, metricsAddr string, sec Securi
 				metricsInterceptor(m),
 				errorInterceptor(log),
 				g.unary,
+				// Again around the handler, so that a handler's panic is
+				// logged with its request id and counted as Internal.
+				recoveryInterceptor(log),
 			),
-			grpc.ChainStreamInterceptor(g.stream),
+			grpc.ChainStreamInterceptor(
+				streamRecoveryInterceptor(log),
+				streamRequestIDInterceptor,
+				streamLoggingInterceptor(log),
+				streamMetricsInterceptor(m),
+				streamErrorInterceptor(log),
+				g.stream,
+				streamRecoveryInterceptor(log),
+			),
 		)
 	}
 	gs := newServer(sec.Policy)
@@ -155,22 +166,15 @@ func notHealth(info *stats.RPCTagInfo) bool {
 // return when its context ends.
 func (p *Process) Worker(fn func(context.Context) error) { p.workers = append(p.workers, fn) }
 
-// OnClose adds a function run after the servers have stopped, in reverse order.
-func (p *Process) OnClose(fn func()) { p.closers = append(p.closers, fn) }
-
 // Run serves until ctx ends, then shuts down gracefully within grace.
 func (p *Process) Run(ctx context.Context, grace time.Duration) error {
-	defer func() {
-		for i := len(p.closers) - 1; i >= 0; i-- {
-			p.closers[i]()
-		}
-	}()
 	lis, err := net.Listen("tcp", p.grpcAddr)
 	if err != nil {
 		return fmt.Errorf("listen grpc %s: %w", p.grpcAddr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(p.Registry, promhttp.HandlerOpts{}))
+	MountPprof(mux)
 	// Probes: the gRPC ports require a client certificate, so Kubernetes
 	// probes ask here (plain HTTP, nothing secret) instead.
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
@@ -260,15 +264,21 @@ func (p *Process) Run(ctx context.Context, grace time.Duration) error {
 // Dial opens a client connection to the vulnscan service called server at
 // addr, presenting id's certificate and accepting only a server certificate
 // naming server, with tracing, request id propagation and the shared message
-// size limits.
+// size limits. It refuses a peer that pkg/topology does not list for id, so a
+// process configured to call a service outside the one table of edges fails
+// at start instead of in a cluster whose network policies follow the table.
 func Dial(addr string, id *mtls.Identity, server string, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
 	if id == nil {
 		return nil, fmt.Errorf("dial %s: no client identity", server)
+	}
+	if !topology.Allows(id.Name, server) {
+		return nil, fmt.Errorf("dial %s: %s -> %s is not an edge of pkg/topology", server, id.Name, server)
 	}
 	cc, err := grpc.NewClient(addr, append([]grpc.DialOption{
 		grpc.WithTransportCredentials(credentials.NewTLS(id.ClientConfig(server))),
 		grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
 		grpc.WithChainUnaryInterceptor(propagateRequestID),
+		grpc.WithChainStreamInterceptor(propagateRequestIDStream),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)),
 	}, extra...)...)
 	if err != nil {

@@ -74,3 +74,30 @@ func identities(t *testing.T, names ...string) []*mtls.Identity {
 	}
 	return out
 }
+
+// TestDialFollowsTopology: a process may dial only the peers pkg/topology
+// lists for its identity.
+func TestDialFollowsTopology(t *testing.T) {
+	t.Parallel()
+	ids := identities(t, "estimation", "findings", "operator")
+	for _, tc := range []struct {
+		id     *mtls.Identity
+		server string
+		ok     bool
+	}{
+		{ids[0], "auth", true},
+		{ids[1], "auth", true},
+		{ids[2], "findings", true},
+		{ids[0], "scan", false},
+		{ids[1], "scan", false},
+		{ids[2], "scan", false},
+	} {
+		cc, err := Dial("127.0.0.1:1", tc.id, tc.server)
+		if tc.ok {
+			require.NoError(t, err, "%s -> %s", tc.id.Name, tc.server)
+			require.NoError(t, cc.Close())
+			continue
+		}
+		require.ErrorContains(t, err, "not an edge of pkg/topology", "%s -> %s", tc.id.Name, tc.server)
+	}
+}

@@ -114,10 +114,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// vulnscanctl calls only admin APIs of auth and findings, which listen
 	// on their own ports: --auth-addr and --findings-addr name those.
 	e := &Env{env: env, addrs: map[string]*string{
-		"auth":       fs.String("auth-addr", env.String("AUTH_ADMIN_GRPC_ADDR", config.DefaultAuthAdminAddr), "auth service admin gRPC address"),
-		"estimation": fs.String("estimation-addr", env.String("ESTIMATION_GRPC_ADDR", config.DefaultEstimationAddr), "estimation service gRPC address"),
-		"scan":       fs.String("scan-addr", env.String("SCAN_GRPC_ADDR", config.DefaultScanAddr), "scan service gRPC address"),
-		"findings":   fs.String("findings-addr", env.String("FINDINGS_ADMIN_GRPC_ADDR", config.DefaultFindingsAdminAddr), "findings service admin gRPC address"),
+		"auth":     fs.String("auth-addr", env.String("AUTH_ADMIN_GRPC_ADDR", config.DefaultAuthAdminAddr), "auth service admin gRPC address"),
+		"findings": fs.String("findings-addr", env.String("FINDINGS_ADMIN_GRPC_ADDR", config.DefaultFindingsAdminAddr), "findings service admin gRPC address"),
 	}, conns: map[string]*grpc.ClientConn{}}
 	defer func() {
 		for _, cc := range e.conns {

@@ -35,7 +35,8 @@ func integrationJSON(i *findingsv1.Integration) map[string]any {
 		shown = redact.Secret(i.GetUrl())
 	}
 	return map[string]any{"id": i.GetId(), "org_id": i.GetOrgId(), "kind": i.GetKind(), "name": i.GetName(), "url": shown,
-		"project": i.GetProject(), "has_token": i.GetHasToken(), "has_secret": i.GetHasSecret(), "created_at": tsOrNil(i.GetCreatedAt())}
+		"project": i.GetProject(), "has_token": i.GetHasToken(), "has_secret": i.GetHasSecret(), "created_at": tsOrNil(i.GetCreatedAt()),
+		"has_inbound_secret": i.GetHasInboundSecret()}
 }
 
 // secretFromEnv reads a secret from the named variable ("" when name is "").
@@ -122,7 +123,7 @@ func init() {
 				return map[string]any{"id": r.GetId(), "verification_status": r.GetVerificationStatus()}, nil
 			}},
 		Command{Group: "integration", Verb: "add",
-			Usage: "--org ORG --kind github|slack|jira|linear --url URL [--name N] [--project KEY] [--token-env VAR] [--secret-env VAR]",
+			Usage: "--org ORG --kind github|slack|jira|linear --url URL [--name N] [--project KEY] [--token-env VAR] [--secret-env VAR] [--inbound-secret-env VAR]",
 			Run: func(ctx context.Context, e *Env, fs *flag.FlagSet, args []string) (any, error) {
 				org := fs.String("org", "", "organization id")
 				kind := fs.String("kind", "", "github, slack, jira or linear")
@@ -131,7 +132,12 @@ func init() {
 				project := fs.String("project", "", "Jira project key or Linear team id")
 				tokenEnv := fs.String("token-env", "", "environment variable holding the API token")
 				secretEnv := fs.String("secret-env", "", "environment variable holding the HMAC signing secret")
+				inboundEnv := fs.String("inbound-secret-env", "", "environment variable holding the secret the git host or chat signs inbound events with (default: generated and printed once)")
 				if err := Parse(fs, args, "org", "kind", "url"); err != nil {
+					return nil, err
+				}
+				inboundSecret, err := secretFromEnv("inbound-secret-env", *inboundEnv)
+				if err != nil {
 					return nil, err
 				}
 				token, err := secretFromEnv("token-env", *tokenEnv)
@@ -147,11 +153,15 @@ func init() {
 					return nil, err
 				}
 				r, err := c.AddIntegration(ctx, &findingsv1.AddIntegrationRequest{OrgId: *org, Kind: *kind, Url: *url, Name: *name,
-					Project: *project, Token: token, Secret: secret})
+					Project: *project, Token: token, Secret: secret, InboundSecret: inboundSecret})
 				if err != nil {
 					return nil, err
 				}
-				return integrationJSON(r.GetIntegration()), nil
+				out := integrationJSON(r.GetIntegration())
+				if r.GetInboundSecret() != "" && *inboundEnv == "" {
+					out["inbound_secret"] = r.GetInboundSecret() // generated: shown only here
+				}
+				return out, nil
 			}},
 		Command{Group: "integration", Verb: "list", Usage: "--org ORG",
 			Run: func(ctx context.Context, e *Env, fs *flag.FlagSet, args []string) (any, error) {
@@ -172,6 +182,25 @@ func init() {
 					data = append(data, integrationJSON(i))
 				}
 				return map[string]any{"data": data}, nil
+			}},
+		Command{Group: "integration", Verb: "map-user", Usage: "--id INTEGRATION --external-user LOGIN_OR_ID --user USER",
+			Run: func(ctx context.Context, e *Env, fs *flag.FlagSet, args []string) (any, error) {
+				id := fs.String("id", "", "integration id (github or slack)")
+				ext := fs.String("external-user", "", "git host login or chat user id")
+				user := fs.String("user", "", "user id in the integration's organization")
+				if err := Parse(fs, args, "id", "external-user", "user"); err != nil {
+					return nil, err
+				}
+				c, err := findingsAdmin(e)
+				if err != nil {
+					return nil, err
+				}
+				r, err := c.MapIntegrationUser(ctx, &findingsv1.MapIntegrationUserRequest{IntegrationId: *id, ExternalUser: *ext, UserId: *user})
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"integration_id": r.GetIntegrationId(), "external_user": r.GetExternalUser(), "user_id": r.GetUserId(),
+					"username": r.GetUsername()}, nil
 			}},
 		Command{Group: "integration", Verb: "remove", Usage: "--id ID",
 			Run: func(ctx context.Context, e *Env, fs *flag.FlagSet, args []string) (any, error) {

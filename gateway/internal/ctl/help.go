@@ -42,6 +42,8 @@ var docs = map[string]doc{
 		[]string{"SLACK_HOOK=… vulnscanctl integration add --org ORG_ID --kind slack --url https://hooks.slack.com/services/… --secret-env SLACK_HOOK"}},
 	"integration list": {"List an organization's integrations.",
 		[]string{"vulnscanctl integration list --org ORG_ID"}},
+	"integration map-user": {"Map a GitHub login or Slack user id of an integration to a user: the author of the triage entries and state changes its inbound events make.",
+		[]string{"vulnscanctl integration map-user --id INTEGRATION_ID --external-user octocat --user USER_ID"}},
 	"integration remove": {"Remove an integration.",
 		[]string{"vulnscanctl integration remove --id INTEGRATION_ID"}},
 }
@@ -133,9 +135,8 @@ Examples:
   vulnscanctl key create --org ORG_ID --scopes read,write --name ci
   vulnscanctl key list --org ORG_ID
 
-The services are found at AUTH_ADMIN_GRPC_ADDR, ESTIMATION_GRPC_ADDR,
-SCAN_GRPC_ADDR and FINDINGS_ADMIN_GRPC_ADDR; "GROUP VERB --help-all" also shows
-the flags that override them.
+The services are found at AUTH_ADMIN_GRPC_ADDR and FINDINGS_ADMIN_GRPC_ADDR;
+"GROUP VERB --help-all" also shows the flags that override them.
 `)
 }
 

@@ -41,6 +41,7 @@ func deliveryJSON(d *findingsv1.WebhookDelivery) map[string]any {
 }
 
 func init() {
+	groupDocs["webhook"] = "organizations' outbound webhooks and their deliveries"
 	docs["webhook list"] = doc{"List an organization's webhooks (URLs without query strings, never their secrets).",
 		[]string{"vulnscanctl webhook list --org ORG_ID"}}
 	docs["webhook deliveries"] = doc{"Page through a webhook's delivery log, newest first: event, status, attempts, last status code and error.",

@@ -165,6 +165,10 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 		_, _ = w.Write(openapi.JSON)
 	})
 	root.Handle("/", api)
+	// Integrations' inbound events: no API key, a signature instead.
+	inbound := g.inboundHandler(limiter, limit, newBuckets(float64(cfg.FallbackRPS), cfg.FallbackBurst, 100000),
+		newBuckets(float64(cfg.RateRPS), cfg.RateBurst, 100000), log, limited)
+	root.Handle(inboundPattern, limitBodies(MaxInboundBody, bodyRate{window: cfg.BodyRateWindow, min: int64(float64(cfg.BodyMinRate) * cfg.BodyRateWindow.Seconds())}, cutBodies, inbound))
 
 	h := recordTrace(root)
 	h = dropTraceHeaders(h)
@@ -176,7 +180,7 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	}), otelhttp.WithFilter(func(r *http.Request) bool { return r.URL.Path != "/healthz" && r.URL.Path != "/readyz" }),
 		otelhttp.WithPublicEndpointFn(func(*http.Request) bool { return true }), otelhttp.WithPropagators(propagation.TraceContext{}))
 	h = accessLog(log)(h)
-	routes, err := newRouteTable(openapi.JSON, map[string][]string{uploadPath: {http.MethodPost}, exportPath: {http.MethodGet},
+	routes, err := newRouteTable(openapi.JSON, map[string][]string{uploadPath: {http.MethodPost}, exportPath: {http.MethodGet}, inboundPath: {http.MethodPost},
 		"/healthz": {http.MethodGet}, "/readyz": {http.MethodGet}, "/openapi.json": {http.MethodGet}})
 	if err != nil {
 		g.Close()
@@ -347,6 +351,7 @@ func (g *Gateway) Serve(ctx context.Context, cfg Config) error {
 	srv := &http.Server{Handler: g.Handler, ReadHeaderTimeout: cfg.HeaderTimeout, IdleTimeout: 120 * time.Second}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(g.Registry, promhttp.HandlerOpts{}))
+	server.MountPprof(mux)
 	ms := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	g.log.Info("serving", "http", lis.Addr().String(), "metrics", mlis.Addr().String())
 

@@ -19,11 +19,6 @@ func Write(w http.ResponseWriter, status int, message string) {
 	writeBody(w, status, message)
 }
 
-// WriteMany sends several field-level messages (message is an array).
-func WriteMany(w http.ResponseWriter, status int, messages []string) {
-	writeBody(w, status, messages)
-}
-
 func writeBody(w http.ResponseWriter, status int, message any) {
 	text := http.StatusText(status)
 	if text == "" {

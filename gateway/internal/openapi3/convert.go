@@ -49,11 +49,12 @@ var propertyEnums = map[string]map[string][]string{
 	"FindingsServiceUpdateFindingBody": {"severity": severities, "state": states},
 	"v1UpdateFindingResponse":          {"severity": severities, "state": states},
 	"v1TriageEntry":                    {"reaction": states, "source": {"github", "slack", "web", "api", "agent"}},
-	"v1Scan":                           {"status": scanStatuses},
-	"v1GetScanResponse":                {"status": scanStatuses},
+	"v1Scan":                           {"status": scanStatuses, "scan_type": {"full", "pr"}},
+	"v1GetScanResponse":                {"status": scanStatuses, "scan_type": {"full", "pr"}},
 	"v1GetScanStatusResponse":          {"status": scanStatuses},
 	"v1RepoRef":                        {"source": repoSources},
 	"v1FindingsFilter":                 {"severity": severities, "state": states, "category": categories},
+	"v1RepoResult":                     {"scan_type": {"full", "pr"}},
 	"v1ScanRepo":                       {"source": repoSources},
 }
 
@@ -110,9 +111,23 @@ func Convert(swagger []byte) ([]byte, error) {
 		paths[path] = item
 	}
 	paths["/v1/uploads"] = obj{"post": uploadOperation()}
+	schemas["InboundEventResult"] = obj{
+		"type":     "object",
+		"required": []string{"status", "finding_id", "entry_id", "state", "text"},
+		"properties": obj{
+			"status": obj{"type": "string", "enum": []string{"recorded", "changed", "ignored", "pong"},
+				"description": "recorded: a triage thread entry was added; changed: the finding's state changed; ignored: the event is about no finding; pong: the git host's ping"},
+			"finding_id": obj{"type": "string", "description": "the finding the event was about; empty when ignored"},
+			"entry_id":   obj{"type": "string", "description": "the triage thread entry a comment added"},
+			"state":      obj{"type": "string", "description": "the finding's state after the event"},
+			"text":       obj{"type": "string", "description": "a short answer for humans (the chat shows it)"},
+		},
+	}
+	paths["/v1/integrations/{integration_id}/events/{provider}"] = obj{"post": inboundOperation()}
 
-	tags := []obj{{"name": "UploadService", "description": "Source archives to estimate and scan."}}
-	seen := map[any]bool{"UploadService": true}
+	tags := []obj{{"name": "UploadService", "description": "Source archives to estimate and scan."},
+		{"name": "InboundEvents", "description": "Signed events from the git host and the chat: comments, reactions and commands that triage findings."}}
+	seen := map[any]bool{"UploadService": true, "InboundEvents": true}
 	for _, t := range in.Tags {
 		if !seen[t["name"]] {
 			seen[t["name"]] = true
@@ -169,6 +184,8 @@ func errorResponses() obj {
 	out["Error402"] = obj{"description": "The organization's credit balance does not cover the cost.",
 		"content": obj{"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}}}}
 	out["Error413"] = obj{"description": "The request body is too large.",
+		"content": obj{"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}}}}
+	out["Error409"] = obj{"description": "The request conflicts with what was already done (for example an inbound event received before).",
 		"content": obj{"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}}}}
 	return out
 }
@@ -257,6 +274,9 @@ func operation(path, method string, op obj) obj {
 		if method == "post" && strings.HasSuffix(path, "/redeliver") { // queued for the delivery worker
 			code, what = "202", "Accepted"
 		}
+		if method == "post" && actsOnExisting(path) {
+			code, what = "200", "OK"
+		}
 		r := obj{"description": what}
 		if ok != nil {
 			if s, has := ok["schema"]; has {
@@ -298,6 +318,42 @@ func uploadOperation() obj {
 		"requestBody": obj{"required": true, "content": obj{"application/zip": archive, "application/gzip": archive}},
 		"responses": withErrors(obj{"201": obj{"description": "Created",
 			"content": obj{"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Upload"}}}}}, "413"),
+	}
+}
+
+func inboundOperation() obj {
+	str := obj{"type": "string"}
+	header := func(name, desc string) obj {
+		return obj{"name": name, "in": "header", "required": false, "schema": str, "description": desc}
+	}
+	return obj{
+		"operationId": "InboundEvents_HandleEvent",
+		"tags":        []string{"InboundEvents"},
+		"summary":     "Receive an integration's signed event",
+		"description": "The public endpoint of a github or slack integration, configured as the git host's webhook URL or the chat app's " +
+			"request URL. No API key: the request is authenticated by its signature under the integration's inbound secret " +
+			"(github: X-Hub-Signature-256 = sha256=HMAC-SHA256(body), X-GitHub-Delivery as replay key; slack: " +
+			"X-Slack-Signature = v0=HMAC-SHA256(\"v0:\" + X-Slack-Request-Timestamp + \":\" + body), a 5-minute window and the " +
+			"signature as replay key). Comments and reactions become triage thread entries with source github or slack; " +
+			"\"/vulnscan STATE [FINDING_ID] [REASON]\" changes the finding's state as PATCH /v1/findings/{id} does. " +
+			"401 bad signature or stale timestamp, 403 state change by an unmapped author, 404 unknown integration or finding, " +
+			"409 replayed event, 413 body over 1 MiB, 429 rate limited.",
+		"security": []obj{},
+		"parameters": []obj{
+			{"name": "integration_id", "in": "path", "required": true, "schema": obj{"type": "string", "format": "uuid"}},
+			{"name": "provider", "in": "path", "required": true, "schema": obj{"type": "string", "enum": []string{"github", "slack"}}},
+			header("X-Hub-Signature-256", "github: sha256=<hex HMAC-SHA256 of the body>"),
+			header("X-GitHub-Event", "github: issue_comment, commit_comment, pull_request_review_comment, reaction or ping"),
+			header("X-GitHub-Delivery", "github: unique delivery id; a repeat is refused with 409"),
+			header("X-Slack-Signature", "slack: v0=<hex HMAC-SHA256 of v0:timestamp:body>"),
+			header("X-Slack-Request-Timestamp", "slack: Unix seconds, within 5 minutes of the server's clock"),
+		},
+		"requestBody": obj{"required": true, "content": obj{
+			"application/json":                  obj{"schema": obj{"type": "object", "description": "a GitHub-style webhook payload"}},
+			"application/x-www-form-urlencoded": obj{"schema": obj{"type": "object", "description": "a Slack-style slash command or interactive action (payload)"}},
+		}},
+		"responses": withErrors(obj{"200": obj{"description": "OK",
+			"content": obj{"application/json": obj{"schema": obj{"$ref": "#/components/schemas/InboundEventResult"}}}}}, "409", "413"),
 	}
 }
 
@@ -370,4 +426,11 @@ func prune(schemas obj, roots ...any) {
 			delete(schemas, name)
 		}
 	}
+}
+
+// actsOnExisting reports whether a POST acts on resources that already exist
+// (cancelling a scan, a bulk triage change) and so answers 200, not 201,
+// as the gateway does.
+func actsOnExisting(path string) bool {
+	return strings.HasSuffix(path, "/cancel") || path == "/v1/findings/bulk"
 }

@@ -63,7 +63,7 @@ func (e findingsError) Error() string {
 const usage = `vulnscan: scan code for vulnerabilities from a terminal or a CI job
 
 Usage:
-  vulnscan scan [DIR | --repo URL [--branch B] [--source connected|public]] [--base BRANCH]
+  vulnscan scan [DIR | --repo URL [--branch B] [--source connected|public] [--base BRANCH [--base-commit SHA] [--pull-request N]]]
                 [--target-url URL]... [--wait] [--fail-on SEVERITY] [--sarif FILE] [--json]
   vulnscan scan --local DIR [--fail-on SEVERITY] [--sarif FILE] [--json]
   vulnscan estimate [DIR | --repo URL [--branch B] [--source connected|public]] [--base BRANCH] [--json]

@@ -29,7 +29,8 @@ const pollEvery = 2 * time.Second
 // target is what a scan or an estimation names: a directory to upload or
 // a repository.
 type target struct {
-	dir, repo, branch, source, base string
+	dir, repo, branch, source, base, baseCommit string
+	pullRequest                                 int
 }
 
 func targetFlags(fs *flag.FlagSet, t *target) {
@@ -37,6 +38,8 @@ func targetFlags(fs *flag.FlagSet, t *target) {
 	fs.StringVar(&t.branch, "branch", "", "branch of --repo (default: the repository's default branch)")
 	fs.StringVar(&t.source, "source", "connected", "kind of --repo: connected (synced through an integration) or public")
 	fs.StringVar(&t.base, "base", "", "base branch: scan only what the branch changes against it (a pull-request scan)")
+	fs.StringVar(&t.baseCommit, "base-commit", "", "commit of the base branch to compare with instead of its tip (with --base)")
+	fs.IntVar(&t.pullRequest, "pull-request", 0, "pull request number on the git host, for review comments (with --base)")
 }
 
 func (t *target) resolve(pos []string) error {
@@ -53,6 +56,12 @@ func (t *target) resolve(pos []string) error {
 	if t.repo == "" && t.branch != "" {
 		return usagef("--branch needs --repo")
 	}
+	if t.repo == "" && t.base != "" {
+		return usagef("--base needs --repo: an uploaded directory has no history to compare with, so it is scanned in full")
+	}
+	if t.base == "" && (t.baseCommit != "" || t.pullRequest != 0) {
+		return usagef("--base-commit and --pull-request need --base")
+	}
 	return oneOf("source", t.source, "connected", "public")
 }
 
@@ -60,7 +69,7 @@ func (t *target) resolve(pos []string) error {
 // estimation entry and the scan's repo object.
 func (t *target) entry(ctx context.Context, c *client.Client, p *progress) (client.EstimationRepo, client.ScanRepo, error) {
 	if t.repo != "" {
-		return client.EstimationRepo{Source: t.source, RepoURL: t.repo, Branch: t.branch, BaseBranch: t.base},
+		return client.EstimationRepo{Source: t.source, RepoURL: t.repo, Branch: t.branch, BaseBranch: t.base, BaseCommit: t.baseCommit, PullRequest: t.pullRequest},
 			client.ScanRepo{URL: t.repo, Branch: t.branch, Source: t.source}, nil
 	}
 	pk, err := pack(t.dir)
@@ -73,7 +82,7 @@ func (t *target) entry(ctx context.Context, c *client.Client, p *progress) (clie
 		return client.EstimationRepo{}, client.ScanRepo{}, err
 	}
 	p.line("Uploaded as %s", up.RepoURL)
-	return client.EstimationRepo{Source: "upload", RepoURL: up.RepoURL, BaseBranch: t.base},
+	return client.EstimationRepo{Source: "upload", RepoURL: up.RepoURL},
 		client.ScanRepo{URL: up.RepoURL, Branch: "", Source: "upload"}, nil
 }
 

@@ -1,6 +1,7 @@
 // Package finding defines the finding record shared by every analyzer of the
 // scan engine, together with the helpers that make findings comparable across
-// scans: fingerprints, severity ordering, category validation and redaction.
+// scans: fingerprints and redaction. Severities and categories, and their order, are
+// pkg/vocab's.
 package finding
 
 import (
@@ -9,22 +10,12 @@ import (
 	"strings"
 )
 
-// Categories are the finding categories accepted by the findings service.
-var Categories = []string{
-	"injection", "xss", "auth", "access_control", "secrets", "ssrf",
-	"path_traversal", "deserialization", "crypto", "misconfiguration",
-	"dependency", "other",
-}
-
-// Severities from the most to the least severe.
-var Severities = []string{"critical", "high", "medium", "low", "info"}
-
 // Finding is one candidate vulnerability produced by an analyzer.
 type Finding struct {
 	RuleID         string
 	Title          string
-	Category       string
-	Severity       string
+	Category       string // a vocab.Category
+	Severity       string // a vocab.Severity
 	Description    string
 	RepoURL        string
 	AffectedFile   string // repository-relative, slash separated; the URL for live targets
@@ -37,6 +28,11 @@ type Finding struct {
 	Fingerprint    string
 	Confirmed      bool // passed automated verification
 	Language       string
+
+	// Path is the dataflow path of a taint finding, source to sink, one
+	// location per step (empty for findings without a flow). Pull request
+	// scans use it to tell whether a finding touches changed lines.
+	Path []Location `json:"-"`
 
 	// Evidence is what the analyzer established about the candidate, for
 	// the verification stage to weigh.
@@ -52,6 +48,13 @@ type Finding struct {
 	FingerprintKey string `json:"-"`
 	// Reproduce re-runs the check of a live-target finding; nil for others.
 	Reproduce func() bool `json:"-"`
+}
+
+// Location is one step of a finding's dataflow path: a repository-relative
+// file and a 1-based line.
+type Location struct {
+	File string
+	Line int
 }
 
 // Evidence describes how an analyzer reached a candidate.
@@ -72,38 +75,6 @@ type Evidence struct {
 	Constant bool
 	// Property: a property rule found the object's setting missing or off.
 	Property bool
-}
-
-// ValidCategory reports whether c is one of Categories.
-func ValidCategory(c string) bool {
-	for _, v := range Categories {
-		if v == c {
-			return true
-		}
-	}
-	return false
-}
-
-// SeverityRank returns 0 for critical up to 4 for info, and 5 for unknown values.
-func SeverityRank(s string) int {
-	for i, v := range Severities {
-		if v == s {
-			return i
-		}
-	}
-	return len(Severities)
-}
-
-// ValidSeverity reports whether s is one of Severities.
-func ValidSeverity(s string) bool { return SeverityRank(s) < len(Severities) }
-
-// Lower returns the severity one step below s (info stays info).
-func Lower(s string) string {
-	r := SeverityRank(s)
-	if r >= len(Severities)-1 {
-		return "info"
-	}
-	return Severities[r+1]
 }
 
 // NormalizeCode collapses all whitespace runs so that re-indentation does not
@@ -133,6 +104,3 @@ func Redact(secret string) string {
 	}
 	return string(r[:keep]) + strings.Repeat("*", 8)
 }
-
-// Ptr returns a pointer to s.
-func Ptr(s string) *string { return &s }

@@ -59,6 +59,11 @@ func (a *Analyzer) convert(df *dataflow.Finding, lineCache map[*ir.File][]string
 	}
 	if len(df.Steps) > 0 {
 		f.MermaidTrace = mermaid(df.Steps)
+		for _, s := range df.Steps {
+			if s.File != nil {
+				f.Path = append(f.Path, finding.Location{File: s.File.Path, Line: int(s.Pos.Line)})
+			}
+		}
 	}
 	f.Evidence = finding.Evidence{Flow: df.Kind == "flow", Steps: len(df.Steps), Source: df.Source, EntryPoint: df.Entry,
 		TypedSink: df.TypedSink, Constant: df.Kind == "const", Property: df.Kind == "property"}

@@ -9,8 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/vulnscan/vulnscan/pkg/engine/finding"
 	"github.com/vulnscan/vulnscan/pkg/engine/model"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	"gopkg.in/yaml.v3"
 )
 
@@ -198,9 +198,9 @@ func validateRule(r *ruleSpec) error {
 	switch {
 	case r.ID == "" || r.Title == "" || r.Description == "" || r.Class == "":
 		return fmt.Errorf("id, title, class and description are required")
-	case !finding.ValidCategory(r.Category):
+	case !vocab.Categories.Contains(r.Category):
 		return fmt.Errorf("unknown category %q", r.Category)
-	case !finding.ValidSeverity(r.Severity):
+	case !vocab.Severity(r.Severity).Valid():
 		return fmt.Errorf("unknown severity %q", r.Severity)
 	case !strings.HasPrefix(r.CWE, "CWE-") || !strings.Contains(r.OWASP, ":2021"):
 		return fmt.Errorf("cwe and owasp (2021) tags are required")

@@ -53,6 +53,7 @@ import (
 	"strings"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/finding"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // Confidence levels.
@@ -124,7 +125,7 @@ func Run(ctx context.Context, cands []finding.Finding, opt Options) ([]finding.F
 				st.DroppedTests++
 				continue
 			}
-			c.Severity = finding.Lower(c.Severity)
+			c.Severity = string(vocab.Severity(c.Severity).Lower())
 			c.Tags = append(c.Tags, "test-code")
 		}
 		lines := fileLines(files, opt.Dirs[c.RepoURL], c.AffectedFile)
@@ -323,7 +324,7 @@ func merge(in []finding.Finding, st *Stats) []finding.Finding {
 		}
 		st.Merged++
 		m := &out[idx]
-		if finding.SeverityRank(c.Severity) < finding.SeverityRank(m.Severity) {
+		if vocab.Severity(c.Severity).Rank() > vocab.Severity(m.Severity).Rank() {
 			m.Severity = c.Severity
 		}
 		if m.MermaidTrace == nil && c.MermaidTrace != nil {

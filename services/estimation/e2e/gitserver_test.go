@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"encoding/pem"
 	"net/http"
 	"net/http/cgi"
@@ -147,4 +148,47 @@ func must(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// hostAPI is the git host's REST API as the git hosting integration calls
+// it: it records every comment posted (pull request review comments,
+// pull request conversation comments, commit comments) and answers 201.
+type hostAPI struct {
+	*httptest.Server
+	mu    sync.Mutex
+	calls []hostCall
+}
+
+type hostCall struct {
+	Path string
+	Body map[string]any
+}
+
+func newHostAPI(t testing.TB) *hostAPI {
+	h := &hostAPI{}
+	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/comments") {
+			http.NotFound(w, r)
+			return
+		}
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, "bad json", http.StatusBadRequest)
+			return
+		}
+		h.mu.Lock()
+		h.calls = append(h.calls, hostCall{Path: r.URL.Path, Body: body})
+		h.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(`{"id":1}`))
+	}))
+	t.Cleanup(h.Close)
+	return h
+}
+
+func (h *hostAPI) got() []hostCall {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]hostCall(nil), h.calls...)
 }

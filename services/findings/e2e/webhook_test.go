@@ -326,3 +326,27 @@ func TestPublishEventValidation(t *testing.T) {
 		OrgId: uuid.NewString(), Type: "scan.completed", Data: data})
 	require.ErrorContains(t, err, "PermissionDenied")
 }
+
+// TestWebhookFindingCreatedOnApproval: with manual verification a finding
+// is created for webhooks when an operator approves it, not when reported.
+func TestWebhookFindingCreatedOnApproval(t *testing.T) {
+	t.Parallel()
+	o := newOrg(t, "manual")
+	recv := systest.NewWebhookReceiver(t)
+	hook, secret := createWebhook(t, o.WriteKey, recv.URL, "finding.created")
+	ids := report(t, newScan(t, o, "https://github.example.com/acme/manual-"+uuid.NewString()[:8]+".git"), fnd("m-1", "high"), fnd("m-2", "low"))
+	// The reports are recorded; nothing is visible, so nothing is queued
+	// (events are written in the reporting transaction).
+	require.Equal(t, 0, deliveriesOf(t, o.ReadKey, hook, "").Total)
+	_, err := intake.ApproveFinding(ctx(t), &findingsv1.ApproveFindingRequest{Id: ids[1]})
+	require.NoError(t, err)
+	got := recv.WaitFor(t, 1, time.Minute, "finding.created on approval", systest.OfType("finding.created"))
+	require.Equal(t, ids[1], findingOf(got[0])["id"])
+	require.True(t, got[0].Verify(secret))
+	// Approving again creates nothing new.
+	_, err = intake.ApproveFinding(ctx(t), &findingsv1.ApproveFindingRequest{Id: ids[1]})
+	require.NoError(t, err)
+	_, err = intake.RejectFinding(ctx(t), &findingsv1.RejectFindingRequest{Id: ids[0]})
+	require.NoError(t, err)
+	require.Equal(t, 1, deliveriesOf(t, o.ReadKey, hook, "").Total)
+}

@@ -252,6 +252,7 @@ func TestScanErrorsExitTwo(t *testing.T) {
 		{"unknown flag", o.WriteKey, []string{"scan", dir, "--frobnicate"}, "flag provided but not defined: -frobnicate"},
 		{"bad threshold", o.WriteKey, []string{"scan", dir, "--fail-on", "severe"}, "--fail-on must be one of critical, high, medium, low, info"},
 		{"dir and repo", o.WriteKey, []string{"scan", dir, "--repo", "https://git.example.com/a.git"}, "give a directory or --repo, not both"},
+		{"base without repo", o.WriteKey, []string{"scan", dir, "--base", "main"}, "--base needs --repo"},
 		{"local with targets", o.WriteKey, []string{"scan", "--local", dir, "--target-url", "https://example.com"}, "--local scans a directory"},
 		{"read-only key", o.ReadKey, []string{"scan", dir, "--wait", "--fail-on", "high"}, "403 Forbidden: API key missing required scope: write"},
 		{"insufficient credits", poor.WriteKey, []string{"scan", dir, "--wait", "--fail-on", "high"}, "402 Payment Required: Insufficient credits to start this scan"},

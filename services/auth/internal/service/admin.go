@@ -10,6 +10,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/validate"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/auth/internal/store"
 )
@@ -180,11 +181,11 @@ func (a *Admin) ConnectRepo(ctx context.Context, req *authv1.ConnectRepoRequest)
 	var enc []byte
 	if req.GetToken() != "" {
 		var err error
-		if enc, err = a.Box.Seal([]byte(req.GetToken()), store.RepoTokenAD(req.GetOrgId(), repoKey(req.GetUrl()))); err != nil {
+		if enc, err = a.Box.Seal([]byte(req.GetToken()), store.RepoTokenAD(req.GetOrgId(), vocab.RepoKey(req.GetUrl()))); err != nil {
 			return nil, err
 		}
 	}
-	r, err := a.Store.ConnectRepo(ctx, store.Repo{OrgID: req.GetOrgId(), URL: req.GetUrl(), CloneURL: clone, DefaultBranch: req.GetDefaultBranch(), TokenEnc: enc}, repoKey(req.GetUrl()))
+	r, err := a.Store.ConnectRepo(ctx, store.Repo{OrgID: req.GetOrgId(), URL: req.GetUrl(), CloneURL: clone, DefaultBranch: req.GetDefaultBranch(), TokenEnc: enc}, vocab.RepoKey(req.GetUrl()))
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/keycache"
 	"github.com/vulnscan/vulnscan/pkg/validate"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/auth/internal/store"
 )
@@ -78,7 +79,7 @@ func (s *Internal) GetConnectedRepo(ctx context.Context, req *authv1.GetConnecte
 	if err := validate.UUID("org_id", req.GetOrgId()); err != nil {
 		return nil, err
 	}
-	r, err := s.Store.RepoByURL(ctx, req.GetOrgId(), repoKey(req.GetUrl()))
+	r, err := s.Store.RepoByURL(ctx, req.GetOrgId(), vocab.RepoKey(req.GetUrl()))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierr.NotFound("Connected repository not found")
 	}
@@ -87,7 +88,7 @@ func (s *Internal) GetConnectedRepo(ctx context.Context, req *authv1.GetConnecte
 	}
 	token := ""
 	if len(r.TokenEnc) > 0 {
-		pt, _, err := s.Box.Open(r.TokenEnc, store.RepoTokenAD(r.OrgID, repoKey(req.GetUrl())))
+		pt, _, err := s.Box.Open(r.TokenEnc, store.RepoTokenAD(r.OrgID, vocab.RepoKey(req.GetUrl())))
 		if err != nil {
 			return nil, apierr.Internal.Wrap(err)
 		}

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -196,21 +195,6 @@ func (s *Service) announceOnce(ctx context.Context) (int, error) {
 		return n, err
 	}
 	return n, failed
-}
-
-// repoKey normalizes a repository URL for lookups: scheme and host in lower
-// case, no trailing slash or ".git".
-func repoKey(raw string) string {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return strings.TrimSpace(raw)
-	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = strings.ToLower(u.Host)
-	u.RawQuery, u.Fragment = "", ""
-	p := strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), ".git")
-	u.Path, u.RawPath = p, ""
-	return u.String()
 }
 
 func repoProto(r store.Repo) *authv1.Repo {

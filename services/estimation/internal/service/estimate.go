@@ -17,6 +17,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/archive"
 	"github.com/vulnscan/vulnscan/pkg/rmtree"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/detect"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/gitsrc"
@@ -244,7 +245,28 @@ func (s *Service) estimateRepo(ctx context.Context, e store.Estimation, r store.
 		return r, err
 	}
 	r.Status, r.Applications, r.Credits = "completed", res.Apps, res.Credits
+	if r.IsPR() {
+		r.Credits = PRCredits(res.Credits, r.ChangedLines)
+	}
 	return r, nil
+}
+
+// PRLinesPerCredit is how many changed lines one credit of a pull request
+// scan covers beyond the first.
+const PRLinesPerCredit = 1000
+
+// PRCredits prices a pull request (PR) scan of a repository whose full scan
+// costs full credits and whose change adds and deletes changedLines lines:
+// 1 + changedLines/PRLinesPerCredit, at least 1 and at most full-1, so it
+// always costs less than the full scan of the same commit, except that a
+// repository whose full scan costs the minimum of 1 credit costs 1 either
+// way. A repository in which nothing is detected costs 0, as in full.
+func PRCredits(full, changedLines int) int {
+	if full <= 0 {
+		return 0
+	}
+	c := 1 + changedLines/PRLinesPerCredit
+	return max(1, min(c, full-1))
 }
 
 func (s *Service) estimateGit(ctx context.Context, e store.Estimation, r *store.Repo) (*detect.Result, error) {
@@ -275,12 +297,12 @@ func (s *Service) estimateGit(ctx context.Context, e store.Estimation, r *store.
 		return nil, err
 	}
 	r.Branch, r.CommitSHA = branch, sha
-	key := RepoKey(r.RepoURL)
+	key := vocab.RepoKey(r.RepoURL)
 	if cached, err := s.Store.CachedResult(ctx, key, sha); err != nil {
 		return nil, err
 	} else if cached != nil {
 		r.FromCache = true
-		return cached, nil
+		return cached, s.sizeChange(ctx, remote, r)
 	}
 	snap, err := s.Fetcher.Clone(ctx, remote, branch)
 	if err != nil {
@@ -296,7 +318,27 @@ func (s *Service) estimateGit(ctx context.Context, e store.Estimation, r *store.
 	if err := s.Store.CacheResult(ctx, key, snap.Commit, res); err != nil {
 		return nil, err
 	}
+	if err := s.sizeChange(ctx, remote, r); err != nil {
+		return nil, err
+	}
 	return &res, nil
+}
+
+// sizeChange resolves the base of a pull request entry and measures the
+// change from it to the estimated head commit.
+func (s *Service) sizeChange(ctx context.Context, remote gitsrc.Remote, r *store.Repo) error {
+	if !r.IsPR() {
+		return nil
+	}
+	if r.BaseBranch == r.Branch {
+		return &gitsrc.Error{Msg: fmt.Sprintf("base branch %q is the branch being scanned; name another base_branch", r.BaseBranch)}
+	}
+	ch, err := s.Fetcher.Change(ctx, remote, r.Branch, r.CommitSHA, r.BaseBranch, r.RequestedBaseCommit)
+	if err != nil {
+		return err
+	}
+	r.BaseCommit, r.ChangedFiles, r.ChangedLines = ch.Base, ch.Files, ch.Lines
+	return nil
 }
 
 func (s *Service) estimateUpload(ctx context.Context, e store.Estimation, r *store.Repo) (*detect.Result, error) {
@@ -309,7 +351,7 @@ func (s *Service) estimateUpload(ctx context.Context, e store.Estimation, r *sto
 		return nil, err
 	}
 	r.CommitSHA = u.ContentHash
-	key := RepoKey(r.RepoURL)
+	key := vocab.RepoKey(r.RepoURL)
 	if cached, err := s.Store.CachedResult(ctx, key, u.ContentHash); err != nil {
 		return nil, err
 	} else if cached != nil {

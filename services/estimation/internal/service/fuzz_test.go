@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vulnscan/vulnscan/pkg/netguard"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 func FuzzValidateRepoURL(f *testing.F) {
@@ -31,7 +32,7 @@ func FuzzValidateRepoURL(f *testing.F) {
 		if ip, ok := netguard.ParseIPLiteral(strings.Trim(u.Hostname(), "[]")); ok && !netguard.IsPublic(ip) {
 			t.Fatalf("accepted non-public literal %q", raw)
 		}
-		_ = RepoKey(raw)
+		_ = vocab.RepoKey(raw)
 	})
 }
 
@@ -51,7 +52,7 @@ func TestValidateBranch(t *testing.T) {
 
 func TestRepoKey(t *testing.T) {
 	t.Parallel()
-	if RepoKey("HTTPS://GitHub.com/Acme/App.git/") != RepoKey("https://github.com/Acme/App") {
+	if vocab.RepoKey("HTTPS://GitHub.com/Acme/App.git/") != vocab.RepoKey("https://github.com/Acme/App") {
 		t.Fatal("keys differ")
 	}
 }

@@ -90,7 +90,8 @@ func (s *Internal) GetRepoSources(ctx context.Context, req *estimationv1.GetRepo
 	}
 	out := &estimationv1.GetRepoSourcesResponse{}
 	for _, r := range e.Repos {
-		src := &estimationv1.RepoSource{Source: r.Source, RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA, Status: r.Status}
+		src := &estimationv1.RepoSource{Source: r.Source, RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA, Status: r.Status,
+			BaseBranch: r.BaseBranch, BaseCommit: r.BaseCommit, PullRequest: int32(r.PullRequest)}
 		switch r.Source {
 		case SourcePublic:
 			src.CloneUrl = r.RepoURL
@@ -122,37 +123,34 @@ func (s *Internal) GetRepoSources(ctx context.Context, req *estimationv1.GetRepo
 // DownloadUpload streams an upload's archive in chunks of 1 MiB.
 func (s *Internal) DownloadUpload(req *estimationv1.DownloadUploadRequest, stream grpc.ServerStreamingServer[estimationv1.DownloadUploadResponse]) error {
 	ctx := stream.Context()
-	err := func() error {
-		if err := checkIDs("org_id", req.GetOrgId(), "upload_id", req.GetUploadId()); err != nil {
-			return err
+	if err := checkIDs("org_id", req.GetOrgId(), "upload_id", req.GetUploadId()); err != nil {
+		return err
+	}
+	u, err := s.Store.GetUpload(ctx, nil, req.GetOrgId(), req.GetUploadId())
+	if errors.Is(err, store.ErrNotFound) {
+		return apierr.NotFound("Upload not found")
+	}
+	if err != nil {
+		return err
+	}
+	r, err := s.Bucket.NewReader(ctx, u.BlobKey, nil)
+	if err != nil {
+		return fmt.Errorf("open upload blob: %w", err)
+	}
+	defer func() { _ = r.Close() }()
+	buf := make([]byte, 1<<20)
+	for {
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			if serr := stream.Send(&estimationv1.DownloadUploadResponse{Data: buf[:n]}); serr != nil {
+				return serr
+			}
 		}
-		u, err := s.Store.GetUpload(ctx, nil, req.GetOrgId(), req.GetUploadId())
-		if errors.Is(err, store.ErrNotFound) {
-			return apierr.NotFound("Upload not found")
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("read upload blob: %w", err)
 		}
-		r, err := s.Bucket.NewReader(ctx, u.BlobKey, nil)
-		if err != nil {
-			return fmt.Errorf("open upload blob: %w", err)
-		}
-		defer func() { _ = r.Close() }()
-		buf := make([]byte, 1<<20)
-		for {
-			n, err := io.ReadFull(r, buf)
-			if n > 0 {
-				if serr := stream.Send(&estimationv1.DownloadUploadResponse{Data: buf[:n]}); serr != nil {
-					return serr
-				}
-			}
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("read upload blob: %w", err)
-			}
-		}
-	}()
-	return s.streamError(ctx, "DownloadUpload", err)
+	}
 }

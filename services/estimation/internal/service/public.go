@@ -17,6 +17,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/principal"
 	"github.com/vulnscan/vulnscan/pkg/validate"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/store"
@@ -53,6 +54,47 @@ func ValidateRepoURL(guard *netguard.Guard, field, raw string) error {
 	return nil
 }
 
+var commitHash = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
+
+// validateBase checks the pull request fields of one entry (f is its field
+// path, e.g. "repos[0]"). What only the repository can tell (the base
+// branch exists, base_commit is in its history, the change is not empty)
+// is checked by the estimation job and fails the entry with its error, as
+// an unknown branch does.
+func validateBase(f string, r *estimationv1.RepoRef) error {
+	base, commit := r.GetBaseBranch(), r.GetBaseCommit()
+	if r.GetSource() == SourceUpload && (base != "" || commit != "" || r.GetPullRequest() != 0) {
+		field := "base_branch"
+		switch {
+		case base != "":
+		case commit != "":
+			field = "base_commit"
+		default:
+			field = "pull_request"
+		}
+		return apierr.Invalid("%s.%s is not supported for uploads: an archive has no history to compare with; scan the archive in full", f, field)
+	}
+	if commit != "" && base == "" {
+		return apierr.Invalid("%s.base_commit requires %s.base_branch", f, f)
+	}
+	if r.GetPullRequest() != 0 && base == "" {
+		return apierr.Invalid("%s.pull_request requires %s.base_branch", f, f)
+	}
+	if r.GetPullRequest() < 0 {
+		return apierr.Invalid("%s.pull_request must be a positive pull request number", f)
+	}
+	if err := ValidateBranch(f+".base_branch", base); err != nil {
+		return err
+	}
+	if commit != "" && !commitHash.MatchString(commit) {
+		return apierr.Invalid("%s.base_commit must be a 40-character hexadecimal commit hash", f)
+	}
+	if base != "" && base == r.GetBranch() {
+		return apierr.Invalid("%s.base_branch must differ from %s.branch", f, f)
+	}
+	return nil
+}
+
 func (s *Public) CreateCostEstimation(ctx context.Context, req *estimationv1.CreateCostEstimationRequest) (*estimationv1.CreateCostEstimationResponse, error) {
 	p, err := principal.From(ctx)
 	if err != nil {
@@ -84,6 +126,9 @@ func (s *Public) CreateCostEstimation(ctx context.Context, req *estimationv1.Cre
 		if err := ValidateBranch(f+".branch", r.GetBranch()); err != nil {
 			return nil, err
 		}
+		if err := validateBase(f, r); err != nil {
+			return nil, err
+		}
 		raw := strings.TrimSpace(r.GetRepoUrl())
 		switch r.GetSource() {
 		case SourceUpload:
@@ -100,7 +145,8 @@ func (s *Public) CreateCostEstimation(ctx context.Context, req *estimationv1.Cre
 				return nil, err
 			}
 		}
-		e.Repos = append(e.Repos, store.Repo{Source: r.GetSource(), RepoURL: raw, RequestedBranch: r.GetBranch()})
+		e.Repos = append(e.Repos, store.Repo{Source: r.GetSource(), RepoURL: raw, RequestedBranch: r.GetBranch(),
+			BaseBranch: r.GetBaseBranch(), RequestedBaseCommit: strings.ToLower(r.GetBaseCommit()), PullRequest: int(r.GetPullRequest())})
 	}
 	if len(uploadIDs) > 0 {
 		exist, err := s.Store.UploadsExist(ctx, p.OrgID, uploadIDs)
@@ -146,13 +192,11 @@ func (s *Public) ListCostEstimations(ctx context.Context, req *estimationv1.List
 	if err != nil {
 		return nil, err
 	}
-	limit, offset := DefaultLimit, 0
-	if req.Limit != nil {
-		if req.GetLimit() < 1 || req.GetLimit() > MaxLimit {
-			return nil, apierr.Invalid("limit must be between 1 and %d", MaxLimit)
-		}
-		limit = int(req.GetLimit())
+	_, limit32, err := vocab.Page(nil, req.Limit, vocab.DefaultEstimationPageLimit)
+	if err != nil {
+		return nil, err
 	}
+	limit, offset := int(limit32), 0
 	if req.Offset != nil {
 		if req.GetOffset() < 0 {
 			return nil, apierr.Invalid("offset must be at least 0")

@@ -7,7 +7,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/url"
 	"path"
@@ -16,11 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"gocloud.dev/blob"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/archive"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
@@ -36,12 +32,16 @@ const (
 	SourceUpload    = "upload"
 )
 
+// Scan types of an estimation entry: "pr" when it names a base.
+const (
+	ScanTypeFull = "full"
+	ScanTypePR   = "pr"
+)
+
 // Limits of the API.
 const (
 	MaxRepos       = 20
 	MaxUploadBytes = 100 << 20
-	DefaultLimit   = 50
-	MaxLimit       = 100
 )
 
 // Enqueuer inserts the estimation job in the caller's transaction and
@@ -86,21 +86,6 @@ type Internal struct {
 	*Service
 }
 
-// RepoKey normalizes a repository URL for the cache and lookups: scheme and
-// host in lower case, no credentials, query, trailing slash or ".git".
-func RepoKey(raw string) string {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return strings.TrimSpace(raw)
-	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = strings.ToLower(u.Host)
-	u.User, u.RawQuery, u.Fragment = nil, "", ""
-	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), ".git")
-	u.RawPath = ""
-	return u.String()
-}
-
 // repoName is the last path element of a repository URL.
 func repoName(raw string) string {
 	if id, ok := strings.CutPrefix(raw, "upload://"); ok {
@@ -124,13 +109,23 @@ func estimationProto(e store.Estimation) *estimationv1.CostEstimation {
 		Repos: []*estimationv1.RepoRef{}, RepoResults: []*estimationv1.RepoResult{},
 	}
 	for _, r := range e.Repos {
-		out.Repos = append(out.Repos, &estimationv1.RepoRef{Source: r.Source, RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA})
+		base := r.BaseCommit
+		if base == "" {
+			base = r.RequestedBaseCommit
+		}
+		out.Repos = append(out.Repos, &estimationv1.RepoRef{Source: r.Source, RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA,
+			BaseBranch: r.BaseBranch, BaseCommit: base, PullRequest: int32(r.PullRequest)})
 		if r.Status == "pending" {
 			continue
 		}
 		rr := &estimationv1.RepoResult{
 			RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA, Status: r.Status, FromCache: r.FromCache,
 			Credits: int32(r.Credits), Error: r.Error, Source: r.Source, Applications: []*estimationv1.Application{},
+			ScanType: ScanTypeFull,
+		}
+		if r.IsPR() {
+			rr.ScanType, rr.BaseBranch, rr.BaseCommit = ScanTypePR, r.BaseBranch, r.BaseCommit
+			rr.ChangedFiles, rr.ChangedLines = int32(r.ChangedFiles), int32(r.ChangedLines)
 		}
 		for _, a := range r.Applications {
 			rr.Applications = append(rr.Applications, &estimationv1.Application{AppName: a.Name, AppRootPath: a.Root, Architecture: a.Architecture})
@@ -138,30 +133,6 @@ func estimationProto(e store.Estimation) *estimationv1.CostEstimation {
 		out.RepoResults = append(out.RepoResults, rr)
 	}
 	return out
-}
-
-// streamError is the translator for streaming RPCs, which the unary
-// interceptor chain does not see: domain errors keep their status, anything
-// else is logged and becomes a generic Internal error.
-func (s *Service) streamError(ctx context.Context, method string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var ae *apierr.Error
-	switch {
-	case errors.As(err, &ae):
-		if ae.Status >= 500 {
-			s.Log.ErrorContext(ctx, "request failed", "method", method, "error", err.Error())
-		}
-		return ae.GRPCStatus().Err()
-	case errors.Is(err, context.Canceled):
-		return status.Error(codes.Canceled, "request canceled")
-	}
-	if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown && st.Code() != codes.Internal {
-		return err
-	}
-	s.Log.ErrorContext(ctx, "unexpected error", "method", method, "error", err.Error())
-	return status.Error(codes.Internal, apierr.Internal.Message)
 }
 
 func ts(t time.Time) *timestamppb.Timestamp { return timestamppb.New(t) }

@@ -26,7 +26,7 @@ func (s *Uploads) CreateUpload(stream grpc.ClientStreamingServer[estimationv1.Cr
 	ctx := stream.Context()
 	resp, err := s.createUpload(ctx, stream)
 	if err != nil {
-		return s.streamError(ctx, "CreateUpload", err)
+		return err
 	}
 	return stream.SendAndClose(resp)
 }

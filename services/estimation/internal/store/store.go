@@ -73,7 +73,17 @@ type Repo struct {
 	FromCache                                  bool
 	Credits                                    int
 	Applications                               []detect.App
+	// BaseBranch names the base of a pull request (PR) entry, empty for a
+	// full one; RequestedBaseCommit pins it to a commit of that branch.
+	// BaseCommit is the resolved base, ChangedFiles and ChangedLines the
+	// size of the change from it to CommitSHA.
+	BaseBranch, RequestedBaseCommit, BaseCommit string
+	PullRequest                                 int
+	ChangedFiles, ChangedLines                  int
 }
+
+// IsPR tells whether the entry is a pull request entry.
+func (r Repo) IsPR() bool { return r.BaseBranch != "" }
 
 type Estimation struct {
 	ID, OrgID, UserID, Name, TaskID, Status string
@@ -246,8 +256,10 @@ func (s *Store) CreateEstimation(ctx context.Context, tx pgx.Tx, e Estimation) (
 	for i := range e.Repos {
 		r := &e.Repos[i]
 		r.Position, r.Status = i, "pending"
-		if _, err := tx.Exec(ctx, `INSERT INTO estimation.estimation_repos (estimation_id, position, source, repo_url, requested_branch, branch)
-			VALUES ($1, $2, $3, $4, $5, $5)`, e.ID, i, r.Source, r.RepoURL, r.RequestedBranch); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO estimation.estimation_repos (estimation_id, position, source, repo_url, requested_branch, branch,
+			base_branch, requested_base_commit, pull_request)
+			VALUES ($1, $2, $3, $4, $5, $5, $6, $7, $8)`, e.ID, i, r.Source, r.RepoURL, r.RequestedBranch,
+			r.BaseBranch, r.RequestedBaseCommit, r.PullRequest); err != nil {
 			return e, fmt.Errorf("insert estimation repo: %w", err)
 		}
 	}
@@ -293,7 +305,8 @@ func (s *Store) loadRepos(ctx context.Context, es []*Estimation) error {
 		byID[e.ID] = e
 		e.Repos = []Repo{}
 	}
-	rows, err := s.Pool.Query(ctx, `SELECT estimation_id::text, position, source, repo_url, requested_branch, branch, commit_sha, clone_url, status, from_cache, credits, applications, error
+	rows, err := s.Pool.Query(ctx, `SELECT estimation_id::text, position, source, repo_url, requested_branch, branch, commit_sha, clone_url, status, from_cache, credits, applications, error,
+		base_branch, requested_base_commit, base_commit, pull_request, changed_files, changed_lines
 		FROM estimation.estimation_repos WHERE estimation_id = ANY($1::uuid[]) ORDER BY estimation_id, position`, ids)
 	if err != nil {
 		return fmt.Errorf("read estimation repos: %w", err)
@@ -303,7 +316,8 @@ func (s *Store) loadRepos(ctx context.Context, es []*Estimation) error {
 		var id string
 		var r Repo
 		var apps []byte
-		if err := rows.Scan(&id, &r.Position, &r.Source, &r.RepoURL, &r.RequestedBranch, &r.Branch, &r.CommitSHA, &r.CloneURL, &r.Status, &r.FromCache, &r.Credits, &apps, &r.Error); err != nil {
+		if err := rows.Scan(&id, &r.Position, &r.Source, &r.RepoURL, &r.RequestedBranch, &r.Branch, &r.CommitSHA, &r.CloneURL, &r.Status, &r.FromCache, &r.Credits, &apps, &r.Error,
+			&r.BaseBranch, &r.RequestedBaseCommit, &r.BaseCommit, &r.PullRequest, &r.ChangedFiles, &r.ChangedLines); err != nil {
 			return err
 		}
 		if err := json.Unmarshal(apps, &r.Applications); err != nil {
@@ -362,10 +376,11 @@ func (s *Store) SaveRepoResult(ctx context.Context, id string, r Repo) error {
 		apps = []byte("[]")
 	}
 	_, err = s.Pool.Exec(ctx, `UPDATE estimation.estimation_repos SET branch = $3, commit_sha = $4, clone_url = $5, status = $6, from_cache = $7,
-		credits = $8, applications = $9, error = $10
+		credits = $8, applications = $9, error = $10, base_commit = $11, changed_files = $12, changed_lines = $13
 		WHERE estimation_id = $1 AND position = $2 AND status = 'pending'
 		  AND EXISTS (SELECT 1 FROM estimation.estimations WHERE id = $1 AND status IN ('pending', 'running'))`,
-		id, r.Position, r.Branch, r.CommitSHA, r.CloneURL, r.Status, r.FromCache, r.Credits, apps, r.Error)
+		id, r.Position, r.Branch, r.CommitSHA, r.CloneURL, r.Status, r.FromCache, r.Credits, apps, r.Error,
+		r.BaseCommit, r.ChangedFiles, r.ChangedLines)
 	if err != nil {
 		return fmt.Errorf("save repo result: %w", err)
 	}

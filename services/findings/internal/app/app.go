@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"time"
 
@@ -38,7 +39,10 @@ type Config struct {
 	DeliveryMaxAttempts int
 	CountFoldEvery      time.Duration
 	RiskExpiryEvery     time.Duration
-	Webhooks            WebhookConfig
+	// PublicURL is where users reach the API; links in pull request
+	// comments point under it.
+	PublicURL string
+	Webhooks  WebhookConfig
 }
 
 // WebhookConfig tunes the outbound webhooks.
@@ -68,9 +72,13 @@ func ReadConfig(env *config.Env) (Config, error) {
 			MaxBackoff:  env.Duration("FINDINGS_WEBHOOK_MAX_BACKOFF", 4*time.Hour),
 			MaxAttempts: env.Int("FINDINGS_WEBHOOK_MAX_ATTEMPTS", 12),
 		},
+		PublicURL: env.String("VULNSCAN_PUBLIC_URL", "http://"+env.String("VULNSCAN_HTTP_ADDR", config.DefaultHTTPAddr)),
 	}
 	if w := c.Webhooks; w.MaxPerOrg < 1 || w.MaxAttempts < 1 || w.Poll <= 0 || w.Backoff <= 0 || w.MaxBackoff < w.Backoff {
 		env.Fail(fmt.Errorf("FINDINGS_MAX_WEBHOOKS and FINDINGS_WEBHOOK_MAX_ATTEMPTS must be at least 1, FINDINGS_WEBHOOK_POLL and FINDINGS_WEBHOOK_BACKOFF positive, FINDINGS_WEBHOOK_MAX_BACKOFF at least the backoff"))
+	}
+	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		env.Fail(fmt.Errorf("VULNSCAN_PUBLIC_URL must be an http or https URL"))
 	}
 	if c.RiskExpiryEvery <= 0 {
 		env.Fail(fmt.Errorf("FINDINGS_RISK_EXPIRY_EVERY must be positive"))
@@ -138,9 +146,10 @@ func Run(ctx context.Context, version string) error {
 	findingsv1.RegisterFindingsIntakeServiceServer(p.GRPC, &service.Intake{Service: svc})
 	findingsv1.RegisterFindingsIntakeServiceServer(p.Admin, &service.Intake{Service: svc})
 	findingsv1.RegisterFindingsAdminServiceServer(p.Admin, &service.Admin{Service: svc})
+	findingsv1.RegisterFindingsInboundServiceServer(p.GRPC, &service.Inbound{Service: svc, Now: time.Now})
 	w := &delivery.Worker{Store: st, Box: box, Client: guard.Client(20*time.Second, 3), Log: log,
 		Poll: cfg.DeliveryPoll, BaseBackoff: cfg.DeliveryBackoff, MaxBackoff: cfg.DeliveryMaxBackoff,
-		MaxAttempts: cfg.DeliveryMaxAttempts, Batch: 20}
+		MaxAttempts: cfg.DeliveryMaxAttempts, Batch: 20, PublicURL: cfg.PublicURL}
 	p.Worker(w.Run)
 	// Outbound webhooks: the API on the public listener, event publishing
 	// for the scan and estimation services, operator access on the admin

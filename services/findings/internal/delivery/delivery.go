@@ -46,6 +46,9 @@ type Worker struct {
 	MaxBackoff  time.Duration
 	MaxAttempts int // attempts before an event is dead-lettered
 	Batch       int
+	// PublicURL is the API's address as users reach it (VULNSCAN_PUBLIC_URL);
+	// pull request comments link to findings under it.
+	PublicURL string
 }
 
 // Run polls for due events and delivers them, a batch at a time.
@@ -144,6 +147,9 @@ type request struct {
 	headers map[string]string
 	// parse extracts the created issue's id from the answer, if any.
 	parse func([]byte) (string, error)
+	// ref names what the answer says was created for the finding (a git
+	// host comment), so that replies and reactions to it find the finding.
+	ref func([]byte) string
 }
 
 // send delivers d and returns the external issue id it created, if any.
@@ -176,9 +182,28 @@ func (w *Worker) send(ctx context.Context, d store.Delivery) (string, error) {
 		_, err = w.postAll(ctx, reqs, d, secret, "")
 		return "", err
 	}
+	if d.Event == store.EventReviewSummary {
+		var sum store.ReviewSummary
+		if err := json.Unmarshal(d.Payload, &sum); err != nil {
+			return "", fmt.Errorf("decode event: %w", err)
+		}
+		if reqs, err = w.buildSummary(d, sum, token); err != nil {
+			return "", err
+		}
+		_, err = w.postAll(ctx, reqs, d, secret, "")
+		return "", err
+	}
 	var ev store.Event
 	if err := json.Unmarshal(d.Payload, &ev); err != nil {
 		return "", fmt.Errorf("decode event: %w", err)
+	}
+	if d.Event == store.EventReviewComment {
+		if reqs, err = w.buildReview(d, ev, token); err != nil {
+			return "", err
+		}
+		// A review comment creates no issue to remember for the finding.
+		_, err = w.postAll(ctx, reqs, d, secret, "")
+		return d.ExternalID, err
 	}
 	reqs, err = build(d, ev, token)
 	if err != nil {
@@ -209,6 +234,15 @@ func (w *Worker) postAll(ctx context.Context, reqs []request, d store.Delivery, 
 		if r.parse != nil {
 			if ext, err = r.parse(answer); err != nil {
 				return "", err
+			}
+		}
+		if r.ref != nil && d.FindingID != "" {
+			// The post is done: failing to remember it only costs replies
+			// to it their finding, so it is logged, not retried.
+			if ref := r.ref(answer); ref != "" {
+				if err := w.Store.RecordRef(ctx, d.Integration.ID, d.FindingID, ref); err != nil {
+					w.Log.Error("record integration ref", "event", d.ID, "error", err)
+				}
 			}
 		}
 	}
@@ -310,6 +344,18 @@ func githubHeaders(token string) map[string]string {
 	return h
 }
 
+// githubCommentRef is "comment:ID" of the comment a git host answer
+// created, or "" when the answer names none.
+func githubCommentRef(b []byte) string {
+	var r struct {
+		ID int64 `json:"id"`
+	}
+	if json.Unmarshal(b, &r) != nil || r.ID <= 0 {
+		return ""
+	}
+	return "comment:" + strconv.FormatInt(r.ID, 10)
+}
+
 // build returns the calls that deliver ev to d's integration.
 func build(d store.Delivery, ev store.Event, token string) ([]request, error) {
 	base := strings.TrimSuffix(d.Integration.URL, "/")
@@ -327,7 +373,7 @@ func build(d store.Delivery, ev store.Event, token string) ([]request, error) {
 		switch {
 		case ev.Scan.PullRequest > 0:
 			return []request{{url: fmt.Sprintf("%s/repos/%s/%s/issues/%d/comments", base, owner, repo, ev.Scan.PullRequest),
-				body: map[string]any{"body": msg}, headers: h}}, nil
+				body: map[string]any{"body": msg}, headers: h, ref: githubCommentRef}}, nil
 		case ev.Scan.CommitSHA != "":
 			body := map[string]any{"body": msg}
 			if ev.Finding.AffectedFile != "" {
@@ -337,7 +383,7 @@ func build(d store.Delivery, ev store.Event, token string) ([]request, error) {
 				}
 			}
 			return []request{{url: fmt.Sprintf("%s/repos/%s/%s/commits/%s/comments", base, owner, repo, url.PathEscape(ev.Scan.CommitSHA)),
-				body: body, headers: h}}, nil
+				body: body, headers: h, ref: githubCommentRef}}, nil
 		}
 		return nil, errNoTarget
 

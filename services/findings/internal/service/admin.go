@@ -26,7 +26,8 @@ const WebhookKind = delivery.WebhookKind
 
 func integrationProto(i store.Integration) *findingsv1.Integration {
 	return &findingsv1.Integration{Id: i.ID, OrgId: i.OrgID, Kind: i.Kind, Name: i.Name, Url: i.URL, Project: i.Project,
-		HasToken: len(i.TokenEnc) > 0, HasSecret: len(i.SecretEnc) > 0, CreatedAt: timestamppb.New(i.CreatedAt)}
+		HasToken: len(i.TokenEnc) > 0, HasSecret: len(i.SecretEnc) > 0, CreatedAt: timestamppb.New(i.CreatedAt),
+		HasInboundSecret: len(i.InboundSecretEnc) > 0}
 }
 
 func (a *Admin) AddIntegration(ctx context.Context, req *findingsv1.AddIntegrationRequest) (*findingsv1.AddIntegrationResponse, error) {
@@ -42,7 +43,7 @@ func (a *Admin) AddIntegration(ctx context.Context, req *findingsv1.AddIntegrati
 	if (req.GetKind() == "jira" || req.GetKind() == "linear") && strings.TrimSpace(req.GetProject()) == "" {
 		return nil, apierr.Invalid("project is required for %s (the Jira project key or Linear team id)", req.GetKind())
 	}
-	for _, c := range []struct{ name, v string }{{"name", req.GetName()}, {"project", req.GetProject()}, {"token", req.GetToken()}, {"secret", req.GetSecret()}} {
+	for _, c := range []struct{ name, v string }{{"name", req.GetName()}, {"project", req.GetProject()}, {"token", req.GetToken()}, {"secret", req.GetSecret()}, {"inbound_secret", req.GetInboundSecret()}} {
 		if err := validate.MaxLen(c.name, c.v, 1000); err != nil {
 			return nil, err
 		}
@@ -77,11 +78,27 @@ func (a *Admin) AddIntegration(ctx context.Context, req *findingsv1.AddIntegrati
 			return nil, apierr.Internal.Wrap(err)
 		}
 	}
+	// The git host and the chat sign the events they send back with the
+	// inbound secret; one is generated when the operator gives none.
+	inboundSecret := req.GetInboundSecret()
+	if inboundSecret != "" && len(inboundSecret) < 16 {
+		return nil, apierr.Invalid("inbound_secret must be at least 16 characters")
+	}
+	if inboundSecret == "" && (req.GetKind() == providerGitHub || req.GetKind() == providerSlack) {
+		if inboundSecret, err = newInboundSecret(); err != nil {
+			return nil, apierr.Internal.Wrap(err)
+		}
+	}
+	if inboundSecret != "" {
+		if i.InboundSecretEnc, err = a.Box.Seal([]byte(inboundSecret), store.IntegrationInboundSecretAD(i.ID)); err != nil {
+			return nil, apierr.Internal.Wrap(err)
+		}
+	}
 	out, err := a.Store.AddIntegration(ctx, i)
 	if err != nil {
 		return nil, err
 	}
-	return &findingsv1.AddIntegrationResponse{Integration: integrationProto(out)}, nil
+	return &findingsv1.AddIntegrationResponse{Integration: integrationProto(out), InboundSecret: inboundSecret}, nil
 }
 
 func (a *Admin) ListIntegrations(ctx context.Context, req *findingsv1.ListIntegrationsRequest) (*findingsv1.ListIntegrationsResponse, error) {

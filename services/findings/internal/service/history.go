@@ -7,9 +7,9 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
-	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/principal"
 	"github.com/vulnscan/vulnscan/pkg/validate"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
@@ -29,22 +29,11 @@ func (p *Public) GetFindingHistory(ctx context.Context, req *findingsv1.GetFindi
 	if err := validate.UUID("id", req.GetId()); err != nil {
 		return nil, err
 	}
-	page, limit := int32(1), int32(DefaultLimit)
-	if req.Page != nil {
-		if page = req.GetPage(); page < 1 {
-			return nil, apierr.Invalid("page must be at least 1")
-		}
+	page, limit, err := vocab.Page(req.Page, req.Limit, vocab.DefaultPageLimit)
+	if err != nil {
+		return nil, err
 	}
-	if req.Limit != nil {
-		if limit = req.GetLimit(); limit < 1 || limit > MaxLimit {
-			return nil, apierr.Invalid("limit must be between 1 and %d", MaxLimit)
-		}
-	}
-	offset := int64(page-1) * int64(limit)
-	if offset > 1<<31 {
-		return nil, apierr.Invalid("page is too large")
-	}
-	entries, total, err := p.Store.History(ctx, caller.OrgID, req.GetId(), int(limit), int(offset))
+	entries, total, err := p.Store.History(ctx, caller.OrgID, req.GetId(), int(limit), int(page-1)*int(limit))
 	if err != nil {
 		return nil, translate(err)
 	}

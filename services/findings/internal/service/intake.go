@@ -48,6 +48,22 @@ func (s *Intake) RegisterScan(ctx context.Context, req *findingsv1.RegisterScanR
 	return &findingsv1.RegisterScanResponse{ScanId: req.GetScanId(), Created: created}, nil
 }
 
+// CompleteScan is called once a scan reported all its findings; for a PR
+// scan it queues the review comments and summary (store.CompleteScan).
+func (s *Intake) CompleteScan(ctx context.Context, req *findingsv1.CompleteScanRequest) (*findingsv1.CompleteScanResponse, error) {
+	if err := validate.UUID("scan_id", req.GetScanId()); err != nil {
+		return nil, err
+	}
+	if err := validate.UUID("org_id", req.GetOrgId()); err != nil {
+		return nil, err
+	}
+	n, err := s.Store.CompleteScan(ctx, req.GetOrgId(), req.GetScanId())
+	if err != nil {
+		return nil, translate(err)
+	}
+	return &findingsv1.CompleteScanResponse{Queued: int32(n)}, nil
+}
+
 func reported(i int, f *findingsv1.ReportedFinding) (store.Reported, error) {
 	field := func(name string) string { return "findings[" + strconv.Itoa(i) + "]." + name }
 	r := store.Reported{Fingerprint: f.GetFingerprint(), Title: f.GetTitle(), Category: f.GetCategory(), Severity: f.GetSeverity(),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/validate"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
 
@@ -37,7 +38,7 @@ type searcher interface {
 // The found_at window is half-open: found_since is inclusive, found_until
 // exclusive, so consecutive windows never count a finding twice. repo_url
 // is compared after the normalization findings are stored under
-// (store.RepoKey). affected_file is a byte-exact prefix, q a substring
+// (vocab.RepoKey). affected_file is a byte-exact prefix, q a substring
 // ignoring case; neither has wildcards.
 func search(r searcher, f *store.Filter, prefix string) error {
 	var err error
@@ -54,7 +55,7 @@ func search(r searcher, f *store.Filter, prefix string) error {
 		if err := text(prefix+"repo_url", v, MaxRepoURL); err != nil {
 			return err
 		}
-		if f.RepoKey = store.RepoKey(v); f.RepoKey == "" {
+		if f.RepoKey = vocab.RepoKey(v); f.RepoKey == "" {
 			return apierr.Invalid("%srepo_url must be a repository URL", prefix)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // seedOccurrences inserts the seeded occurrences, with the list keys the
@@ -242,7 +243,7 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 	}{
 		{"since(~1/2)", Filter{FoundSince: day.Add(24 * time.Hour)}},
 		{"since+until(1h)", Filter{FoundSince: day, FoundUntil: day.Add(time.Hour)}},
-		{"repo(100k)", Filter{RepoKey: RepoKey("https://git.example.com/acme/repo3.git")}},
+		{"repo(100k)", Filter{RepoKey: vocab.RepoKey("https://git.example.com/acme/repo3.git")}},
 		{"category=xss(83k)", Filter{Category: "xss"}},
 		{"tag=pci(10k)", Filter{Tag: "pci"}},
 		{"tag=cwe-7(25k)", Filter{Tag: "cwe-7"}},
@@ -250,7 +251,7 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 		{"file=src/svc7/pkg3/(2.9k)", Filter{FilePrefix: "src/svc7/pkg3/"}},
 		{"q=handler4242(200)", Filter{Text: "handler4242"}},
 		{"q=traversal(200k)", Filter{Text: "TRAVERSAL"}},
-		{"repo+category+state=open", Filter{RepoKey: RepoKey("https://git.example.com/acme/repo3"), Category: "xss", State: "open"}},
+		{"repo+category+state=open", Filter{RepoKey: vocab.RepoKey("https://git.example.com/acme/repo3"), Category: "xss", State: "open"}},
 		{"sev=high+tag=cwe-7+since", Filter{Severity: "high", Tag: "cwe-7", FoundSince: day}},
 		{"scan42+q=sql", Filter{ScanID: scan, Text: "sql"}},
 		{"rescan+file=src/svc7/", Filter{ScanID: rescan, FilePrefix: "src/svc7/"}},

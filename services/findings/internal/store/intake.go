@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // repoKey is the repository identity findings are keyed by.
@@ -20,7 +21,7 @@ func (sc Scan) repoKey() string {
 	if sc.Key != "" {
 		return sc.Key
 	}
-	return RepoKey(sc.RepoURL)
+	return vocab.RepoKey(sc.RepoURL)
 }
 
 // RegisterScan records a scan; registering it again changes nothing.

@@ -36,6 +36,13 @@ func IntegrationSecretAD(id string) secretbox.AD {
 var SealedColumns = []boot.SealedColumn{
 	{Table: "findings.integrations", Column: "token_enc", Key: "id", RowExpr: "id::text"},
 	{Table: "findings.integrations", Column: "secret_enc", Key: "id", RowExpr: "id::text"},
+	{Table: "findings.integrations", Column: "inbound_secret_enc", Key: "id", RowExpr: "id::text"},
+}
+
+// IntegrationInboundSecretAD binds an integration's sealed inbound secret
+// (which verifies the events it receives) to its row and purpose.
+func IntegrationInboundSecretAD(id string) secretbox.AD {
+	return secretbox.AD{Table: "findings.integrations", Column: "inbound_secret_enc", Row: id}
 }
 
 // Integration is an organization's outbound integration.
@@ -44,15 +51,16 @@ type Integration struct {
 	// URLEnc holds the sealed URL that deliveries post to.
 	ID, OrgID, Kind, Name, URL, Project string
 	URLEnc, TokenEnc, SecretEnc         []byte
+	InboundSecretEnc                    []byte
 	CreatedAt                           time.Time
 	RemovedAt                           *time.Time
 }
 
-const integrationCols = `id::text, org_id::text, kind, name, url, project, url_enc, token_enc, secret_enc, created_at, removed_at`
+const integrationCols = `id::text, org_id::text, kind, name, url, project, url_enc, token_enc, secret_enc, created_at, removed_at, inbound_secret_enc`
 
 func scanIntegration(r scanner) (Integration, error) {
 	var i Integration
-	err := r.Scan(&i.ID, &i.OrgID, &i.Kind, &i.Name, &i.URL, &i.Project, &i.URLEnc, &i.TokenEnc, &i.SecretEnc, &i.CreatedAt, &i.RemovedAt)
+	err := r.Scan(&i.ID, &i.OrgID, &i.Kind, &i.Name, &i.URL, &i.Project, &i.URLEnc, &i.TokenEnc, &i.SecretEnc, &i.CreatedAt, &i.RemovedAt, &i.InboundSecretEnc)
 	return i, err
 }
 
@@ -61,8 +69,9 @@ func (s *Store) AddIntegration(ctx context.Context, i Integration) (Integration,
 	if i.ID == "" {
 		i.ID = uuid.NewString()
 	}
-	row := s.Pool.QueryRow(ctx, `INSERT INTO findings.integrations (id, org_id, kind, name, url, project, url_enc, token_enc, secret_enc)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING `+integrationCols, i.ID, i.OrgID, i.Kind, i.Name, i.URL, i.Project, i.URLEnc, i.TokenEnc, i.SecretEnc)
+	row := s.Pool.QueryRow(ctx, `INSERT INTO findings.integrations (id, org_id, kind, name, url, project, url_enc, token_enc, secret_enc, inbound_secret_enc)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING `+integrationCols,
+		i.ID, i.OrgID, i.Kind, i.Name, i.URL, i.Project, i.URLEnc, i.TokenEnc, i.SecretEnc, i.InboundSecretEnc)
 	out, err := scanIntegration(row)
 	if err != nil {
 		return out, fmt.Errorf("insert integration: %w", err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 func TestPrefixEnd(t *testing.T) {
@@ -76,7 +77,7 @@ func TestSearchFilters(t *testing.T) {
 		if _, err := s.RegisterScan(ctx, sc); err != nil {
 			t.Fatal(err)
 		}
-		repoOf[sc.ID] = RepoKey(sc.RepoURL)
+		repoOf[sc.ID] = vocab.RepoKey(sc.RepoURL)
 	}
 	files := []string{"src/a_b.go", "src/axb.go", "src/100%/x.go", "src/db/query.go", "SRC/db/Query.go", "lib/util.py", `win\path.c`, ""}
 	titles := []string{"SQL injection in query", "Reflected XSS", "Hard-coded secret", "Path traversal in upload"}
@@ -174,7 +175,7 @@ func TestSearchFilters(t *testing.T) {
 		{"since", Filter{FoundSince: at("2026-03-02T10:00:00Z")}, 10},
 		{"until", Filter{FoundUntil: at("2026-03-02T10:00:00Z")}, 10},
 		{"window", Filter{FoundSince: at("2026-03-02T00:00:00Z"), FoundUntil: at("2026-03-03T00:00:00Z")}, 10},
-		{"repo", Filter{RepoKey: RepoKey(repoB)}, 10},
+		{"repo", Filter{RepoKey: vocab.RepoKey(repoB)}, 10},
 		{"category", Filter{Category: "xss"}, 10},
 		{"tag", Filter{Tag: "pci"}, 10},
 		{"tag is exact", Filter{Tag: "pc"}, 0},
@@ -188,7 +189,7 @@ func TestSearchFilters(t *testing.T) {
 		{"text percent alone", Filter{Text: "%"}, 10},
 		{"text in file", Filter{Text: "query.go"}, 5},
 		{"text absent", Filter{Text: "no such words"}, 0},
-		{"everything", Filter{RepoKey: RepoKey(repoA), Category: "injection", Tag: "pci", FilePrefix: "src/", Text: "sql",
+		{"everything", Filter{RepoKey: vocab.RepoKey(repoA), Category: "injection", Tag: "pci", FilePrefix: "src/", Text: "sql",
 			FoundSince: at("2026-03-01T00:00:00Z"), FoundUntil: at("2026-04-01T00:00:00Z")}, 1},
 		{"with severity and state", Filter{Tag: "cwe-79", Severity: "high", State: "open"}, 1},
 		{"with scan", Filter{ScanID: scans[2].ID, Text: "xss"}, 2},

@@ -12,13 +12,12 @@ import (
 	"context"
 	"embed"
 	"errors"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // Schema is the Postgres schema the findings service owns.
@@ -43,37 +42,24 @@ type InvalidError struct{ Msg string }
 
 func (e *InvalidError) Error() string { return e.Msg }
 
-// Enumerations.
+// Enumerations: the shared words are pkg/vocab's.
 var (
-	Severities = []string{"critical", "high", "medium", "low", "info"}
-	States     = []string{"open", "true_positive", "false_positive", "accepted_risk", "resolved"}
-	Categories = []string{"injection", "xss", "auth", "access_control", "secrets", "ssrf", "path_traversal",
-		"deserialization", "crypto", "misconfiguration", "dependency", "other"}
-	Sources = []string{"github", "slack", "web", "api", "agent"}
+	Severities = vocab.Severities.Strings()
+	States     = vocab.FindingStates.Strings()
+	Categories = vocab.Categories.Strings()
+	Sources    = []string{"github", "slack", "web", "api", "agent"}
 )
 
 // Verification statuses.
 const (
-	Pending  = "pending"
-	Approved = "approved"
-	Rejected = "rejected"
+	Pending  = string(vocab.Pending)
+	Approved = string(vocab.Approved)
+	Rejected = string(vocab.Rejected)
 )
 
-// SeverityRank orders severities: info 1 … critical 5.
-func SeverityRank(s string) int {
-	switch s {
-	case "critical":
-		return 5
-	case "high":
-		return 4
-	case "medium":
-		return 3
-	case "low":
-		return 2
-	default:
-		return 1
-	}
-}
+// SeverityRank is the stored severity_rank column: vocab's one order (info 1
+// … critical 5).
+func SeverityRank(s string) int { return vocab.Severity(s).Rank() }
 
 // AgentUserID and AgentUsername author the entries the system writes itself.
 const (
@@ -90,7 +76,7 @@ type Store struct{ Pool *pgxpool.Pool }
 type Scan struct {
 	ID, OrgID, RepoURL, ScanType, CommitSHA string
 	// Key identifies the repository for fingerprints; when empty it is
-	// RepoKey(RepoURL).
+	// vocab.RepoKey(RepoURL).
 	Key         string
 	PullRequest int32
 	CreatedAt   time.Time
@@ -137,24 +123,10 @@ type TriageEntry struct {
 // Actor is who makes a change.
 type Actor struct {
 	UserID, Username, KeyID, Source string
-}
-
-// RepoKey normalizes a repository URL so that spellings of one repository
-// compare equal: scheme and host in lower case, no credentials, query,
-// trailing slash or ".git".
-func RepoKey(raw string) string {
-	raw = strings.TrimSpace(raw)
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return strings.TrimSuffix(strings.TrimSuffix(raw, "/"), ".git")
-	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = strings.ToLower(u.Host)
-	u.User = nil
-	u.RawQuery, u.Fragment = "", ""
-	p := strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), ".git")
-	u.Path, u.RawPath = p, ""
-	return u.String()
+	// Origin is the integration a change came in through (an inbound
+	// event): its outbox gets no event for the change, so nothing echoes
+	// back to where it came from.
+	Origin string
 }
 
 const findingCols = `f.id::text, f.title, f.category, f.severity, f.state, f.description, f.affected_file, f.affected_code,

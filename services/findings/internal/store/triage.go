@@ -242,23 +242,37 @@ func addEntry(ctx context.Context, tx pgx.Tx, findingID string, reaction, commen
 func (s *Store) AddComment(ctx context.Context, orgID, id, comment string, actor Actor) (string, error) {
 	var eid string
 	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
-		var one int
-		err := tx.QueryRow(ctx, `SELECT 1 FROM findings.findings WHERE id = $1 AND org_id = $2 AND verification_status = 'approved'`, id, orgID).Scan(&one)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return ErrNotFound
-		}
-		if err != nil {
-			return fmt.Errorf("find finding: %w", err)
-		}
-		if eid, err = addEntry(ctx, tx, id, nil, &comment, actor); err != nil {
-			return err
-		}
-		if err := emitCommented(ctx, tx, orgID, id, comment, actor); err != nil {
-			return err
-		}
-		return enqueue(ctx, tx, orgID, id, "finding.commented", actor, nil, comment)
+		var err error
+		eid, err = commentTx(ctx, tx, orgID, id, nil, &comment, actor)
+		return err
 	})
 	return eid, err
+}
+
+// commentTx adds a thread entry (a comment, or a reaction that changes
+// nothing) to an approved finding inside tx and enqueues it for the
+// integrations.
+func commentTx(ctx context.Context, tx pgx.Tx, orgID, id string, reaction, comment *string, actor Actor) (string, error) {
+	var one int
+	err := tx.QueryRow(ctx, `SELECT 1 FROM findings.findings WHERE id = $1 AND org_id = $2 AND verification_status = 'approved'`, id, orgID).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("find finding: %w", err)
+	}
+	eid, err := addEntry(ctx, tx, id, reaction, comment, actor)
+	if err != nil {
+		return "", err
+	}
+	c := ""
+	if comment != nil {
+		c = *comment
+		if err := emitCommented(ctx, tx, orgID, id, c, actor); err != nil {
+			return "", err
+		}
+	}
+	return eid, enqueue(ctx, tx, orgID, id, "finding.commented", actor, nil, c)
 }
 
 // Event is the payload of an outbox event.
@@ -306,7 +320,9 @@ func enqueue(ctx context.Context, tx pgx.Tx, orgID, id, event string, actor Acto
 // integration of the organization, all in one statement.
 func enqueueMany(ctx context.Context, tx pgx.Tx, orgID string, ids []string, event string, actor Actor, changes []Change, comment string) error {
 	var n int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM findings.integrations WHERE org_id = $1 AND removed_at IS NULL`, orgID).Scan(&n); err != nil {
+	origin := nullIfEmpty(actor.Origin)
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM findings.integrations WHERE org_id = $1 AND removed_at IS NULL
+		AND id IS DISTINCT FROM $2::uuid`, orgID, origin).Scan(&n); err != nil {
 		return fmt.Errorf("count integrations: %w", err)
 	}
 	if n == 0 || len(ids) == 0 {
@@ -348,8 +364,8 @@ func enqueueMany(ctx context.Context, tx pgx.Tx, orgID string, ids []string, eve
 	if _, err := tx.Exec(ctx, `INSERT INTO findings.outbox (org_id, integration_id, finding_id, event, payload)
 		SELECT $1, i.id, e.id, $2, e.payload::jsonb
 		FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS e(id, payload, ord)
-		CROSS JOIN findings.integrations i WHERE i.org_id = $1 AND i.removed_at IS NULL
-		ORDER BY e.ord, i.id`, orgID, event, evIDs, payloads); err != nil {
+		CROSS JOIN findings.integrations i WHERE i.org_id = $1 AND i.removed_at IS NULL AND i.id IS DISTINCT FROM $5::uuid
+		ORDER BY e.ord, i.id`, orgID, event, evIDs, payloads, origin); err != nil {
 		return fmt.Errorf("enqueue events: %w", err)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -56,12 +57,20 @@ type Config struct {
 	LiveBudget    time.Duration       // SCAN_LIVE_BUDGET: all live targets of one scan together
 }
 
+// DefaultWorkers is the number of scans one process runs at once unless
+// SCAN_WORKERS says otherwise: two per core. The engine already analyses
+// one scan with one goroutine per core, so a single large scan keeps every
+// core busy; a second slot per core keeps them busy while a scan waits on
+// its checkout, the database or the findings service, which is most of a
+// small scan's time (make bench-edge measures 8 small scans at once).
+func DefaultWorkers() int { return 2 * runtime.GOMAXPROCS(0) }
+
 // ReadConfig reads the configuration from env.
 func ReadConfig(env *config.Env) (Config, error) {
 	c := Config{
 		Common:        config.ReadCommon(env, "scan", "127.0.0.1:9203"),
 		Mode:          env.String("SCAN_MODE", "all"),
-		Workers:       env.Int("SCAN_WORKERS", 2),
+		Workers:       env.Int("SCAN_WORKERS", DefaultWorkers()),
 		JobTimeout:    env.Duration("SCAN_JOB_TIMEOUT", 30*time.Minute),
 		RecoveryDelay: env.Duration("SCAN_START_RECOVERY_AFTER", 2*time.Minute),
 		RescueAfter:   env.Duration("SCAN_JOB_RESCUE_AFTER", 0),

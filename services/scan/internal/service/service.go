@@ -18,6 +18,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/principal"
 	"github.com/vulnscan/vulnscan/pkg/validate"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
@@ -31,8 +32,6 @@ const (
 	MaxTargetURLs      = 20
 	MaxContextDocs     = 20
 	MaxScanRepos       = 20
-	DefaultPageLimit   = 15
-	MaxPageLimit       = 100
 )
 
 // Service serves ScanService.
@@ -104,21 +103,12 @@ func (s *Service) ListScans(ctx context.Context, req *scanv1.ListScansRequest) (
 	if err != nil {
 		return nil, err
 	}
-	q := store.ListQuery{OrgID: caller.OrgID, Status: req.GetStatus(), SortBy: req.GetSortBy(), SortOrder: req.GetSortOrder(), Page: 1, Limit: DefaultPageLimit}
-	if req.Page != nil {
-		if req.GetPage() < 1 {
-			return nil, apierr.Invalid("page must be at least 1")
-		}
-		q.Page = req.GetPage()
-	}
-	if req.Limit != nil {
-		if req.GetLimit() < 1 || req.GetLimit() > MaxPageLimit {
-			return nil, apierr.Invalid("limit must be between 1 and %d", MaxPageLimit)
-		}
-		q.Limit = req.GetLimit()
+	q := store.ListQuery{OrgID: caller.OrgID, Status: req.GetStatus(), SortBy: req.GetSortBy(), SortOrder: req.GetSortOrder()}
+	if q.Page, q.Limit, err = vocab.Page(req.Page, req.Limit, vocab.DefaultPageLimit); err != nil {
+		return nil, err
 	}
 	if q.Status != "" {
-		if err := validate.OneOf("status", q.Status, "pending", "running", "completed", "failed", "cancelled"); err != nil {
+		if _, err := vocab.ScanStatuses.Parse("status", q.Status); err != nil {
 			return nil, err
 		}
 	}

@@ -219,6 +219,11 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 		}
 		in.Repos[i].Branch = match.GetBranch()
 		in.Repos[i].Source = match.GetSource()
+		in.Repos[i].CommitSHA = match.GetCommitSha()
+		if match.GetBaseBranch() != "" {
+			in.Repos[i].BaseBranch, in.Repos[i].BaseCommit = match.GetBaseBranch(), match.GetBaseCommit()
+			in.Repos[i].PullRequest = match.GetPullRequest()
+		}
 		if match.GetSource() == "upload" && match.GetCommitSha() != "" {
 			// An upload's "commit" is the content hash of its files.
 			in.Repos[i].Identity = archive.ContentIdentity(match.GetCommitSha())
@@ -280,8 +285,20 @@ func taskID() string {
 	return "scan_" + hex.EncodeToString(b)
 }
 
-// ScanTypeFull is the type of every scan started through POST /v1/scans.
-const ScanTypeFull = "full"
+// Scan types: a scan is "pr" when its primary repository's estimation
+// entry names a base, "full" otherwise.
+const (
+	ScanTypeFull = "full"
+	ScanTypePR   = "pr"
+)
+
+// ScanType is the type of a scan of repos (primary first).
+func ScanType(repos []store.Repo) string {
+	if len(repos) > 0 && repos[0].BaseBranch != "" {
+		return ScanTypePR
+	}
+	return ScanTypeFull
+}
 
 // StartBudget bounds a whole start, every call to another service included.
 // It is well below jobs.RecoveryDelay, so recovery never runs while a
@@ -295,11 +312,9 @@ func (s *Starter) Start(ctx context.Context, in *Start) (store.Scan, error) {
 	defer cancel()
 	sc := store.Scan{
 		ID: uuid.NewString(), OrgID: in.Caller.OrgID, UserID: in.Caller.UserID, TaskID: taskID(), Status: "pending",
-		// Scans started through the API cover whole repositories; "pr" scans
-		// are recorded by integrations. The findings service refuses a
-		// registration without a type, so it is set here, not left to the
-		// column default.
-		ScanType:     ScanTypeFull,
+		// The findings service refuses a registration without a type, so it
+		// is set here, not left to the column default.
+		ScanType:     ScanType(in.Repos),
 		EstimationID: in.Estimation.GetId(), Repos: in.Repos, TargetURLs: in.Req.GetTargetUrls(),
 		CustomContext: in.Req.GetCustomContext(), ContextDocumentIDs: in.Req.GetContextDocumentIds(), Credits: in.Estimation.GetTotalCredits(),
 	}
@@ -387,14 +402,20 @@ func CreditReference(scanID string) string { return "scan:" + scanID }
 
 // RegisterRequest describes a scan to the findings service.
 func RegisterRequest(sc store.Scan) *findingsv1.RegisterScanRequest {
-	primary, key := "", ""
+	primary, key, commit, pr := "", "", "", int32(0)
 	if len(sc.Repos) > 0 {
 		primary = sc.Repos[0].URL
 		if sc.Repos[0].Identity != "" {
 			key = sc.Repos[0].Identity
 		}
+		if sc.ScanType == ScanTypePR {
+			// The git hosting integration comments on the pull request (or
+			// its head commit) of a PR scan.
+			commit, pr = sc.Repos[0].CommitSHA, sc.Repos[0].PullRequest
+		}
 	}
-	return &findingsv1.RegisterScanRequest{ScanId: sc.ID, OrgId: sc.OrgID, RepoUrl: primary, ScanType: sc.ScanType, RepoKey: key}
+	return &findingsv1.RegisterScanRequest{ScanId: sc.ID, OrgId: sc.OrgID, RepoUrl: primary, ScanType: sc.ScanType, RepoKey: key,
+		CommitSha: commit, PullRequest: pr}
 }
 
 // passThrough keeps a client error of another service (its status and

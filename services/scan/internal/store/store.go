@@ -41,6 +41,14 @@ type Repo struct {
 	// an upload is "upload-content:" + the content hash of its files, so the
 	// same code uploaded again is recognized. Empty means the URL.
 	Identity string `json:"identity,omitempty"`
+	// CommitSHA is the estimated commit. BaseBranch and BaseCommit are set
+	// when the estimation entry is a pull request: only findings the change
+	// from BaseCommit introduces are reported. PullRequest is its number on
+	// the git host, 0 when not given.
+	CommitSHA   string `json:"commit_sha,omitempty"`
+	BaseBranch  string `json:"base_branch,omitempty"`
+	BaseCommit  string `json:"base_commit,omitempty"`
+	PullRequest int32  `json:"pull_request,omitempty"`
 }
 
 // Key is the repository's identity for findings.
@@ -110,10 +118,14 @@ func (st *Store) InsertStarting(ctx context.Context, tx pgx.Tx, s Scan) error {
 	if err != nil {
 		return err
 	}
+	scanType := s.ScanType
+	if scanType == "" {
+		scanType = "full"
+	}
 	_, err = tx.Exec(ctx, `INSERT INTO scan.scans (id, org_id, user_id, task_id, cost_estimation_id, repos, target_urls,
-		auth_instructions_enc, custom_context, context_document_ids, credits)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::uuid[], $11)`,
-		s.ID, s.OrgID, s.UserID, s.TaskID, s.EstimationID, repos, s.TargetURLs, s.AuthInstructionsEnc, s.CustomContext, s.ContextDocumentIDs, s.Credits)
+		auth_instructions_enc, custom_context, context_document_ids, credits, scan_type)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::uuid[], $11, $12)`,
+		s.ID, s.OrgID, s.UserID, s.TaskID, s.EstimationID, repos, s.TargetURLs, s.AuthInstructionsEnc, s.CustomContext, s.ContextDocumentIDs, s.Credits, scanType)
 	if err != nil {
 		return fmt.Errorf("insert scan: %w", err)
 	}

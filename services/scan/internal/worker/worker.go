@@ -31,6 +31,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/gitfetch"
 	"github.com/vulnscan/vulnscan/pkg/rmtree"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
@@ -248,13 +249,21 @@ func (w *Worker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error
 			log.Error("scan directory could not be removed", "error", err.Error())
 		}
 	}()
-	repos, err := w.checkout(ctx, sc, dir)
+	checked, err := w.checkout(ctx, sc, dir)
 	if err != nil {
 		return err
 	}
 	progress.set(10)
 
+	repos, withBase := make([]engine.Repo, len(checked)), false
+	for i, r := range checked {
+		repos[i] = r.repo
+		withBase = withBase || r.hasBase()
+	}
 	in := engine.Input{Repos: repos, TargetURLs: sc.TargetURLs, CustomContext: sc.CustomContext, HTTPClient: w.LiveClient}
+	if sc.ScanType == service.ScanTypePR {
+		in.TargetURLs = nil // live targets are not part of a pull request's change
+	}
 	if len(sc.ContextDocumentIDs) > 0 {
 		docs, err := w.Store.DocumentsContent(ctx, sc.OrgID, sc.ContextDocumentIDs)
 		if err != nil {
@@ -277,9 +286,21 @@ func (w *Worker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error
 	}
 	log.Info("analysis done", "findings", len(res.Findings), "candidates", res.Stats.Candidates, "confirmed", res.Stats.Confirmed, "held", res.Stats.Held, "files", res.Stats.FilesAnalyzed, "skipped", res.Stats.FilesSkipped, "lines", res.Stats.LinesAnalyzed,
 		"flow_functions", res.Stats.Flow.Functions, "flow_over_budget", res.Stats.Flow.OverBudget, "flow_not_analyzed", res.Stats.Flow.NotAnalyzed)
+	findings := res.Findings
+	if withBase {
+		if findings, err = w.newInChange(ctx, log, sc, checked, dir, findings); err != nil {
+			return err
+		}
+	}
 	progress.set(90)
-	if err := w.report(ctx, sc, res.Findings); err != nil {
+	if err := w.report(ctx, sc, findings); err != nil {
 		return err
+	}
+	// Every finding is reported: the findings service may now tell the
+	// integrations (a PR scan's review comments and summary). Idempotent by
+	// the scan, so a retried attempt queues nothing twice.
+	if _, err := w.Findings.CompleteScan(ctx, &findingsv1.CompleteScanRequest{ScanId: sc.ID, OrgId: sc.OrgID}); err != nil {
+		return fmt.Errorf("complete scan in findings: %w", err)
 	}
 	progress.flush()
 	return w.Store.Complete(ctx, sc.ID)
@@ -315,12 +336,12 @@ func (w *Worker) report(ctx context.Context, sc store.Scan, fs []engine.Finding)
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // checkout fetches every repository of the scan at its estimated commit.
-func (w *Worker) checkout(ctx context.Context, sc store.Scan, dir string) ([]engine.Repo, error) {
+func (w *Worker) checkout(ctx context.Context, sc store.Scan, dir string) ([]prRepo, error) {
 	resp, err := w.Estimation.GetRepoSources(ctx, &estimationv1.GetRepoSourcesRequest{OrgId: sc.OrgID, Id: sc.EstimationID})
 	if err != nil {
 		return nil, fmt.Errorf("repository sources: %w", err)
 	}
-	var out []engine.Repo
+	var out []prRepo
 	for i, r := range sc.Repos {
 		var src *estimationv1.RepoSource
 		for _, s := range resp.GetSources() {
@@ -345,36 +366,21 @@ func (w *Worker) checkout(ctx context.Context, sc store.Scan, dir string) ([]eng
 				return nil, err
 			}
 		default:
-			commit, err := gitfetch.Checkout(ctx, gitfetch.Source{CloneURL: src.GetCloneUrl(), Username: src.GetUsername(), Password: src.GetPassword(),
-				Branch: src.GetBranch(), Commit: src.GetCommitSha()}, target, w.Fetch)
-			switch {
-			case errors.Is(err, gitfetch.ErrTooLarge):
-				return nil, permanent{fmt.Sprintf("Repository %s exceeds the size limit", r.URL)}
-			case errors.Is(err, gitfetch.ErrTimeout):
-				return nil, permanent{fmt.Sprintf("Repository %s could not be fetched within %s", r.URL, w.Fetch.Timeout)}
-			case errors.Is(err, gitfetch.ErrNotFound):
-				return nil, permanent{fmt.Sprintf("Commit %s of %s is no longer available", src.GetCommitSha(), r.URL)}
-			case errors.Is(err, gitfetch.ErrAuth):
-				return nil, permanent{fmt.Sprintf("Repository %s refused the stored credentials", r.URL)}
-			case err != nil:
-				return nil, fmt.Errorf("checkout %s: %w", r.URL, err)
-			}
-			if commit != src.GetCommitSha() {
-				return nil, permanent{fmt.Sprintf("Repository %s could not be checked out at the estimated commit", r.URL)}
+			if err := w.fetchAt(ctx, src, r.URL, src.GetBranch(), src.GetCommitSha(), target); err != nil {
+				return nil, err
 			}
 		}
 		// The engine names the repository by its identity, which the
 		// fingerprints include: the same upload content gives the same
 		// fingerprints whatever the upload's id.
-		out = append(out, engine.Repo{URL: r.Key(), Dir: target, CommitSHA: src.GetCommitSha(), Primary: i == 0})
+		out = append(out, prRepo{repo: engine.Repo{URL: r.Key(), Dir: target, CommitSHA: src.GetCommitSha(), Primary: i == 0}, src: src, url: r.URL})
 	}
 	return out, nil
 }
 
-func sameRepo(a, b string) bool {
-	n := func(s string) string { return strings.TrimSuffix(strings.TrimSuffix(s, "/"), ".git") }
-	return n(a) == n(b)
-}
+// sameRepo: the estimation's and the scan's spelling of one repository
+// compare by vocab's one repository key in every service.
+func sameRepo(a, b string) bool { return vocab.RepoKey(a) == vocab.RepoKey(b) }
 
 // unpack streams an upload's archive from the estimation service into a
 // temporary file, checks its hash, and extracts it safely.

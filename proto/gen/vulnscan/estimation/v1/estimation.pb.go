@@ -35,7 +35,19 @@ type RepoRef struct {
 	Branch string `protobuf:"bytes,3,opt,name=branch,proto3" json:"branch,omitempty"`
 	// commit_sha is the resolved 40-hex commit (for uploads a content hash);
 	// empty until the repository is resolved.
-	CommitSha     string `protobuf:"bytes,4,opt,name=commit_sha,json=commitSha,proto3" json:"commit_sha,omitempty"`
+	CommitSha string `protobuf:"bytes,4,opt,name=commit_sha,json=commitSha,proto3" json:"commit_sha,omitempty"`
+	// base_branch, when set, makes this entry a pull request (PR) scan: the
+	// change from base_branch (or base_commit) to branch is estimated and
+	// scanned, and only findings the change introduces are reported. Git
+	// sources only.
+	BaseBranch string `protobuf:"bytes,5,opt,name=base_branch,json=baseBranch,proto3" json:"base_branch,omitempty"`
+	// base_commit optionally pins the base to a 40-hex commit that must be in
+	// base_branch's history; on the record, the resolved base commit.
+	BaseCommit string `protobuf:"bytes,6,opt,name=base_commit,json=baseCommit,proto3" json:"base_commit,omitempty"`
+	// pull_request is the number of the pull request on the git host, 0 for
+	// none; with the git hosting integration, a PR scan comments on it.
+	// Requires base_branch.
+	PullRequest   int32 `protobuf:"varint,7,opt,name=pull_request,json=pullRequest,proto3" json:"pull_request,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -96,6 +108,27 @@ func (x *RepoRef) GetCommitSha() string {
 		return x.CommitSha
 	}
 	return ""
+}
+
+func (x *RepoRef) GetBaseBranch() string {
+	if x != nil {
+		return x.BaseBranch
+	}
+	return ""
+}
+
+func (x *RepoRef) GetBaseCommit() string {
+	if x != nil {
+		return x.BaseCommit
+	}
+	return ""
+}
+
+func (x *RepoRef) GetPullRequest() int32 {
+	if x != nil {
+		return x.PullRequest
+	}
+	return 0
 }
 
 // Application is one application detected in a repository.
@@ -174,8 +207,18 @@ type RepoResult struct {
 	Credits      int32          `protobuf:"varint,6,opt,name=credits,proto3" json:"credits,omitempty"`
 	Applications []*Application `protobuf:"bytes,7,rep,name=applications,proto3" json:"applications,omitempty"`
 	// error says why a failed repository failed; empty otherwise.
-	Error         string `protobuf:"bytes,8,opt,name=error,proto3" json:"error,omitempty"`
-	Source        string `protobuf:"bytes,9,opt,name=source,proto3" json:"source,omitempty"`
+	Error  string `protobuf:"bytes,8,opt,name=error,proto3" json:"error,omitempty"`
+	Source string `protobuf:"bytes,9,opt,name=source,proto3" json:"source,omitempty"`
+	// base_branch and base_commit are the resolved base of a PR entry, empty
+	// for a full scan.
+	BaseBranch string `protobuf:"bytes,10,opt,name=base_branch,json=baseBranch,proto3" json:"base_branch,omitempty"`
+	BaseCommit string `protobuf:"bytes,11,opt,name=base_commit,json=baseCommit,proto3" json:"base_commit,omitempty"`
+	// changed_files and changed_lines size the change from base_commit to
+	// commit_sha (lines added plus lines deleted); 0 for a full scan.
+	ChangedFiles int32 `protobuf:"varint,12,opt,name=changed_files,json=changedFiles,proto3" json:"changed_files,omitempty"`
+	ChangedLines int32 `protobuf:"varint,13,opt,name=changed_lines,json=changedLines,proto3" json:"changed_lines,omitempty"`
+	// scan_type is "pr" when the entry names a base, "full" otherwise.
+	ScanType      string `protobuf:"bytes,14,opt,name=scan_type,json=scanType,proto3" json:"scan_type,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -269,6 +312,41 @@ func (x *RepoResult) GetError() string {
 func (x *RepoResult) GetSource() string {
 	if x != nil {
 		return x.Source
+	}
+	return ""
+}
+
+func (x *RepoResult) GetBaseBranch() string {
+	if x != nil {
+		return x.BaseBranch
+	}
+	return ""
+}
+
+func (x *RepoResult) GetBaseCommit() string {
+	if x != nil {
+		return x.BaseCommit
+	}
+	return ""
+}
+
+func (x *RepoResult) GetChangedFiles() int32 {
+	if x != nil {
+		return x.ChangedFiles
+	}
+	return 0
+}
+
+func (x *RepoResult) GetChangedLines() int32 {
+	if x != nil {
+		return x.ChangedLines
+	}
+	return 0
+}
+
+func (x *RepoResult) GetScanType() string {
+	if x != nil {
+		return x.ScanType
 	}
 	return ""
 }
@@ -1264,6 +1342,12 @@ type RepoSource struct {
 	ArchiveContentType string `protobuf:"bytes,10,opt,name=archive_content_type,json=archiveContentType,proto3" json:"archive_content_type,omitempty"`
 	// archive_sha256 is the hex SHA-256 of the archive DownloadUpload returns.
 	ArchiveSha256 string `protobuf:"bytes,11,opt,name=archive_sha256,json=archiveSha256,proto3" json:"archive_sha256,omitempty"`
+	// base_branch and base_commit are set for a PR entry: the scan checks out
+	// base_commit too, to tell new findings from those already at the base.
+	BaseBranch string `protobuf:"bytes,12,opt,name=base_branch,json=baseBranch,proto3" json:"base_branch,omitempty"`
+	BaseCommit string `protobuf:"bytes,13,opt,name=base_commit,json=baseCommit,proto3" json:"base_commit,omitempty"`
+	// pull_request is the pull request number given with the entry, 0 for none.
+	PullRequest   int32 `protobuf:"varint,14,opt,name=pull_request,json=pullRequest,proto3" json:"pull_request,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1373,6 +1457,27 @@ func (x *RepoSource) GetArchiveSha256() string {
 		return x.ArchiveSha256
 	}
 	return ""
+}
+
+func (x *RepoSource) GetBaseBranch() string {
+	if x != nil {
+		return x.BaseBranch
+	}
+	return ""
+}
+
+func (x *RepoSource) GetBaseCommit() string {
+	if x != nil {
+		return x.BaseCommit
+	}
+	return ""
+}
+
+func (x *RepoSource) GetPullRequest() int32 {
+	if x != nil {
+		return x.PullRequest
+	}
+	return 0
 }
 
 type GetRepoSourcesResponse struct {
@@ -1519,17 +1624,22 @@ var File_vulnscan_estimation_v1_estimation_proto protoreflect.FileDescriptor
 
 const file_vulnscan_estimation_v1_estimation_proto_rawDesc = "" +
 	"\n" +
-	"'vulnscan/estimation/v1/estimation.proto\x12\x16vulnscan.estimation.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"s\n" +
+	"'vulnscan/estimation/v1/estimation.proto\x12\x16vulnscan.estimation.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd8\x01\n" +
 	"\aRepoRef\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12\x19\n" +
 	"\brepo_url\x18\x02 \x01(\tR\arepoUrl\x12\x16\n" +
 	"\x06branch\x18\x03 \x01(\tR\x06branch\x12\x1d\n" +
 	"\n" +
-	"commit_sha\x18\x04 \x01(\tR\tcommitSha\"p\n" +
+	"commit_sha\x18\x04 \x01(\tR\tcommitSha\x12\x1f\n" +
+	"\vbase_branch\x18\x05 \x01(\tR\n" +
+	"baseBranch\x12\x1f\n" +
+	"\vbase_commit\x18\x06 \x01(\tR\n" +
+	"baseCommit\x12!\n" +
+	"\fpull_request\x18\a \x01(\x05R\vpullRequest\"p\n" +
 	"\vApplication\x12\x19\n" +
 	"\bapp_name\x18\x01 \x01(\tR\aappName\x12\"\n" +
 	"\rapp_root_path\x18\x02 \x01(\tR\vappRootPath\x12\"\n" +
-	"\farchitecture\x18\x03 \x01(\tR\farchitecture\"\xa6\x02\n" +
+	"\farchitecture\x18\x03 \x01(\tR\farchitecture\"\xcf\x03\n" +
 	"\n" +
 	"RepoResult\x12\x19\n" +
 	"\brepo_url\x18\x01 \x01(\tR\arepoUrl\x12\x16\n" +
@@ -1542,7 +1652,15 @@ const file_vulnscan_estimation_v1_estimation_proto_rawDesc = "" +
 	"\acredits\x18\x06 \x01(\x05R\acredits\x12G\n" +
 	"\fapplications\x18\a \x03(\v2#.vulnscan.estimation.v1.ApplicationR\fapplications\x12\x14\n" +
 	"\x05error\x18\b \x01(\tR\x05error\x12\x16\n" +
-	"\x06source\x18\t \x01(\tR\x06source\"\xc0\x03\n" +
+	"\x06source\x18\t \x01(\tR\x06source\x12\x1f\n" +
+	"\vbase_branch\x18\n" +
+	" \x01(\tR\n" +
+	"baseBranch\x12\x1f\n" +
+	"\vbase_commit\x18\v \x01(\tR\n" +
+	"baseCommit\x12#\n" +
+	"\rchanged_files\x18\f \x01(\x05R\fchangedFiles\x12#\n" +
+	"\rchanged_lines\x18\r \x01(\x05R\fchangedLines\x12\x1b\n" +
+	"\tscan_type\x18\x0e \x01(\tR\bscanType\"\xc0\x03\n" +
 	"\x0eCostEstimation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12'\n" +
 	"\x0forganization_id\x18\x02 \x01(\tR\x0eorganizationId\x12\x17\n" +
@@ -1617,7 +1735,7 @@ const file_vulnscan_estimation_v1_estimation_proto_rawDesc = "" +
 	"\breleased\x18\x01 \x01(\bR\breleased\">\n" +
 	"\x15GetRepoSourcesRequest\x12\x15\n" +
 	"\x06org_id\x18\x01 \x01(\tR\x05orgId\x12\x0e\n" +
-	"\x02id\x18\x02 \x01(\tR\x02id\"\xd9\x02\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\"\xbe\x03\n" +
 	"\n" +
 	"RepoSource\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12\x19\n" +
@@ -1632,7 +1750,12 @@ const file_vulnscan_estimation_v1_estimation_proto_rawDesc = "" +
 	"\tupload_id\x18\t \x01(\tR\buploadId\x120\n" +
 	"\x14archive_content_type\x18\n" +
 	" \x01(\tR\x12archiveContentType\x12%\n" +
-	"\x0earchive_sha256\x18\v \x01(\tR\rarchiveSha256\"V\n" +
+	"\x0earchive_sha256\x18\v \x01(\tR\rarchiveSha256\x12\x1f\n" +
+	"\vbase_branch\x18\f \x01(\tR\n" +
+	"baseBranch\x12\x1f\n" +
+	"\vbase_commit\x18\r \x01(\tR\n" +
+	"baseCommit\x12!\n" +
+	"\fpull_request\x18\x0e \x01(\x05R\vpullRequest\"V\n" +
 	"\x16GetRepoSourcesResponse\x12<\n" +
 	"\asources\x18\x01 \x03(\v2\".vulnscan.estimation.v1.RepoSourceR\asources\"K\n" +
 	"\x15DownloadUploadRequest\x12\x15\n" +

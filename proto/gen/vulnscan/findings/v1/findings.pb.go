@@ -2151,6 +2151,104 @@ func (x *RegisterScanRequest) GetRepoKey() string {
 	return ""
 }
 
+type CompleteScanRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ScanId        string                 `protobuf:"bytes,1,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
+	OrgId         string                 `protobuf:"bytes,2,opt,name=org_id,json=orgId,proto3" json:"org_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompleteScanRequest) Reset() {
+	*x = CompleteScanRequest{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompleteScanRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompleteScanRequest) ProtoMessage() {}
+
+func (x *CompleteScanRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompleteScanRequest.ProtoReflect.Descriptor instead.
+func (*CompleteScanRequest) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *CompleteScanRequest) GetScanId() string {
+	if x != nil {
+		return x.ScanId
+	}
+	return ""
+}
+
+func (x *CompleteScanRequest) GetOrgId() string {
+	if x != nil {
+		return x.OrgId
+	}
+	return ""
+}
+
+type CompleteScanResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// queued is the number of integration events queued by this call (0 when
+	// the scan was already completed).
+	Queued        int32 `protobuf:"varint,1,opt,name=queued,proto3" json:"queued,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompleteScanResponse) Reset() {
+	*x = CompleteScanResponse{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompleteScanResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompleteScanResponse) ProtoMessage() {}
+
+func (x *CompleteScanResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompleteScanResponse.ProtoReflect.Descriptor instead.
+func (*CompleteScanResponse) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *CompleteScanResponse) GetQueued() int32 {
+	if x != nil {
+		return x.Queued
+	}
+	return 0
+}
+
 type RegisterScanResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	ScanId string                 `protobuf:"bytes,1,opt,name=scan_id,json=scanId,proto3" json:"scan_id,omitempty"`
@@ -2162,7 +2260,7 @@ type RegisterScanResponse struct {
 
 func (x *RegisterScanResponse) Reset() {
 	*x = RegisterScanResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[21]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2174,7 +2272,7 @@ func (x *RegisterScanResponse) String() string {
 func (*RegisterScanResponse) ProtoMessage() {}
 
 func (x *RegisterScanResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[21]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2187,7 +2285,7 @@ func (x *RegisterScanResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterScanResponse.ProtoReflect.Descriptor instead.
 func (*RegisterScanResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{21}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *RegisterScanResponse) GetScanId() string {
@@ -2228,7 +2326,7 @@ type ReportedFinding struct {
 
 func (x *ReportedFinding) Reset() {
 	*x = ReportedFinding{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[22]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2240,7 +2338,7 @@ func (x *ReportedFinding) String() string {
 func (*ReportedFinding) ProtoMessage() {}
 
 func (x *ReportedFinding) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[22]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2253,7 +2351,7 @@ func (x *ReportedFinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportedFinding.ProtoReflect.Descriptor instead.
 func (*ReportedFinding) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{22}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ReportedFinding) GetFingerprint() string {
@@ -2357,7 +2455,7 @@ type ReportFindingsRequest struct {
 
 func (x *ReportFindingsRequest) Reset() {
 	*x = ReportFindingsRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[23]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2369,7 +2467,7 @@ func (x *ReportFindingsRequest) String() string {
 func (*ReportFindingsRequest) ProtoMessage() {}
 
 func (x *ReportFindingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[23]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2382,7 +2480,7 @@ func (x *ReportFindingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportFindingsRequest.ProtoReflect.Descriptor instead.
 func (*ReportFindingsRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{23}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ReportFindingsRequest) GetScanId() string {
@@ -2415,7 +2513,7 @@ type ReportedFindingResult struct {
 
 func (x *ReportedFindingResult) Reset() {
 	*x = ReportedFindingResult{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[24]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2427,7 +2525,7 @@ func (x *ReportedFindingResult) String() string {
 func (*ReportedFindingResult) ProtoMessage() {}
 
 func (x *ReportedFindingResult) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[24]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2440,7 +2538,7 @@ func (x *ReportedFindingResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportedFindingResult.ProtoReflect.Descriptor instead.
 func (*ReportedFindingResult) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{24}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ReportedFindingResult) GetFingerprint() string {
@@ -2487,7 +2585,7 @@ type ReportFindingsResponse struct {
 
 func (x *ReportFindingsResponse) Reset() {
 	*x = ReportFindingsResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[25]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2499,7 +2597,7 @@ func (x *ReportFindingsResponse) String() string {
 func (*ReportFindingsResponse) ProtoMessage() {}
 
 func (x *ReportFindingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[25]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2512,7 +2610,7 @@ func (x *ReportFindingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportFindingsResponse.ProtoReflect.Descriptor instead.
 func (*ReportFindingsResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{25}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ReportFindingsResponse) GetResults() []*ReportedFindingResult {
@@ -2531,7 +2629,7 @@ type ApproveFindingRequest struct {
 
 func (x *ApproveFindingRequest) Reset() {
 	*x = ApproveFindingRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[26]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2543,7 +2641,7 @@ func (x *ApproveFindingRequest) String() string {
 func (*ApproveFindingRequest) ProtoMessage() {}
 
 func (x *ApproveFindingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[26]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2556,7 +2654,7 @@ func (x *ApproveFindingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveFindingRequest.ProtoReflect.Descriptor instead.
 func (*ApproveFindingRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{26}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ApproveFindingRequest) GetId() string {
@@ -2576,7 +2674,7 @@ type ApproveFindingResponse struct {
 
 func (x *ApproveFindingResponse) Reset() {
 	*x = ApproveFindingResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2588,7 +2686,7 @@ func (x *ApproveFindingResponse) String() string {
 func (*ApproveFindingResponse) ProtoMessage() {}
 
 func (x *ApproveFindingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[27]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2601,7 +2699,7 @@ func (x *ApproveFindingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveFindingResponse.ProtoReflect.Descriptor instead.
 func (*ApproveFindingResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{27}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ApproveFindingResponse) GetId() string {
@@ -2627,7 +2725,7 @@ type RejectFindingRequest struct {
 
 func (x *RejectFindingRequest) Reset() {
 	*x = RejectFindingRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2639,7 +2737,7 @@ func (x *RejectFindingRequest) String() string {
 func (*RejectFindingRequest) ProtoMessage() {}
 
 func (x *RejectFindingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[28]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2652,7 +2750,7 @@ func (x *RejectFindingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectFindingRequest.ProtoReflect.Descriptor instead.
 func (*RejectFindingRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{28}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RejectFindingRequest) GetId() string {
@@ -2672,7 +2770,7 @@ type RejectFindingResponse struct {
 
 func (x *RejectFindingResponse) Reset() {
 	*x = RejectFindingResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2684,7 +2782,7 @@ func (x *RejectFindingResponse) String() string {
 func (*RejectFindingResponse) ProtoMessage() {}
 
 func (x *RejectFindingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[29]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2697,7 +2795,7 @@ func (x *RejectFindingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectFindingResponse.ProtoReflect.Descriptor instead.
 func (*RejectFindingResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{29}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RejectFindingResponse) GetId() string {
@@ -2731,7 +2829,7 @@ type ListFindingsForOperatorRequest struct {
 
 func (x *ListFindingsForOperatorRequest) Reset() {
 	*x = ListFindingsForOperatorRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2743,7 +2841,7 @@ func (x *ListFindingsForOperatorRequest) String() string {
 func (*ListFindingsForOperatorRequest) ProtoMessage() {}
 
 func (x *ListFindingsForOperatorRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[30]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2756,7 +2854,7 @@ func (x *ListFindingsForOperatorRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFindingsForOperatorRequest.ProtoReflect.Descriptor instead.
 func (*ListFindingsForOperatorRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{30}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListFindingsForOperatorRequest) GetScanId() string {
@@ -2809,7 +2907,7 @@ type OperatorFinding struct {
 
 func (x *OperatorFinding) Reset() {
 	*x = OperatorFinding{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2821,7 +2919,7 @@ func (x *OperatorFinding) String() string {
 func (*OperatorFinding) ProtoMessage() {}
 
 func (x *OperatorFinding) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[31]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2834,7 +2932,7 @@ func (x *OperatorFinding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OperatorFinding.ProtoReflect.Descriptor instead.
 func (*OperatorFinding) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{31}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *OperatorFinding) GetId() string {
@@ -2930,7 +3028,7 @@ type ListFindingsForOperatorResponse struct {
 
 func (x *ListFindingsForOperatorResponse) Reset() {
 	*x = ListFindingsForOperatorResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2942,7 +3040,7 @@ func (x *ListFindingsForOperatorResponse) String() string {
 func (*ListFindingsForOperatorResponse) ProtoMessage() {}
 
 func (x *ListFindingsForOperatorResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[32]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2955,7 +3053,7 @@ func (x *ListFindingsForOperatorResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFindingsForOperatorResponse.ProtoReflect.Descriptor instead.
 func (*ListFindingsForOperatorResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{32}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListFindingsForOperatorResponse) GetData() []*OperatorFinding {
@@ -2977,7 +3075,7 @@ type GetScanSummariesRequest struct {
 
 func (x *GetScanSummariesRequest) Reset() {
 	*x = GetScanSummariesRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2989,7 +3087,7 @@ func (x *GetScanSummariesRequest) String() string {
 func (*GetScanSummariesRequest) ProtoMessage() {}
 
 func (x *GetScanSummariesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[33]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3002,7 +3100,7 @@ func (x *GetScanSummariesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScanSummariesRequest.ProtoReflect.Descriptor instead.
 func (*GetScanSummariesRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{33}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetScanSummariesRequest) GetOrgId() string {
@@ -3042,7 +3140,7 @@ type VerificationCounts struct {
 
 func (x *VerificationCounts) Reset() {
 	*x = VerificationCounts{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3054,7 +3152,7 @@ func (x *VerificationCounts) String() string {
 func (*VerificationCounts) ProtoMessage() {}
 
 func (x *VerificationCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[34]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3067,7 +3165,7 @@ func (x *VerificationCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerificationCounts.ProtoReflect.Descriptor instead.
 func (*VerificationCounts) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{34}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *VerificationCounts) GetCandidates() int32 {
@@ -3114,7 +3212,7 @@ type ScanSummary struct {
 
 func (x *ScanSummary) Reset() {
 	*x = ScanSummary{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3126,7 +3224,7 @@ func (x *ScanSummary) String() string {
 func (*ScanSummary) ProtoMessage() {}
 
 func (x *ScanSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[35]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3139,7 +3237,7 @@ func (x *ScanSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanSummary.ProtoReflect.Descriptor instead.
 func (*ScanSummary) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{35}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ScanSummary) GetScanId() string {
@@ -3201,7 +3299,7 @@ type GetScanSummariesResponse struct {
 
 func (x *GetScanSummariesResponse) Reset() {
 	*x = GetScanSummariesResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[36]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3213,7 +3311,7 @@ func (x *GetScanSummariesResponse) String() string {
 func (*GetScanSummariesResponse) ProtoMessage() {}
 
 func (x *GetScanSummariesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[36]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3226,7 +3324,7 @@ func (x *GetScanSummariesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScanSummariesResponse.ProtoReflect.Descriptor instead.
 func (*GetScanSummariesResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{36}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *GetScanSummariesResponse) GetSummaries() []*ScanSummary {
@@ -3245,17 +3343,19 @@ type Integration struct {
 	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
 	Url  string `protobuf:"bytes,5,opt,name=url,proto3" json:"url,omitempty"`
 	// project is the Jira project key or the Linear team id.
-	Project       string                 `protobuf:"bytes,6,opt,name=project,proto3" json:"project,omitempty"`
-	HasToken      bool                   `protobuf:"varint,7,opt,name=has_token,json=hasToken,proto3" json:"has_token,omitempty"`
-	HasSecret     bool                   `protobuf:"varint,8,opt,name=has_secret,json=hasSecret,proto3" json:"has_secret,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Project   string                 `protobuf:"bytes,6,opt,name=project,proto3" json:"project,omitempty"`
+	HasToken  bool                   `protobuf:"varint,7,opt,name=has_token,json=hasToken,proto3" json:"has_token,omitempty"`
+	HasSecret bool                   `protobuf:"varint,8,opt,name=has_secret,json=hasSecret,proto3" json:"has_secret,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// has_inbound_secret says inbound events can be verified.
+	HasInboundSecret bool `protobuf:"varint,10,opt,name=has_inbound_secret,json=hasInboundSecret,proto3" json:"has_inbound_secret,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Integration) Reset() {
 	*x = Integration{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[37]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3267,7 +3367,7 @@ func (x *Integration) String() string {
 func (*Integration) ProtoMessage() {}
 
 func (x *Integration) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[37]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3280,7 +3380,7 @@ func (x *Integration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Integration.ProtoReflect.Descriptor instead.
 func (*Integration) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{37}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Integration) GetId() string {
@@ -3346,6 +3446,13 @@ func (x *Integration) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Integration) GetHasInboundSecret() bool {
+	if x != nil {
+		return x.HasInboundSecret
+	}
+	return false
+}
+
 type AddIntegrationRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	OrgId string                 `protobuf:"bytes,1,opt,name=org_id,json=orgId,proto3" json:"org_id,omitempty"`
@@ -3357,14 +3464,18 @@ type AddIntegrationRequest struct {
 	// token authenticates to the receiver's API; stored encrypted.
 	Token string `protobuf:"bytes,6,opt,name=token,proto3" json:"token,omitempty"`
 	// secret signs each delivery with HMAC-SHA256; stored encrypted.
-	Secret        string `protobuf:"bytes,7,opt,name=secret,proto3" json:"secret,omitempty"`
+	Secret string `protobuf:"bytes,7,opt,name=secret,proto3" json:"secret,omitempty"`
+	// inbound_secret verifies the signatures of the events the git host or
+	// the chat sends to the integration's inbound endpoint; stored encrypted.
+	// Generated when empty (github and slack integrations).
+	InboundSecret string `protobuf:"bytes,8,opt,name=inbound_secret,json=inboundSecret,proto3" json:"inbound_secret,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AddIntegrationRequest) Reset() {
 	*x = AddIntegrationRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[38]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3376,7 +3487,7 @@ func (x *AddIntegrationRequest) String() string {
 func (*AddIntegrationRequest) ProtoMessage() {}
 
 func (x *AddIntegrationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[38]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3389,7 +3500,7 @@ func (x *AddIntegrationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddIntegrationRequest.ProtoReflect.Descriptor instead.
 func (*AddIntegrationRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{38}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *AddIntegrationRequest) GetOrgId() string {
@@ -3441,16 +3552,26 @@ func (x *AddIntegrationRequest) GetSecret() string {
 	return ""
 }
 
+func (x *AddIntegrationRequest) GetInboundSecret() string {
+	if x != nil {
+		return x.InboundSecret
+	}
+	return ""
+}
+
 type AddIntegrationResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Integration   *Integration           `protobuf:"bytes,1,opt,name=integration,proto3" json:"integration,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Integration *Integration           `protobuf:"bytes,1,opt,name=integration,proto3" json:"integration,omitempty"`
+	// inbound_secret is shown only here: the secret to configure in the git
+	// host's webhook or the chat app's signing secret.
+	InboundSecret string `protobuf:"bytes,2,opt,name=inbound_secret,json=inboundSecret,proto3" json:"inbound_secret,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AddIntegrationResponse) Reset() {
 	*x = AddIntegrationResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[39]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3462,7 +3583,7 @@ func (x *AddIntegrationResponse) String() string {
 func (*AddIntegrationResponse) ProtoMessage() {}
 
 func (x *AddIntegrationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[39]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3475,7 +3596,7 @@ func (x *AddIntegrationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddIntegrationResponse.ProtoReflect.Descriptor instead.
 func (*AddIntegrationResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{39}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *AddIntegrationResponse) GetIntegration() *Integration {
@@ -3483,6 +3604,13 @@ func (x *AddIntegrationResponse) GetIntegration() *Integration {
 		return x.Integration
 	}
 	return nil
+}
+
+func (x *AddIntegrationResponse) GetInboundSecret() string {
+	if x != nil {
+		return x.InboundSecret
+	}
+	return ""
 }
 
 type ListIntegrationsRequest struct {
@@ -3494,7 +3622,7 @@ type ListIntegrationsRequest struct {
 
 func (x *ListIntegrationsRequest) Reset() {
 	*x = ListIntegrationsRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[40]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3506,7 +3634,7 @@ func (x *ListIntegrationsRequest) String() string {
 func (*ListIntegrationsRequest) ProtoMessage() {}
 
 func (x *ListIntegrationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[40]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3519,7 +3647,7 @@ func (x *ListIntegrationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIntegrationsRequest.ProtoReflect.Descriptor instead.
 func (*ListIntegrationsRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{40}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ListIntegrationsRequest) GetOrgId() string {
@@ -3538,7 +3666,7 @@ type ListIntegrationsResponse struct {
 
 func (x *ListIntegrationsResponse) Reset() {
 	*x = ListIntegrationsResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[41]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3550,7 +3678,7 @@ func (x *ListIntegrationsResponse) String() string {
 func (*ListIntegrationsResponse) ProtoMessage() {}
 
 func (x *ListIntegrationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[41]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3563,7 +3691,7 @@ func (x *ListIntegrationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIntegrationsResponse.ProtoReflect.Descriptor instead.
 func (*ListIntegrationsResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{41}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ListIntegrationsResponse) GetData() []*Integration {
@@ -3582,7 +3710,7 @@ type RemoveIntegrationRequest struct {
 
 func (x *RemoveIntegrationRequest) Reset() {
 	*x = RemoveIntegrationRequest{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[42]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3594,7 +3722,7 @@ func (x *RemoveIntegrationRequest) String() string {
 func (*RemoveIntegrationRequest) ProtoMessage() {}
 
 func (x *RemoveIntegrationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[42]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3607,7 +3735,7 @@ func (x *RemoveIntegrationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveIntegrationRequest.ProtoReflect.Descriptor instead.
 func (*RemoveIntegrationRequest) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{42}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *RemoveIntegrationRequest) GetId() string {
@@ -3627,7 +3755,7 @@ type RemoveIntegrationResponse struct {
 
 func (x *RemoveIntegrationResponse) Reset() {
 	*x = RemoveIntegrationResponse{}
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[43]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3639,7 +3767,7 @@ func (x *RemoveIntegrationResponse) String() string {
 func (*RemoveIntegrationResponse) ProtoMessage() {}
 
 func (x *RemoveIntegrationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[43]
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3652,7 +3780,7 @@ func (x *RemoveIntegrationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveIntegrationResponse.ProtoReflect.Descriptor instead.
 func (*RemoveIntegrationResponse) Descriptor() ([]byte, []int) {
-	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{43}
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *RemoveIntegrationResponse) GetId() string {
@@ -3667,6 +3795,323 @@ func (x *RemoveIntegrationResponse) GetRemovedAt() *timestamppb.Timestamp {
 		return x.RemovedAt
 	}
 	return nil
+}
+
+type MapIntegrationUserRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	IntegrationId string                 `protobuf:"bytes,1,opt,name=integration_id,json=integrationId,proto3" json:"integration_id,omitempty"`
+	// external_user is the git host login (case-insensitive) or the chat
+	// user id.
+	ExternalUser string `protobuf:"bytes,2,opt,name=external_user,json=externalUser,proto3" json:"external_user,omitempty"`
+	// user_id is a user of the integration's organization.
+	UserId        string `protobuf:"bytes,3,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MapIntegrationUserRequest) Reset() {
+	*x = MapIntegrationUserRequest{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MapIntegrationUserRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MapIntegrationUserRequest) ProtoMessage() {}
+
+func (x *MapIntegrationUserRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MapIntegrationUserRequest.ProtoReflect.Descriptor instead.
+func (*MapIntegrationUserRequest) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *MapIntegrationUserRequest) GetIntegrationId() string {
+	if x != nil {
+		return x.IntegrationId
+	}
+	return ""
+}
+
+func (x *MapIntegrationUserRequest) GetExternalUser() string {
+	if x != nil {
+		return x.ExternalUser
+	}
+	return ""
+}
+
+func (x *MapIntegrationUserRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+type MapIntegrationUserResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	IntegrationId string                 `protobuf:"bytes,1,opt,name=integration_id,json=integrationId,proto3" json:"integration_id,omitempty"`
+	ExternalUser  string                 `protobuf:"bytes,2,opt,name=external_user,json=externalUser,proto3" json:"external_user,omitempty"`
+	UserId        string                 `protobuf:"bytes,3,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	Username      string                 `protobuf:"bytes,4,opt,name=username,proto3" json:"username,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MapIntegrationUserResponse) Reset() {
+	*x = MapIntegrationUserResponse{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MapIntegrationUserResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MapIntegrationUserResponse) ProtoMessage() {}
+
+func (x *MapIntegrationUserResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MapIntegrationUserResponse.ProtoReflect.Descriptor instead.
+func (*MapIntegrationUserResponse) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *MapIntegrationUserResponse) GetIntegrationId() string {
+	if x != nil {
+		return x.IntegrationId
+	}
+	return ""
+}
+
+func (x *MapIntegrationUserResponse) GetExternalUser() string {
+	if x != nil {
+		return x.ExternalUser
+	}
+	return ""
+}
+
+func (x *MapIntegrationUserResponse) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *MapIntegrationUserResponse) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+type HandleEventRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	IntegrationId string                 `protobuf:"bytes,1,opt,name=integration_id,json=integrationId,proto3" json:"integration_id,omitempty"`
+	// provider is the endpoint's: github or slack.
+	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+	// signature is X-Hub-Signature-256 (github) or X-Slack-Signature (slack).
+	Signature string `protobuf:"bytes,3,opt,name=signature,proto3" json:"signature,omitempty"`
+	// timestamp is X-Slack-Request-Timestamp (slack).
+	Timestamp string `protobuf:"bytes,4,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	// event is X-GitHub-Event (github).
+	Event string `protobuf:"bytes,5,opt,name=event,proto3" json:"event,omitempty"`
+	// delivery is X-GitHub-Delivery (github).
+	Delivery      string `protobuf:"bytes,6,opt,name=delivery,proto3" json:"delivery,omitempty"`
+	ContentType   string `protobuf:"bytes,7,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	Body          []byte `protobuf:"bytes,8,opt,name=body,proto3" json:"body,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandleEventRequest) Reset() {
+	*x = HandleEventRequest{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandleEventRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandleEventRequest) ProtoMessage() {}
+
+func (x *HandleEventRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandleEventRequest.ProtoReflect.Descriptor instead.
+func (*HandleEventRequest) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *HandleEventRequest) GetIntegrationId() string {
+	if x != nil {
+		return x.IntegrationId
+	}
+	return ""
+}
+
+func (x *HandleEventRequest) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *HandleEventRequest) GetSignature() string {
+	if x != nil {
+		return x.Signature
+	}
+	return ""
+}
+
+func (x *HandleEventRequest) GetTimestamp() string {
+	if x != nil {
+		return x.Timestamp
+	}
+	return ""
+}
+
+func (x *HandleEventRequest) GetEvent() string {
+	if x != nil {
+		return x.Event
+	}
+	return ""
+}
+
+func (x *HandleEventRequest) GetDelivery() string {
+	if x != nil {
+		return x.Delivery
+	}
+	return ""
+}
+
+func (x *HandleEventRequest) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
+func (x *HandleEventRequest) GetBody() []byte {
+	if x != nil {
+		return x.Body
+	}
+	return nil
+}
+
+type HandleEventResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// status is recorded (a triage entry was added), changed (the finding's
+	// state changed), ignored (the event is not about a finding) or pong.
+	Status    string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	FindingId string `protobuf:"bytes,2,opt,name=finding_id,json=findingId,proto3" json:"finding_id,omitempty"`
+	// entry_id is the triage thread entry written, if any.
+	EntryId string `protobuf:"bytes,3,opt,name=entry_id,json=entryId,proto3" json:"entry_id,omitempty"`
+	// state is the finding's state after the event, when it names a finding.
+	State string `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	// text is a short human answer (shown by the chat).
+	Text          string `protobuf:"bytes,5,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandleEventResponse) Reset() {
+	*x = HandleEventResponse{}
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandleEventResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandleEventResponse) ProtoMessage() {}
+
+func (x *HandleEventResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_vulnscan_findings_v1_findings_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandleEventResponse.ProtoReflect.Descriptor instead.
+func (*HandleEventResponse) Descriptor() ([]byte, []int) {
+	return file_vulnscan_findings_v1_findings_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *HandleEventResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *HandleEventResponse) GetFindingId() string {
+	if x != nil {
+		return x.FindingId
+	}
+	return ""
+}
+
+func (x *HandleEventResponse) GetEntryId() string {
+	if x != nil {
+		return x.EntryId
+	}
+	return ""
+}
+
+func (x *HandleEventResponse) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *HandleEventResponse) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
 }
 
 var File_vulnscan_findings_v1_findings_proto protoreflect.FileDescriptor
@@ -3890,7 +4335,12 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\n" +
 	"commit_sha\x18\x05 \x01(\tR\tcommitSha\x12!\n" +
 	"\fpull_request\x18\x06 \x01(\x05R\vpullRequest\x12\x19\n" +
-	"\brepo_key\x18\a \x01(\tR\arepoKey\"I\n" +
+	"\brepo_key\x18\a \x01(\tR\arepoKey\"E\n" +
+	"\x13CompleteScanRequest\x12\x17\n" +
+	"\ascan_id\x18\x01 \x01(\tR\x06scanId\x12\x15\n" +
+	"\x06org_id\x18\x02 \x01(\tR\x05orgId\".\n" +
+	"\x14CompleteScanResponse\x12\x16\n" +
+	"\x06queued\x18\x01 \x01(\x05R\x06queued\"I\n" +
 	"\x14RegisterScanResponse\x12\x17\n" +
 	"\ascan_id\x18\x01 \x01(\tR\x06scanId\x12\x18\n" +
 	"\acreated\x18\x02 \x01(\bR\acreated\"\xe2\x03\n" +
@@ -3976,7 +4426,7 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x04info\x18\x06 \x01(\x05R\x04info\x12L\n" +
 	"\fverification\x18\a \x01(\v2(.vulnscan.findings.v1.VerificationCountsR\fverification\"[\n" +
 	"\x18GetScanSummariesResponse\x12?\n" +
-	"\tsummaries\x18\x01 \x03(\v2!.vulnscan.findings.v1.ScanSummaryR\tsummaries\"\xff\x01\n" +
+	"\tsummaries\x18\x01 \x03(\v2!.vulnscan.findings.v1.ScanSummaryR\tsummaries\"\xad\x02\n" +
 	"\vIntegration\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
 	"\x06org_id\x18\x02 \x01(\tR\x05orgId\x12\x12\n" +
@@ -3988,7 +4438,9 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\n" +
 	"has_secret\x18\b \x01(\bR\thasSecret\x129\n" +
 	"\n" +
-	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xb0\x01\n" +
+	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12,\n" +
+	"\x12has_inbound_secret\x18\n" +
+	" \x01(\bR\x10hasInboundSecret\"\xd7\x01\n" +
 	"\x15AddIntegrationRequest\x12\x15\n" +
 	"\x06org_id\x18\x01 \x01(\tR\x05orgId\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x12\n" +
@@ -3996,9 +4448,11 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x03url\x18\x04 \x01(\tR\x03url\x12\x18\n" +
 	"\aproject\x18\x05 \x01(\tR\aproject\x12\x14\n" +
 	"\x05token\x18\x06 \x01(\tR\x05token\x12\x16\n" +
-	"\x06secret\x18\a \x01(\tR\x06secret\"]\n" +
+	"\x06secret\x18\a \x01(\tR\x06secret\x12%\n" +
+	"\x0einbound_secret\x18\b \x01(\tR\rinboundSecret\"\x84\x01\n" +
 	"\x16AddIntegrationResponse\x12C\n" +
-	"\vintegration\x18\x01 \x01(\v2!.vulnscan.findings.v1.IntegrationR\vintegration\"0\n" +
+	"\vintegration\x18\x01 \x01(\v2!.vulnscan.findings.v1.IntegrationR\vintegration\x12%\n" +
+	"\x0einbound_secret\x18\x02 \x01(\tR\rinboundSecret\"0\n" +
 	"\x17ListIntegrationsRequest\x12\x15\n" +
 	"\x06org_id\x18\x01 \x01(\tR\x05orgId\"Q\n" +
 	"\x18ListIntegrationsResponse\x125\n" +
@@ -4008,7 +4462,32 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x19RemoveIntegrationResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x129\n" +
 	"\n" +
-	"removed_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\tremovedAt2\xeb\b\n" +
+	"removed_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\tremovedAt\"\x80\x01\n" +
+	"\x19MapIntegrationUserRequest\x12%\n" +
+	"\x0eintegration_id\x18\x01 \x01(\tR\rintegrationId\x12#\n" +
+	"\rexternal_user\x18\x02 \x01(\tR\fexternalUser\x12\x17\n" +
+	"\auser_id\x18\x03 \x01(\tR\x06userId\"\x9d\x01\n" +
+	"\x1aMapIntegrationUserResponse\x12%\n" +
+	"\x0eintegration_id\x18\x01 \x01(\tR\rintegrationId\x12#\n" +
+	"\rexternal_user\x18\x02 \x01(\tR\fexternalUser\x12\x17\n" +
+	"\auser_id\x18\x03 \x01(\tR\x06userId\x12\x1a\n" +
+	"\busername\x18\x04 \x01(\tR\busername\"\xfc\x01\n" +
+	"\x12HandleEventRequest\x12%\n" +
+	"\x0eintegration_id\x18\x01 \x01(\tR\rintegrationId\x12\x1a\n" +
+	"\bprovider\x18\x02 \x01(\tR\bprovider\x12\x1c\n" +
+	"\tsignature\x18\x03 \x01(\tR\tsignature\x12\x1c\n" +
+	"\ttimestamp\x18\x04 \x01(\tR\ttimestamp\x12\x14\n" +
+	"\x05event\x18\x05 \x01(\tR\x05event\x12\x1a\n" +
+	"\bdelivery\x18\x06 \x01(\tR\bdelivery\x12!\n" +
+	"\fcontent_type\x18\a \x01(\tR\vcontentType\x12\x12\n" +
+	"\x04body\x18\b \x01(\fR\x04body\"\x91\x01\n" +
+	"\x13HandleEventResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12\x1d\n" +
+	"\n" +
+	"finding_id\x18\x02 \x01(\tR\tfindingId\x12\x19\n" +
+	"\bentry_id\x18\x03 \x01(\tR\aentryId\x12\x14\n" +
+	"\x05state\x18\x04 \x01(\tR\x05state\x12\x12\n" +
+	"\x04text\x18\x05 \x01(\tR\x04text2\xeb\b\n" +
 	"\x0fFindingsService\x12{\n" +
 	"\fListFindings\x12).vulnscan.findings.v1.ListFindingsRequest\x1a*.vulnscan.findings.v1.ListFindingsResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\f/v1/findings\x12\x92\x01\n" +
 	"\x10ListScanFindings\x12-.vulnscan.findings.v1.ListScanFindingsRequest\x1a..vulnscan.findings.v1.ListScanFindingsResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/v1/scans/{id}/findings\x12\x85\x01\n" +
@@ -4019,18 +4498,22 @@ const file_vulnscan_findings_v1_findings_proto_rawDesc = "" +
 	"\x12BulkUpdateFindings\x12/.vulnscan.findings.v1.BulkUpdateFindingsRequest\x1a0.vulnscan.findings.v1.BulkUpdateFindingsResponse\"\x1c\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/v1/findings/bulk\x12\x97\x01\n" +
 	"\x11GetFindingHistory\x12..vulnscan.findings.v1.GetFindingHistoryRequest\x1a/.vulnscan.findings.v1.GetFindingHistoryResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/v1/findings/{id}/history\x12\x86\x01\n" +
 	"\n" +
-	"AddComment\x12'.vulnscan.findings.v1.AddCommentRequest\x1a(.vulnscan.findings.v1.AddCommentResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/v1/findings/{id}/comments2\xbe\x05\n" +
+	"AddComment\x12'.vulnscan.findings.v1.AddCommentRequest\x1a(.vulnscan.findings.v1.AddCommentResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/v1/findings/{id}/comments2\xa5\x06\n" +
 	"\x15FindingsIntakeService\x12e\n" +
 	"\fRegisterScan\x12).vulnscan.findings.v1.RegisterScanRequest\x1a*.vulnscan.findings.v1.RegisterScanResponse\x12k\n" +
 	"\x0eReportFindings\x12+.vulnscan.findings.v1.ReportFindingsRequest\x1a,.vulnscan.findings.v1.ReportFindingsResponse\x12k\n" +
 	"\x0eApproveFinding\x12+.vulnscan.findings.v1.ApproveFindingRequest\x1a,.vulnscan.findings.v1.ApproveFindingResponse\x12h\n" +
 	"\rRejectFinding\x12*.vulnscan.findings.v1.RejectFindingRequest\x1a+.vulnscan.findings.v1.RejectFindingResponse\x12\x86\x01\n" +
 	"\x17ListFindingsForOperator\x124.vulnscan.findings.v1.ListFindingsForOperatorRequest\x1a5.vulnscan.findings.v1.ListFindingsForOperatorResponse\x12q\n" +
-	"\x10GetScanSummaries\x12-.vulnscan.findings.v1.GetScanSummariesRequest\x1a..vulnscan.findings.v1.GetScanSummariesResponse2\xec\x02\n" +
+	"\x10GetScanSummaries\x12-.vulnscan.findings.v1.GetScanSummariesRequest\x1a..vulnscan.findings.v1.GetScanSummariesResponse\x12e\n" +
+	"\fCompleteScan\x12).vulnscan.findings.v1.CompleteScanRequest\x1a*.vulnscan.findings.v1.CompleteScanResponse2\xe5\x03\n" +
 	"\x14FindingsAdminService\x12k\n" +
 	"\x0eAddIntegration\x12+.vulnscan.findings.v1.AddIntegrationRequest\x1a,.vulnscan.findings.v1.AddIntegrationResponse\x12q\n" +
 	"\x10ListIntegrations\x12-.vulnscan.findings.v1.ListIntegrationsRequest\x1a..vulnscan.findings.v1.ListIntegrationsResponse\x12t\n" +
-	"\x11RemoveIntegration\x12..vulnscan.findings.v1.RemoveIntegrationRequest\x1a/.vulnscan.findings.v1.RemoveIntegrationResponseBHZFgithub.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1;findingsv1b\x06proto3"
+	"\x11RemoveIntegration\x12..vulnscan.findings.v1.RemoveIntegrationRequest\x1a/.vulnscan.findings.v1.RemoveIntegrationResponse\x12w\n" +
+	"\x12MapIntegrationUser\x12/.vulnscan.findings.v1.MapIntegrationUserRequest\x1a0.vulnscan.findings.v1.MapIntegrationUserResponse2|\n" +
+	"\x16FindingsInboundService\x12b\n" +
+	"\vHandleEvent\x12(.vulnscan.findings.v1.HandleEventRequest\x1a).vulnscan.findings.v1.HandleEventResponseBHZFgithub.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1;findingsv1b\x06proto3"
 
 var (
 	file_vulnscan_findings_v1_findings_proto_rawDescOnce sync.Once
@@ -4044,7 +4527,7 @@ func file_vulnscan_findings_v1_findings_proto_rawDescGZIP() []byte {
 	return file_vulnscan_findings_v1_findings_proto_rawDescData
 }
 
-var file_vulnscan_findings_v1_findings_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_vulnscan_findings_v1_findings_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
 var file_vulnscan_findings_v1_findings_proto_goTypes = []any{
 	(*Finding)(nil),                         // 0: vulnscan.findings.v1.Finding
 	(*TriageEntry)(nil),                     // 1: vulnscan.findings.v1.TriageEntry
@@ -4067,85 +4550,91 @@ var file_vulnscan_findings_v1_findings_proto_goTypes = []any{
 	(*AddCommentRequest)(nil),               // 18: vulnscan.findings.v1.AddCommentRequest
 	(*AddCommentResponse)(nil),              // 19: vulnscan.findings.v1.AddCommentResponse
 	(*RegisterScanRequest)(nil),             // 20: vulnscan.findings.v1.RegisterScanRequest
-	(*RegisterScanResponse)(nil),            // 21: vulnscan.findings.v1.RegisterScanResponse
-	(*ReportedFinding)(nil),                 // 22: vulnscan.findings.v1.ReportedFinding
-	(*ReportFindingsRequest)(nil),           // 23: vulnscan.findings.v1.ReportFindingsRequest
-	(*ReportedFindingResult)(nil),           // 24: vulnscan.findings.v1.ReportedFindingResult
-	(*ReportFindingsResponse)(nil),          // 25: vulnscan.findings.v1.ReportFindingsResponse
-	(*ApproveFindingRequest)(nil),           // 26: vulnscan.findings.v1.ApproveFindingRequest
-	(*ApproveFindingResponse)(nil),          // 27: vulnscan.findings.v1.ApproveFindingResponse
-	(*RejectFindingRequest)(nil),            // 28: vulnscan.findings.v1.RejectFindingRequest
-	(*RejectFindingResponse)(nil),           // 29: vulnscan.findings.v1.RejectFindingResponse
-	(*ListFindingsForOperatorRequest)(nil),  // 30: vulnscan.findings.v1.ListFindingsForOperatorRequest
-	(*OperatorFinding)(nil),                 // 31: vulnscan.findings.v1.OperatorFinding
-	(*ListFindingsForOperatorResponse)(nil), // 32: vulnscan.findings.v1.ListFindingsForOperatorResponse
-	(*GetScanSummariesRequest)(nil),         // 33: vulnscan.findings.v1.GetScanSummariesRequest
-	(*VerificationCounts)(nil),              // 34: vulnscan.findings.v1.VerificationCounts
-	(*ScanSummary)(nil),                     // 35: vulnscan.findings.v1.ScanSummary
-	(*GetScanSummariesResponse)(nil),        // 36: vulnscan.findings.v1.GetScanSummariesResponse
-	(*Integration)(nil),                     // 37: vulnscan.findings.v1.Integration
-	(*AddIntegrationRequest)(nil),           // 38: vulnscan.findings.v1.AddIntegrationRequest
-	(*AddIntegrationResponse)(nil),          // 39: vulnscan.findings.v1.AddIntegrationResponse
-	(*ListIntegrationsRequest)(nil),         // 40: vulnscan.findings.v1.ListIntegrationsRequest
-	(*ListIntegrationsResponse)(nil),        // 41: vulnscan.findings.v1.ListIntegrationsResponse
-	(*RemoveIntegrationRequest)(nil),        // 42: vulnscan.findings.v1.RemoveIntegrationRequest
-	(*RemoveIntegrationResponse)(nil),       // 43: vulnscan.findings.v1.RemoveIntegrationResponse
-	(*wrapperspb.StringValue)(nil),          // 44: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),           // 45: google.protobuf.Timestamp
-	(*wrapperspb.Int32Value)(nil),           // 46: google.protobuf.Int32Value
-	(*structpb.Value)(nil),                  // 47: google.protobuf.Value
-	(*httpbody.HttpBody)(nil),               // 48: google.api.HttpBody
+	(*CompleteScanRequest)(nil),             // 21: vulnscan.findings.v1.CompleteScanRequest
+	(*CompleteScanResponse)(nil),            // 22: vulnscan.findings.v1.CompleteScanResponse
+	(*RegisterScanResponse)(nil),            // 23: vulnscan.findings.v1.RegisterScanResponse
+	(*ReportedFinding)(nil),                 // 24: vulnscan.findings.v1.ReportedFinding
+	(*ReportFindingsRequest)(nil),           // 25: vulnscan.findings.v1.ReportFindingsRequest
+	(*ReportedFindingResult)(nil),           // 26: vulnscan.findings.v1.ReportedFindingResult
+	(*ReportFindingsResponse)(nil),          // 27: vulnscan.findings.v1.ReportFindingsResponse
+	(*ApproveFindingRequest)(nil),           // 28: vulnscan.findings.v1.ApproveFindingRequest
+	(*ApproveFindingResponse)(nil),          // 29: vulnscan.findings.v1.ApproveFindingResponse
+	(*RejectFindingRequest)(nil),            // 30: vulnscan.findings.v1.RejectFindingRequest
+	(*RejectFindingResponse)(nil),           // 31: vulnscan.findings.v1.RejectFindingResponse
+	(*ListFindingsForOperatorRequest)(nil),  // 32: vulnscan.findings.v1.ListFindingsForOperatorRequest
+	(*OperatorFinding)(nil),                 // 33: vulnscan.findings.v1.OperatorFinding
+	(*ListFindingsForOperatorResponse)(nil), // 34: vulnscan.findings.v1.ListFindingsForOperatorResponse
+	(*GetScanSummariesRequest)(nil),         // 35: vulnscan.findings.v1.GetScanSummariesRequest
+	(*VerificationCounts)(nil),              // 36: vulnscan.findings.v1.VerificationCounts
+	(*ScanSummary)(nil),                     // 37: vulnscan.findings.v1.ScanSummary
+	(*GetScanSummariesResponse)(nil),        // 38: vulnscan.findings.v1.GetScanSummariesResponse
+	(*Integration)(nil),                     // 39: vulnscan.findings.v1.Integration
+	(*AddIntegrationRequest)(nil),           // 40: vulnscan.findings.v1.AddIntegrationRequest
+	(*AddIntegrationResponse)(nil),          // 41: vulnscan.findings.v1.AddIntegrationResponse
+	(*ListIntegrationsRequest)(nil),         // 42: vulnscan.findings.v1.ListIntegrationsRequest
+	(*ListIntegrationsResponse)(nil),        // 43: vulnscan.findings.v1.ListIntegrationsResponse
+	(*RemoveIntegrationRequest)(nil),        // 44: vulnscan.findings.v1.RemoveIntegrationRequest
+	(*RemoveIntegrationResponse)(nil),       // 45: vulnscan.findings.v1.RemoveIntegrationResponse
+	(*MapIntegrationUserRequest)(nil),       // 46: vulnscan.findings.v1.MapIntegrationUserRequest
+	(*MapIntegrationUserResponse)(nil),      // 47: vulnscan.findings.v1.MapIntegrationUserResponse
+	(*HandleEventRequest)(nil),              // 48: vulnscan.findings.v1.HandleEventRequest
+	(*HandleEventResponse)(nil),             // 49: vulnscan.findings.v1.HandleEventResponse
+	(*wrapperspb.StringValue)(nil),          // 50: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),           // 51: google.protobuf.Timestamp
+	(*wrapperspb.Int32Value)(nil),           // 52: google.protobuf.Int32Value
+	(*structpb.Value)(nil),                  // 53: google.protobuf.Value
+	(*httpbody.HttpBody)(nil),               // 54: google.api.HttpBody
 }
 var file_vulnscan_findings_v1_findings_proto_depIdxs = []int32{
-	44, // 0: vulnscan.findings.v1.Finding.proof_of_concept:type_name -> google.protobuf.StringValue
-	44, // 1: vulnscan.findings.v1.Finding.scan_id:type_name -> google.protobuf.StringValue
-	45, // 2: vulnscan.findings.v1.Finding.found_at:type_name -> google.protobuf.Timestamp
-	45, // 3: vulnscan.findings.v1.Finding.updated_at:type_name -> google.protobuf.Timestamp
-	44, // 4: vulnscan.findings.v1.Finding.duplicate_of:type_name -> google.protobuf.StringValue
-	46, // 5: vulnscan.findings.v1.Finding.line:type_name -> google.protobuf.Int32Value
-	44, // 6: vulnscan.findings.v1.TriageEntry.reaction:type_name -> google.protobuf.StringValue
-	44, // 7: vulnscan.findings.v1.TriageEntry.comment:type_name -> google.protobuf.StringValue
-	45, // 8: vulnscan.findings.v1.TriageEntry.timestamp:type_name -> google.protobuf.Timestamp
-	44, // 9: vulnscan.findings.v1.GetFindingResponse.proof_of_concept:type_name -> google.protobuf.StringValue
-	44, // 10: vulnscan.findings.v1.GetFindingResponse.scan_id:type_name -> google.protobuf.StringValue
-	45, // 11: vulnscan.findings.v1.GetFindingResponse.found_at:type_name -> google.protobuf.Timestamp
-	45, // 12: vulnscan.findings.v1.GetFindingResponse.updated_at:type_name -> google.protobuf.Timestamp
-	44, // 13: vulnscan.findings.v1.GetFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
+	50, // 0: vulnscan.findings.v1.Finding.proof_of_concept:type_name -> google.protobuf.StringValue
+	50, // 1: vulnscan.findings.v1.Finding.scan_id:type_name -> google.protobuf.StringValue
+	51, // 2: vulnscan.findings.v1.Finding.found_at:type_name -> google.protobuf.Timestamp
+	51, // 3: vulnscan.findings.v1.Finding.updated_at:type_name -> google.protobuf.Timestamp
+	50, // 4: vulnscan.findings.v1.Finding.duplicate_of:type_name -> google.protobuf.StringValue
+	52, // 5: vulnscan.findings.v1.Finding.line:type_name -> google.protobuf.Int32Value
+	50, // 6: vulnscan.findings.v1.TriageEntry.reaction:type_name -> google.protobuf.StringValue
+	50, // 7: vulnscan.findings.v1.TriageEntry.comment:type_name -> google.protobuf.StringValue
+	51, // 8: vulnscan.findings.v1.TriageEntry.timestamp:type_name -> google.protobuf.Timestamp
+	50, // 9: vulnscan.findings.v1.GetFindingResponse.proof_of_concept:type_name -> google.protobuf.StringValue
+	50, // 10: vulnscan.findings.v1.GetFindingResponse.scan_id:type_name -> google.protobuf.StringValue
+	51, // 11: vulnscan.findings.v1.GetFindingResponse.found_at:type_name -> google.protobuf.Timestamp
+	51, // 12: vulnscan.findings.v1.GetFindingResponse.updated_at:type_name -> google.protobuf.Timestamp
+	50, // 13: vulnscan.findings.v1.GetFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
 	1,  // 14: vulnscan.findings.v1.GetFindingResponse.triage_thread:type_name -> vulnscan.findings.v1.TriageEntry
-	44, // 15: vulnscan.findings.v1.GetFindingResponse.mermaid_trace:type_name -> google.protobuf.StringValue
-	44, // 16: vulnscan.findings.v1.GetFindingResponse.repo_url:type_name -> google.protobuf.StringValue
-	44, // 17: vulnscan.findings.v1.GetFindingResponse.scan_type:type_name -> google.protobuf.StringValue
-	46, // 18: vulnscan.findings.v1.GetFindingResponse.line:type_name -> google.protobuf.Int32Value
-	45, // 19: vulnscan.findings.v1.GetFindingResponse.risk_expires_at:type_name -> google.protobuf.Timestamp
+	50, // 15: vulnscan.findings.v1.GetFindingResponse.mermaid_trace:type_name -> google.protobuf.StringValue
+	50, // 16: vulnscan.findings.v1.GetFindingResponse.repo_url:type_name -> google.protobuf.StringValue
+	50, // 17: vulnscan.findings.v1.GetFindingResponse.scan_type:type_name -> google.protobuf.StringValue
+	52, // 18: vulnscan.findings.v1.GetFindingResponse.line:type_name -> google.protobuf.Int32Value
+	51, // 19: vulnscan.findings.v1.GetFindingResponse.risk_expires_at:type_name -> google.protobuf.Timestamp
 	0,  // 20: vulnscan.findings.v1.ListFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
 	0,  // 21: vulnscan.findings.v1.ListScanFindingsResponse.data:type_name -> vulnscan.findings.v1.Finding
-	47, // 22: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
-	44, // 23: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
+	53, // 22: vulnscan.findings.v1.UpdateFindingRequest.duplicate_of:type_name -> google.protobuf.Value
+	50, // 23: vulnscan.findings.v1.UpdateFindingResponse.duplicate_of:type_name -> google.protobuf.StringValue
 	11, // 24: vulnscan.findings.v1.BulkUpdateFindingsRequest.filter:type_name -> vulnscan.findings.v1.FindingsFilter
-	47, // 25: vulnscan.findings.v1.BulkUpdateFindingsRequest.duplicate_of:type_name -> google.protobuf.Value
-	44, // 26: vulnscan.findings.v1.HistoryActor.user_id:type_name -> google.protobuf.StringValue
-	44, // 27: vulnscan.findings.v1.HistoryActor.username:type_name -> google.protobuf.StringValue
-	44, // 28: vulnscan.findings.v1.HistoryActor.api_key_id_prefix:type_name -> google.protobuf.StringValue
-	44, // 29: vulnscan.findings.v1.HistoryActor.integration:type_name -> google.protobuf.StringValue
-	44, // 30: vulnscan.findings.v1.HistoryEntry.from:type_name -> google.protobuf.StringValue
-	44, // 31: vulnscan.findings.v1.HistoryEntry.to:type_name -> google.protobuf.StringValue
-	44, // 32: vulnscan.findings.v1.HistoryEntry.reason:type_name -> google.protobuf.StringValue
+	53, // 25: vulnscan.findings.v1.BulkUpdateFindingsRequest.duplicate_of:type_name -> google.protobuf.Value
+	50, // 26: vulnscan.findings.v1.HistoryActor.user_id:type_name -> google.protobuf.StringValue
+	50, // 27: vulnscan.findings.v1.HistoryActor.username:type_name -> google.protobuf.StringValue
+	50, // 28: vulnscan.findings.v1.HistoryActor.api_key_id_prefix:type_name -> google.protobuf.StringValue
+	50, // 29: vulnscan.findings.v1.HistoryActor.integration:type_name -> google.protobuf.StringValue
+	50, // 30: vulnscan.findings.v1.HistoryEntry.from:type_name -> google.protobuf.StringValue
+	50, // 31: vulnscan.findings.v1.HistoryEntry.to:type_name -> google.protobuf.StringValue
+	50, // 32: vulnscan.findings.v1.HistoryEntry.reason:type_name -> google.protobuf.StringValue
 	15, // 33: vulnscan.findings.v1.HistoryEntry.actor:type_name -> vulnscan.findings.v1.HistoryActor
-	44, // 34: vulnscan.findings.v1.HistoryEntry.batch_id:type_name -> google.protobuf.StringValue
-	45, // 35: vulnscan.findings.v1.HistoryEntry.created_at:type_name -> google.protobuf.Timestamp
+	50, // 34: vulnscan.findings.v1.HistoryEntry.batch_id:type_name -> google.protobuf.StringValue
+	51, // 35: vulnscan.findings.v1.HistoryEntry.created_at:type_name -> google.protobuf.Timestamp
 	16, // 36: vulnscan.findings.v1.GetFindingHistoryResponse.data:type_name -> vulnscan.findings.v1.HistoryEntry
-	44, // 37: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
-	44, // 38: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
-	22, // 39: vulnscan.findings.v1.ReportFindingsRequest.findings:type_name -> vulnscan.findings.v1.ReportedFinding
-	24, // 40: vulnscan.findings.v1.ReportFindingsResponse.results:type_name -> vulnscan.findings.v1.ReportedFindingResult
-	45, // 41: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
-	31, // 42: vulnscan.findings.v1.ListFindingsForOperatorResponse.data:type_name -> vulnscan.findings.v1.OperatorFinding
-	34, // 43: vulnscan.findings.v1.ScanSummary.verification:type_name -> vulnscan.findings.v1.VerificationCounts
-	35, // 44: vulnscan.findings.v1.GetScanSummariesResponse.summaries:type_name -> vulnscan.findings.v1.ScanSummary
-	45, // 45: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
-	37, // 46: vulnscan.findings.v1.AddIntegrationResponse.integration:type_name -> vulnscan.findings.v1.Integration
-	37, // 47: vulnscan.findings.v1.ListIntegrationsResponse.data:type_name -> vulnscan.findings.v1.Integration
-	45, // 48: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
+	50, // 37: vulnscan.findings.v1.ReportedFinding.proof_of_concept:type_name -> google.protobuf.StringValue
+	50, // 38: vulnscan.findings.v1.ReportedFinding.mermaid_trace:type_name -> google.protobuf.StringValue
+	24, // 39: vulnscan.findings.v1.ReportFindingsRequest.findings:type_name -> vulnscan.findings.v1.ReportedFinding
+	26, // 40: vulnscan.findings.v1.ReportFindingsResponse.results:type_name -> vulnscan.findings.v1.ReportedFindingResult
+	51, // 41: vulnscan.findings.v1.OperatorFinding.found_at:type_name -> google.protobuf.Timestamp
+	33, // 42: vulnscan.findings.v1.ListFindingsForOperatorResponse.data:type_name -> vulnscan.findings.v1.OperatorFinding
+	36, // 43: vulnscan.findings.v1.ScanSummary.verification:type_name -> vulnscan.findings.v1.VerificationCounts
+	37, // 44: vulnscan.findings.v1.GetScanSummariesResponse.summaries:type_name -> vulnscan.findings.v1.ScanSummary
+	51, // 45: vulnscan.findings.v1.Integration.created_at:type_name -> google.protobuf.Timestamp
+	39, // 46: vulnscan.findings.v1.AddIntegrationResponse.integration:type_name -> vulnscan.findings.v1.Integration
+	39, // 47: vulnscan.findings.v1.ListIntegrationsResponse.data:type_name -> vulnscan.findings.v1.Integration
+	51, // 48: vulnscan.findings.v1.RemoveIntegrationResponse.removed_at:type_name -> google.protobuf.Timestamp
 	3,  // 49: vulnscan.findings.v1.FindingsService.ListFindings:input_type -> vulnscan.findings.v1.ListFindingsRequest
 	4,  // 50: vulnscan.findings.v1.FindingsService.ListScanFindings:input_type -> vulnscan.findings.v1.ListScanFindingsRequest
 	7,  // 51: vulnscan.findings.v1.FindingsService.ExportScanFindings:input_type -> vulnscan.findings.v1.ExportScanFindingsRequest
@@ -4155,33 +4644,39 @@ var file_vulnscan_findings_v1_findings_proto_depIdxs = []int32{
 	14, // 55: vulnscan.findings.v1.FindingsService.GetFindingHistory:input_type -> vulnscan.findings.v1.GetFindingHistoryRequest
 	18, // 56: vulnscan.findings.v1.FindingsService.AddComment:input_type -> vulnscan.findings.v1.AddCommentRequest
 	20, // 57: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:input_type -> vulnscan.findings.v1.RegisterScanRequest
-	23, // 58: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:input_type -> vulnscan.findings.v1.ReportFindingsRequest
-	26, // 59: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:input_type -> vulnscan.findings.v1.ApproveFindingRequest
-	28, // 60: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:input_type -> vulnscan.findings.v1.RejectFindingRequest
-	30, // 61: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:input_type -> vulnscan.findings.v1.ListFindingsForOperatorRequest
-	33, // 62: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:input_type -> vulnscan.findings.v1.GetScanSummariesRequest
-	38, // 63: vulnscan.findings.v1.FindingsAdminService.AddIntegration:input_type -> vulnscan.findings.v1.AddIntegrationRequest
-	40, // 64: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:input_type -> vulnscan.findings.v1.ListIntegrationsRequest
-	42, // 65: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:input_type -> vulnscan.findings.v1.RemoveIntegrationRequest
-	5,  // 66: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
-	6,  // 67: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
-	48, // 68: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
-	2,  // 69: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
-	10, // 70: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
-	13, // 71: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:output_type -> vulnscan.findings.v1.BulkUpdateFindingsResponse
-	17, // 72: vulnscan.findings.v1.FindingsService.GetFindingHistory:output_type -> vulnscan.findings.v1.GetFindingHistoryResponse
-	19, // 73: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
-	21, // 74: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
-	25, // 75: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
-	27, // 76: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
-	29, // 77: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
-	32, // 78: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
-	36, // 79: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:output_type -> vulnscan.findings.v1.GetScanSummariesResponse
-	39, // 80: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
-	41, // 81: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
-	43, // 82: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
-	66, // [66:83] is the sub-list for method output_type
-	49, // [49:66] is the sub-list for method input_type
+	25, // 58: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:input_type -> vulnscan.findings.v1.ReportFindingsRequest
+	28, // 59: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:input_type -> vulnscan.findings.v1.ApproveFindingRequest
+	30, // 60: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:input_type -> vulnscan.findings.v1.RejectFindingRequest
+	32, // 61: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:input_type -> vulnscan.findings.v1.ListFindingsForOperatorRequest
+	35, // 62: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:input_type -> vulnscan.findings.v1.GetScanSummariesRequest
+	21, // 63: vulnscan.findings.v1.FindingsIntakeService.CompleteScan:input_type -> vulnscan.findings.v1.CompleteScanRequest
+	40, // 64: vulnscan.findings.v1.FindingsAdminService.AddIntegration:input_type -> vulnscan.findings.v1.AddIntegrationRequest
+	42, // 65: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:input_type -> vulnscan.findings.v1.ListIntegrationsRequest
+	44, // 66: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:input_type -> vulnscan.findings.v1.RemoveIntegrationRequest
+	46, // 67: vulnscan.findings.v1.FindingsAdminService.MapIntegrationUser:input_type -> vulnscan.findings.v1.MapIntegrationUserRequest
+	48, // 68: vulnscan.findings.v1.FindingsInboundService.HandleEvent:input_type -> vulnscan.findings.v1.HandleEventRequest
+	5,  // 69: vulnscan.findings.v1.FindingsService.ListFindings:output_type -> vulnscan.findings.v1.ListFindingsResponse
+	6,  // 70: vulnscan.findings.v1.FindingsService.ListScanFindings:output_type -> vulnscan.findings.v1.ListScanFindingsResponse
+	54, // 71: vulnscan.findings.v1.FindingsService.ExportScanFindings:output_type -> google.api.HttpBody
+	2,  // 72: vulnscan.findings.v1.FindingsService.GetFinding:output_type -> vulnscan.findings.v1.GetFindingResponse
+	10, // 73: vulnscan.findings.v1.FindingsService.UpdateFinding:output_type -> vulnscan.findings.v1.UpdateFindingResponse
+	13, // 74: vulnscan.findings.v1.FindingsService.BulkUpdateFindings:output_type -> vulnscan.findings.v1.BulkUpdateFindingsResponse
+	17, // 75: vulnscan.findings.v1.FindingsService.GetFindingHistory:output_type -> vulnscan.findings.v1.GetFindingHistoryResponse
+	19, // 76: vulnscan.findings.v1.FindingsService.AddComment:output_type -> vulnscan.findings.v1.AddCommentResponse
+	23, // 77: vulnscan.findings.v1.FindingsIntakeService.RegisterScan:output_type -> vulnscan.findings.v1.RegisterScanResponse
+	27, // 78: vulnscan.findings.v1.FindingsIntakeService.ReportFindings:output_type -> vulnscan.findings.v1.ReportFindingsResponse
+	29, // 79: vulnscan.findings.v1.FindingsIntakeService.ApproveFinding:output_type -> vulnscan.findings.v1.ApproveFindingResponse
+	31, // 80: vulnscan.findings.v1.FindingsIntakeService.RejectFinding:output_type -> vulnscan.findings.v1.RejectFindingResponse
+	34, // 81: vulnscan.findings.v1.FindingsIntakeService.ListFindingsForOperator:output_type -> vulnscan.findings.v1.ListFindingsForOperatorResponse
+	38, // 82: vulnscan.findings.v1.FindingsIntakeService.GetScanSummaries:output_type -> vulnscan.findings.v1.GetScanSummariesResponse
+	22, // 83: vulnscan.findings.v1.FindingsIntakeService.CompleteScan:output_type -> vulnscan.findings.v1.CompleteScanResponse
+	41, // 84: vulnscan.findings.v1.FindingsAdminService.AddIntegration:output_type -> vulnscan.findings.v1.AddIntegrationResponse
+	43, // 85: vulnscan.findings.v1.FindingsAdminService.ListIntegrations:output_type -> vulnscan.findings.v1.ListIntegrationsResponse
+	45, // 86: vulnscan.findings.v1.FindingsAdminService.RemoveIntegration:output_type -> vulnscan.findings.v1.RemoveIntegrationResponse
+	47, // 87: vulnscan.findings.v1.FindingsAdminService.MapIntegrationUser:output_type -> vulnscan.findings.v1.MapIntegrationUserResponse
+	49, // 88: vulnscan.findings.v1.FindingsInboundService.HandleEvent:output_type -> vulnscan.findings.v1.HandleEventResponse
+	69, // [69:89] is the sub-list for method output_type
+	49, // [49:69] is the sub-list for method input_type
 	49, // [49:49] is the sub-list for extension type_name
 	49, // [49:49] is the sub-list for extension extendee
 	0,  // [0:49] is the sub-list for field type_name
@@ -4203,9 +4698,9 @@ func file_vulnscan_findings_v1_findings_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_vulnscan_findings_v1_findings_proto_rawDesc), len(file_vulnscan_findings_v1_findings_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   44,
+			NumMessages:   50,
 			NumExtensions: 0,
-			NumServices:   3,
+			NumServices:   4,
 		},
 		GoTypes:           file_vulnscan_findings_v1_findings_proto_goTypes,
 		DependencyIndexes: file_vulnscan_findings_v1_findings_proto_depIdxs,

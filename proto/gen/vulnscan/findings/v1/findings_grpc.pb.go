@@ -428,6 +428,7 @@ const (
 	FindingsIntakeService_RejectFinding_FullMethodName           = "/vulnscan.findings.v1.FindingsIntakeService/RejectFinding"
 	FindingsIntakeService_ListFindingsForOperator_FullMethodName = "/vulnscan.findings.v1.FindingsIntakeService/ListFindingsForOperator"
 	FindingsIntakeService_GetScanSummaries_FullMethodName        = "/vulnscan.findings.v1.FindingsIntakeService/GetScanSummaries"
+	FindingsIntakeService_CompleteScan_FullMethodName            = "/vulnscan.findings.v1.FindingsIntakeService/CompleteScan"
 )
 
 // FindingsIntakeServiceClient is the client API for FindingsIntakeService service.
@@ -453,6 +454,11 @@ type FindingsIntakeServiceClient interface {
 	// GetScanSummaries counts the approved findings of each of up to 100 scans
 	// by severity, in one call (the scan service's lists show them).
 	GetScanSummaries(ctx context.Context, in *GetScanSummariesRequest, opts ...grpc.CallOption) (*GetScanSummariesResponse, error)
+	// CompleteScan tells the findings service that a scan reported all its
+	// findings. For a PR scan it queues, in one transaction, one review comment
+	// per approved finding of the scan and one summary for each git hosting
+	// integration of the organization. Idempotent by scan_id.
+	CompleteScan(ctx context.Context, in *CompleteScanRequest, opts ...grpc.CallOption) (*CompleteScanResponse, error)
 }
 
 type findingsIntakeServiceClient struct {
@@ -523,6 +529,16 @@ func (c *findingsIntakeServiceClient) GetScanSummaries(ctx context.Context, in *
 	return out, nil
 }
 
+func (c *findingsIntakeServiceClient) CompleteScan(ctx context.Context, in *CompleteScanRequest, opts ...grpc.CallOption) (*CompleteScanResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompleteScanResponse)
+	err := c.cc.Invoke(ctx, FindingsIntakeService_CompleteScan_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // FindingsIntakeServiceServer is the server API for FindingsIntakeService service.
 // All implementations must embed UnimplementedFindingsIntakeServiceServer
 // for forward compatibility.
@@ -546,6 +562,11 @@ type FindingsIntakeServiceServer interface {
 	// GetScanSummaries counts the approved findings of each of up to 100 scans
 	// by severity, in one call (the scan service's lists show them).
 	GetScanSummaries(context.Context, *GetScanSummariesRequest) (*GetScanSummariesResponse, error)
+	// CompleteScan tells the findings service that a scan reported all its
+	// findings. For a PR scan it queues, in one transaction, one review comment
+	// per approved finding of the scan and one summary for each git hosting
+	// integration of the organization. Idempotent by scan_id.
+	CompleteScan(context.Context, *CompleteScanRequest) (*CompleteScanResponse, error)
 	mustEmbedUnimplementedFindingsIntakeServiceServer()
 }
 
@@ -573,6 +594,9 @@ func (UnimplementedFindingsIntakeServiceServer) ListFindingsForOperator(context.
 }
 func (UnimplementedFindingsIntakeServiceServer) GetScanSummaries(context.Context, *GetScanSummariesRequest) (*GetScanSummariesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetScanSummaries not implemented")
+}
+func (UnimplementedFindingsIntakeServiceServer) CompleteScan(context.Context, *CompleteScanRequest) (*CompleteScanResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CompleteScan not implemented")
 }
 func (UnimplementedFindingsIntakeServiceServer) mustEmbedUnimplementedFindingsIntakeServiceServer() {}
 func (UnimplementedFindingsIntakeServiceServer) testEmbeddedByValue()                               {}
@@ -703,6 +727,24 @@ func _FindingsIntakeService_GetScanSummaries_Handler(srv interface{}, ctx contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _FindingsIntakeService_CompleteScan_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompleteScanRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FindingsIntakeServiceServer).CompleteScan(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FindingsIntakeService_CompleteScan_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FindingsIntakeServiceServer).CompleteScan(ctx, req.(*CompleteScanRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // FindingsIntakeService_ServiceDesc is the grpc.ServiceDesc for FindingsIntakeService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -734,15 +776,20 @@ var FindingsIntakeService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "GetScanSummaries",
 			Handler:    _FindingsIntakeService_GetScanSummaries_Handler,
 		},
+		{
+			MethodName: "CompleteScan",
+			Handler:    _FindingsIntakeService_CompleteScan_Handler,
+		},
 	},
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "vulnscan/findings/v1/findings.proto",
 }
 
 const (
-	FindingsAdminService_AddIntegration_FullMethodName    = "/vulnscan.findings.v1.FindingsAdminService/AddIntegration"
-	FindingsAdminService_ListIntegrations_FullMethodName  = "/vulnscan.findings.v1.FindingsAdminService/ListIntegrations"
-	FindingsAdminService_RemoveIntegration_FullMethodName = "/vulnscan.findings.v1.FindingsAdminService/RemoveIntegration"
+	FindingsAdminService_AddIntegration_FullMethodName     = "/vulnscan.findings.v1.FindingsAdminService/AddIntegration"
+	FindingsAdminService_ListIntegrations_FullMethodName   = "/vulnscan.findings.v1.FindingsAdminService/ListIntegrations"
+	FindingsAdminService_RemoveIntegration_FullMethodName  = "/vulnscan.findings.v1.FindingsAdminService/RemoveIntegration"
+	FindingsAdminService_MapIntegrationUser_FullMethodName = "/vulnscan.findings.v1.FindingsAdminService/MapIntegrationUser"
 )
 
 // FindingsAdminServiceClient is the client API for FindingsAdminService service.
@@ -754,6 +801,11 @@ type FindingsAdminServiceClient interface {
 	AddIntegration(ctx context.Context, in *AddIntegrationRequest, opts ...grpc.CallOption) (*AddIntegrationResponse, error)
 	ListIntegrations(ctx context.Context, in *ListIntegrationsRequest, opts ...grpc.CallOption) (*ListIntegrationsResponse, error)
 	RemoveIntegration(ctx context.Context, in *RemoveIntegrationRequest, opts ...grpc.CallOption) (*RemoveIntegrationResponse, error)
+	// MapIntegrationUser maps a git host login or chat user id of an
+	// integration to a user of the integration's organization: that user is
+	// the author of the triage entries and changes the integration's inbound
+	// events make.
+	MapIntegrationUser(ctx context.Context, in *MapIntegrationUserRequest, opts ...grpc.CallOption) (*MapIntegrationUserResponse, error)
 }
 
 type findingsAdminServiceClient struct {
@@ -794,6 +846,16 @@ func (c *findingsAdminServiceClient) RemoveIntegration(ctx context.Context, in *
 	return out, nil
 }
 
+func (c *findingsAdminServiceClient) MapIntegrationUser(ctx context.Context, in *MapIntegrationUserRequest, opts ...grpc.CallOption) (*MapIntegrationUserResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MapIntegrationUserResponse)
+	err := c.cc.Invoke(ctx, FindingsAdminService_MapIntegrationUser_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // FindingsAdminServiceServer is the server API for FindingsAdminService service.
 // All implementations must embed UnimplementedFindingsAdminServiceServer
 // for forward compatibility.
@@ -803,6 +865,11 @@ type FindingsAdminServiceServer interface {
 	AddIntegration(context.Context, *AddIntegrationRequest) (*AddIntegrationResponse, error)
 	ListIntegrations(context.Context, *ListIntegrationsRequest) (*ListIntegrationsResponse, error)
 	RemoveIntegration(context.Context, *RemoveIntegrationRequest) (*RemoveIntegrationResponse, error)
+	// MapIntegrationUser maps a git host login or chat user id of an
+	// integration to a user of the integration's organization: that user is
+	// the author of the triage entries and changes the integration's inbound
+	// events make.
+	MapIntegrationUser(context.Context, *MapIntegrationUserRequest) (*MapIntegrationUserResponse, error)
 	mustEmbedUnimplementedFindingsAdminServiceServer()
 }
 
@@ -821,6 +888,9 @@ func (UnimplementedFindingsAdminServiceServer) ListIntegrations(context.Context,
 }
 func (UnimplementedFindingsAdminServiceServer) RemoveIntegration(context.Context, *RemoveIntegrationRequest) (*RemoveIntegrationResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RemoveIntegration not implemented")
+}
+func (UnimplementedFindingsAdminServiceServer) MapIntegrationUser(context.Context, *MapIntegrationUserRequest) (*MapIntegrationUserResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MapIntegrationUser not implemented")
 }
 func (UnimplementedFindingsAdminServiceServer) mustEmbedUnimplementedFindingsAdminServiceServer() {}
 func (UnimplementedFindingsAdminServiceServer) testEmbeddedByValue()                              {}
@@ -897,6 +967,24 @@ func _FindingsAdminService_RemoveIntegration_Handler(srv interface{}, ctx contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _FindingsAdminService_MapIntegrationUser_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MapIntegrationUserRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FindingsAdminServiceServer).MapIntegrationUser(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FindingsAdminService_MapIntegrationUser_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FindingsAdminServiceServer).MapIntegrationUser(ctx, req.(*MapIntegrationUserRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // FindingsAdminService_ServiceDesc is the grpc.ServiceDesc for FindingsAdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -915,6 +1003,123 @@ var FindingsAdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RemoveIntegration",
 			Handler:    _FindingsAdminService_RemoveIntegration_Handler,
+		},
+		{
+			MethodName: "MapIntegrationUser",
+			Handler:    _FindingsAdminService_MapIntegrationUser_Handler,
+		},
+	},
+	Streams:  []grpc.StreamDesc{},
+	Metadata: "vulnscan/findings/v1/findings.proto",
+}
+
+const (
+	FindingsInboundService_HandleEvent_FullMethodName = "/vulnscan.findings.v1.FindingsInboundService/HandleEvent"
+)
+
+// FindingsInboundServiceClient is the client API for FindingsInboundService service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// FindingsInboundService receives the signed events the git host and the
+// chat send to an integration's public endpoint; the gateway forwards them
+// unauthenticated, the findings service verifies their signature with the
+// integration's inbound secret.
+type FindingsInboundServiceClient interface {
+	HandleEvent(ctx context.Context, in *HandleEventRequest, opts ...grpc.CallOption) (*HandleEventResponse, error)
+}
+
+type findingsInboundServiceClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewFindingsInboundServiceClient(cc grpc.ClientConnInterface) FindingsInboundServiceClient {
+	return &findingsInboundServiceClient{cc}
+}
+
+func (c *findingsInboundServiceClient) HandleEvent(ctx context.Context, in *HandleEventRequest, opts ...grpc.CallOption) (*HandleEventResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(HandleEventResponse)
+	err := c.cc.Invoke(ctx, FindingsInboundService_HandleEvent_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// FindingsInboundServiceServer is the server API for FindingsInboundService service.
+// All implementations must embed UnimplementedFindingsInboundServiceServer
+// for forward compatibility.
+//
+// FindingsInboundService receives the signed events the git host and the
+// chat send to an integration's public endpoint; the gateway forwards them
+// unauthenticated, the findings service verifies their signature with the
+// integration's inbound secret.
+type FindingsInboundServiceServer interface {
+	HandleEvent(context.Context, *HandleEventRequest) (*HandleEventResponse, error)
+	mustEmbedUnimplementedFindingsInboundServiceServer()
+}
+
+// UnimplementedFindingsInboundServiceServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedFindingsInboundServiceServer struct{}
+
+func (UnimplementedFindingsInboundServiceServer) HandleEvent(context.Context, *HandleEventRequest) (*HandleEventResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method HandleEvent not implemented")
+}
+func (UnimplementedFindingsInboundServiceServer) mustEmbedUnimplementedFindingsInboundServiceServer() {
+}
+func (UnimplementedFindingsInboundServiceServer) testEmbeddedByValue() {}
+
+// UnsafeFindingsInboundServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to FindingsInboundServiceServer will
+// result in compilation errors.
+type UnsafeFindingsInboundServiceServer interface {
+	mustEmbedUnimplementedFindingsInboundServiceServer()
+}
+
+func RegisterFindingsInboundServiceServer(s grpc.ServiceRegistrar, srv FindingsInboundServiceServer) {
+	// If the following call panics, it indicates UnimplementedFindingsInboundServiceServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&FindingsInboundService_ServiceDesc, srv)
+}
+
+func _FindingsInboundService_HandleEvent_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(HandleEventRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FindingsInboundServiceServer).HandleEvent(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FindingsInboundService_HandleEvent_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FindingsInboundServiceServer).HandleEvent(ctx, req.(*HandleEventRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// FindingsInboundService_ServiceDesc is the grpc.ServiceDesc for FindingsInboundService service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var FindingsInboundService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "vulnscan.findings.v1.FindingsInboundService",
+	HandlerType: (*FindingsInboundServiceServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "HandleEvent",
+			Handler:    _FindingsInboundService_HandleEvent_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -505,7 +505,8 @@ type Scan struct {
 	TaskId string                 `protobuf:"bytes,2,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
 	// status is pending, running, completed, failed or cancelled.
 	Status string `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
-	// scan_type is "full".
+	// scan_type is "full", or "pr" when the primary repository's estimation
+	// entry names a base (only findings the change introduces are reported).
 	ScanType           string           `protobuf:"bytes,4,opt,name=scan_type,json=scanType,proto3" json:"scan_type,omitempty"`
 	CostEstimationId   string           `protobuf:"bytes,5,opt,name=cost_estimation_id,json=costEstimationId,proto3" json:"cost_estimation_id,omitempty"`
 	Repos              []*ScanRepo      `protobuf:"bytes,6,rep,name=repos,proto3" json:"repos,omitempty"`

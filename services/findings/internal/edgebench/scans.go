@@ -1,0 +1,219 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/vulnscan/vulnscan/pkg/systest"
+)
+
+// smallRepo is the repository every scan of the benchmark scans: a small
+// Flask application with an SQL injection and a command injection, plus a
+// few more files in other languages.
+var smallRepo = map[string]string{
+	"app.py": `import sqlite3
+import subprocess
+from flask import Flask, request
+
+app = Flask(__name__)
+
+
+@app.route("/user")
+def user():
+    name = request.args.get("name")
+    conn = sqlite3.connect("app.db")
+    query = "SELECT * FROM users WHERE name = '" + name + "'"
+    return str(conn.execute(query).fetchall())
+
+
+@app.route("/ping")
+def ping():
+    host = request.args.get("host")
+    return subprocess.check_output("ping -c 1 " + host, shell=True)
+`,
+	"server.js": `const express = require('express');
+const { exec } = require('child_process');
+const app = express();
+app.get('/run', (req, res) => { exec('ls ' + req.query.dir, (e, out) => res.send(out)); });
+app.get('/go', (req, res) => { res.redirect(req.query.next); });
+app.listen(3000);
+`,
+	"main.go": `package main
+
+import (
+	"database/sql"
+	"net/http"
+)
+
+var db *sql.DB
+
+func handler(w http.ResponseWriter, r *http.Request) {
+	rows, _ := db.Query("SELECT * FROM users WHERE id = " + r.URL.Query().Get("id"))
+	defer rows.Close()
+}
+
+func main() { http.HandleFunc("/", handler); _ = http.ListenAndServe(":8080", nil) }
+`,
+}
+
+// scanRun is one organization's prepared scan.
+type scanRun struct {
+	key, est, repo, id string
+}
+
+// parallelScans measures one scan alone, then 8 scans (one organization
+// each, so that the per-organization running limit does not serialize
+// them) started at once, and prints the time to the last completed scan
+// and the most scans seen running at once.
+func parallelScans(ctx context.Context, sys *systest.System) error {
+	fmt.Println()
+	one, _, err := scansAtOnce(ctx, sys, 1)
+	if err != nil {
+		return err
+	}
+	eight, slots, err := scansAtOnce(ctx, sys, 8)
+	if err != nil {
+		return err
+	}
+	fmt.Println("| scans started at once | time to the last completed | ratio | most running at once |")
+	fmt.Println("|---:|---:|---:|---:|")
+	fmt.Printf("| 1 | %s | 1.00× | 1 |\n", one.Round(time.Millisecond))
+	fmt.Printf("| 8 | %s | %.2f× | %d |\n", eight.Round(time.Millisecond), eight.Seconds()/one.Seconds(), slots)
+	return nil
+}
+
+// scansAtOnce prepares n organizations with an estimated upload each, then
+// starts their scans together and polls until every one is completed.
+func scansAtOnce(ctx context.Context, sys *systest.System, n int) (time.Duration, int, error) {
+	runs := make([]*scanRun, n)
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runs[i], errs[i] = prepareScan(ctx, sys)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return 0, 0, err
+		}
+	}
+	start := time.Now()
+	for i, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := sys.Do("POST", "/scans", r.key, map[string]any{"cost_estimation_id": r.est,
+				"repos": []map[string]any{{"source": "upload", "url": r.repo, "branch": ""}}})
+			if err == nil && resp.Status != http.StatusCreated {
+				err = fmt.Errorf("start scan: %d %s", resp.Status, resp.Body)
+			}
+			if err == nil {
+				r.id, _ = resp.JSON()["id"].(string)
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return 0, 0, err
+		}
+	}
+	most := 0
+	deadline := time.Now().Add(5 * time.Minute)
+	for time.Now().Before(deadline) {
+		done, running := 0, 0
+		for _, r := range runs {
+			resp, err := sys.Do("GET", "/scans/"+r.id+"/status", r.key, nil)
+			if err != nil {
+				return 0, 0, err
+			}
+			switch st, _ := resp.JSON()["status"].(string); st {
+			case "completed":
+				done++
+			case "running":
+				running++
+			case "failed", "cancelled", "partial":
+				return 0, 0, fmt.Errorf("scan %s ended %s: %s", r.id, st, resp.Body)
+			}
+		}
+		most = max(most, running)
+		if done == n {
+			return time.Since(start), max(most, 1), nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return 0, 0, fmt.Errorf("%d scans did not complete within 5 minutes", n)
+}
+
+// prepareScan creates an organization, uploads the small repository and
+// estimates it.
+func prepareScan(ctx context.Context, sys *systest.System) (*scanRun, error) {
+	org, err := sys.NewOrg(1000, "auto")
+	if err != nil {
+		return nil, err
+	}
+	r := &scanRun{key: org.WriteKey}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, body := range smallRepo {
+		w, err := zw.Create(name)
+		if err != nil {
+			return nil, err
+		}
+		_, _ = w.Write([]byte(body))
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, "POST", sys.BaseURL+"/uploads", &buf)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("X-Api-Key", r.key)
+	req.Header.Set("Content-Type", "application/zip")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	var up struct {
+		RepoURL string `json:"repo_url"`
+	}
+	if resp.StatusCode != http.StatusCreated || json.Unmarshal(body, &up) != nil {
+		return nil, fmt.Errorf("upload: %d %s", resp.StatusCode, body)
+	}
+	r.repo = up.RepoURL
+	er, err := sys.Do("POST", "/cost-estimations", r.key, map[string]any{"repos": []map[string]any{{"source": "upload", "repo_url": r.repo}}})
+	if err != nil || er.Status != http.StatusCreated {
+		return nil, fmt.Errorf("estimate: %v %d %s", err, er.Status, er.Body)
+	}
+	r.est, _ = er.JSON()["id"].(string)
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		g, err := sys.Do("GET", "/cost-estimations/"+r.est, r.key, nil)
+		if err != nil {
+			return nil, err
+		}
+		switch st := g.JSON()["status"]; st {
+		case "completed":
+			return r, nil
+		case "partial", "failed":
+			return nil, fmt.Errorf("estimation %s: %s", st, g.Body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return nil, fmt.Errorf("estimation %s did not finish", r.est)
+}
