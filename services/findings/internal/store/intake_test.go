@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // fpTraits gives a fingerprint its severity and whether it is verified,
@@ -226,7 +227,7 @@ func TestConcurrentReports(t *testing.T) {
 				// window totals.
 				since := time.Now().Add(-90 * time.Minute)
 				for _, sc := range scans {
-					for _, f := range []Filter{{RepoKey: RepoKey(sc.RepoURL)}, {RepoKey: RepoKey(sc.RepoURL), Severity: "high", State: "open"},
+					for _, f := range []Filter{{RepoKey: vocab.RepoKey(sc.RepoURL)}, {RepoKey: vocab.RepoKey(sc.RepoURL), Severity: "high", State: "open"},
 						{Category: Categories[1]}, {FoundSince: since}, {FoundSince: since, FoundUntil: time.Now().Add(time.Hour), Severity: "low"}} {
 						f.OrgID, f.SortBy, f.Limit = org, "found_at", 15
 						var direct int64

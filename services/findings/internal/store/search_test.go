@@ -196,8 +196,8 @@ func TestSearchFilters(t *testing.T) {
 		{"with scan and state", Filter{ScanID: scans[0].ID, State: "resolved", FilePrefix: "src"}, 1},
 		// Totals from the search counters, and tag pages from the tag rows,
 		// after triage changed states and found_at was moved.
-		{"repo and state", Filter{RepoKey: RepoKey(repoA), State: "resolved"}, 1},
-		{"repo and category", Filter{RepoKey: RepoKey(repoB), Category: "auth"}, 2},
+		{"repo and state", Filter{RepoKey: vocab.RepoKey(repoA), State: "resolved"}, 1},
+		{"repo and category", Filter{RepoKey: vocab.RepoKey(repoB), Category: "auth"}, 2},
 		{"category, severity and state", Filter{Category: Categories[0], Severity: "critical", State: "open"}, 1},
 		{"window of whole hours and parts", Filter{FoundSince: at("2026-03-02T07:20:00Z"), FoundUntil: at("2026-03-03T19:50:00Z")}, 10},
 		{"window within an hour", Filter{FoundSince: at("2026-03-02T07:20:00Z"), FoundUntil: at("2026-03-02T07:59:00Z")}, 1},
@@ -205,7 +205,7 @@ func TestSearchFilters(t *testing.T) {
 		{"until in an hour, state", Filter{FoundUntil: at("2026-03-02T05:45:00Z"), State: "resolved"}, 1},
 		{"tag and state", Filter{Tag: "pci", State: "resolved"}, 1},
 		{"tag in window", Filter{Tag: "cwe-79", FoundSince: at("2026-03-02T00:00:00Z"), FoundUntil: at("2026-03-03T00:00:00Z")}, 2},
-		{"tag with repo and scan", Filter{Tag: "cwe-89", RepoKey: RepoKey(repoA), ScanID: scans[2].ID}, 2},
+		{"tag with repo and scan", Filter{Tag: "cwe-89", RepoKey: vocab.RepoKey(repoA), ScanID: scans[2].ID}, 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
