@@ -395,3 +395,69 @@ func TestQueriesAreWhatListRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestTagRowsFollowFindings changes a finding's tags and approval behind
+// the store's back: the tag rows, their counters and so the tag filter's
+// pages and totals follow, in the changing statement.
+func TestTagRowsFollowFindings(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	if err := Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	s := &Store{Pool: pool}
+	org := uuid.NewString()
+	sc := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
+	if _, err := s.RegisterScan(ctx, sc); err != nil {
+		t.Fatal(err)
+	}
+	var batch []Reported
+	for i := range 6 {
+		batch = append(batch, Reported{Fingerprint: fmt.Sprint(i), Title: fmt.Sprint("t", i), Category: "xss", Severity: "high",
+			Tags: []string{"a", "b"}, Verified: true})
+	}
+	if _, err := s.Report(ctx, sc, batch, true); err != nil {
+		t.Fatal(err)
+	}
+	tagged := func(tag string) (int, int64) {
+		t.Helper()
+		list, total, err := s.List(ctx, Filter{OrgID: org, Tag: tag, SortBy: "found_at", Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(list), total
+	}
+	for _, step := range []struct {
+		sql        string
+		tag        string
+		rows, want int
+	}{
+		{``, "a", 6, 6},
+		// A tag removed, one added, one kept.
+		{`UPDATE findings.findings SET tags = ARRAY['b', 'c'] WHERE fingerprint IN ('0', '1')`, "a", 4, 4},
+		{``, "c", 2, 2},
+		{``, "b", 6, 6},
+		// Repeated tags count once.
+		{`UPDATE findings.findings SET tags = ARRAY['c', 'c'] WHERE fingerprint = '2'`, "c", 3, 3},
+		// No longer approved: gone from every tag.
+		{`UPDATE findings.findings SET verification_status = 'rejected' WHERE fingerprint IN ('0', '3')`, "b", 3, 3},
+		{``, "c", 2, 2},
+	} {
+		if step.sql != "" {
+			if _, err := pool.Exec(ctx, step.sql); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, fold := range []bool{false, true} {
+			if fold {
+				if _, err := s.FoldCounts(ctx, 1000); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n, total := tagged(step.tag); n != step.rows || total != int64(step.want) {
+				t.Fatalf("after %q, tag %s: %d rows, total %d; want %d, %d", step.sql, step.tag, n, total, step.rows, step.want)
+			}
+		}
+	}
+}
