@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/vulnscan/vulnscan/pkg/apikey"
 	"github.com/vulnscan/vulnscan/pkg/systest"
 )
 
@@ -132,7 +133,9 @@ func TestAuthentication(t *testing.T) {
 // mustUnknownKey returns a well-formed key that was never issued.
 func mustUnknownKey(t *testing.T) string {
 	t.Helper()
-	return unknownKey()
+	k, _, _, err := apikey.Generate()
+	require.NoError(t, err)
+	return k
 }
 
 func TestAPIKeys(t *testing.T) {

@@ -50,7 +50,7 @@ type Limits struct {
 	MaxDepth   int   // path components of one entry's name
 }
 
-// DefaultLimits: the contract's 1 GiB expanded; 100,000 entries; names of at
+// DefaultLimits: 1 GiB expanded (the documented upload limit); 100,000 entries; names of at
 // most 1,024 bytes and 64 levels, far past what source trees use (git's own
 // checkouts fail beyond PATH_MAX) and small enough that no name can make a
 // tree the operating system cannot remove by path.
@@ -58,7 +58,7 @@ var DefaultLimits = Limits{MaxBytes: 1 << 30, MaxEntries: 100_000, MaxPath: 1024
 
 // LimitsFromEnv reads VULNSCAN_ARCHIVE_MAX_ENTRIES, VULNSCAN_ARCHIVE_MAX_PATH
 // and VULNSCAN_ARCHIVE_MAX_DEPTH (defaults: DefaultLimits). The expanded
-// size is the contract's and not configurable.
+// size is a documented product limit and not configurable.
 func LimitsFromEnv(env *config.Env) (Limits, error) {
 	l := DefaultLimits
 	l.MaxEntries = env.Int("VULNSCAN_ARCHIVE_MAX_ENTRIES", l.MaxEntries)

@@ -148,10 +148,10 @@ func CheckRole(ctx context.Context, log *slog.Logger, service string, pool *pgxp
 		return fmt.Errorf("read database role: %w", err)
 	}
 	if broad {
-		log.Warn("connected to PostgreSQL as a role with privileges beyond the service's own schema; provision per-service roles (bin/vulnscan-dbroles) or set "+strings.ToUpper(service)+"_DATABASE_URL",
+		log.WarnContext(ctx, "connected to PostgreSQL as a role with privileges beyond the service's own schema; provision per-service roles (bin/vulnscan-dbroles) or set "+strings.ToUpper(service)+"_DATABASE_URL",
 			"db_role", role)
 		return nil
 	}
-	log.Info("connected to PostgreSQL", "db_role", role)
+	log.InfoContext(ctx, "connected to PostgreSQL", "db_role", role)
 	return nil
 }

@@ -12,7 +12,8 @@ import (
 	"time"
 )
 
-// Defaults shared by every process (CONTRACT.md section 2).
+// Defaults shared by every process, so that binaries started without
+// configuration find each other and their stores on loopback.
 const (
 	DefaultHTTPAddr       = "127.0.0.1:8080"
 	DefaultDatabaseURL    = "postgres://postgres@127.0.0.1:5432/vulnscan?sslmode=disable"

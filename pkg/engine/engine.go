@@ -305,7 +305,7 @@ feed:
 			}
 			lim.Timeout = live.TargetBudget(time.Until(phaseEnd), len(in.TargetURLs)-i, perTarget)
 			if lim.Timeout <= 0 {
-				e.cfg.logger.Warn("live budget spent; target not probed", "target", live.SafeURL(u))
+				e.cfg.logger.WarnContext(ctx, "live budget spent; target not probed", "target", live.SafeURL(u))
 				continue
 			}
 			res, err := live.Probe(ctx, in.HTTPClient, u, headers, lim)
@@ -317,7 +317,7 @@ feed:
 				}
 				// The HTTP client's errors quote the URL it requested, query
 				// string and userinfo included: both are dropped from the log.
-				e.cfg.logger.Warn("live target probe failed", "target", live.SafeURL(u), "error", redact.Error(err, redact.URL, u))
+				e.cfg.logger.WarnContext(ctx, "live target probe failed", "target", live.SafeURL(u), "error", redact.Error(err, redact.URL, u))
 			}
 			cands = append(cands, res.Findings...)
 			mu.Lock()
@@ -374,7 +374,7 @@ feed:
 	}
 	st.Duration = time.Since(start)
 	progress(100)
-	e.cfg.logger.Info("scan engine run finished", "files", st.FilesAnalyzed, "skipped", st.FilesSkipped,
+	e.cfg.logger.InfoContext(ctx, "scan engine run finished", "files", st.FilesAnalyzed, "skipped", st.FilesSkipped,
 		"flow_functions", st.Flow.Functions, "flow_over_budget", st.Flow.OverBudget, "flow_not_analyzed", st.Flow.NotAnalyzed,
 		"findings", len(out), "duration", st.Duration)
 	return Result{Findings: out, Stats: st}, nil

@@ -83,12 +83,12 @@ func (p *Process) watchHealth(ctx context.Context) {
 		err := p.healthy(ctx)
 		switch {
 		case err != nil && serving:
-			p.Log.Warn("dependency check failed; reporting NOT_SERVING", "error", err.Error())
+			p.Log.WarnContext(ctx, "dependency check failed; reporting NOT_SERVING", "error", err.Error())
 			p.Health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
 			p.serving.Store(false)
 			serving = false
 		case err == nil && !serving:
-			p.Log.Info("dependencies answer again; reporting SERVING")
+			p.Log.InfoContext(ctx, "dependencies answer again; reporting SERVING")
 			p.Health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 			p.serving.Store(true)
 			serving = true
@@ -208,7 +208,7 @@ func (p *Process) Run(ctx context.Context, grace time.Duration) error {
 	p.Health.SetServingStatus("", status)
 	p.serving.Store(status == healthpb.HealthCheckResponse_SERVING)
 	go p.watchHealth(gctx)
-	p.Log.Info("serving", "grpc", lis.Addr().String(), "admin_grpc", p.adminAddr, "metrics", mlis.Addr().String())
+	p.Log.InfoContext(ctx, "serving", "grpc", lis.Addr().String(), "admin_grpc", p.adminAddr, "metrics", mlis.Addr().String())
 	g.Go(func() error { return p.GRPC.Serve(lis) })
 	if p.Admin != nil {
 		g.Go(func() error { return p.Admin.Serve(alis) })
@@ -231,7 +231,7 @@ func (p *Process) Run(ctx context.Context, grace time.Duration) error {
 	}
 	g.Go(func() error {
 		<-gctx.Done()
-		p.Log.Info("shutting down")
+		p.Log.InfoContext(ctx, "shutting down")
 		p.Health.Shutdown()
 		p.serving.Store(false)
 		done := make(chan struct{})

@@ -101,10 +101,10 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	}
 
 	mux := runtime.NewServeMux(
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, bodyMarshaler{&runtime.JSONPb{
 			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
 			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
-		}),
+		}}),
 		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
@@ -353,7 +353,7 @@ func (g *Gateway) Serve(ctx context.Context, cfg Config) error {
 	mux.Handle("/metrics", promhttp.HandlerFor(g.Registry, promhttp.HandlerOpts{}))
 	server.MountPprof(mux)
 	ms := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	g.log.Info("serving", "http", lis.Addr().String(), "metrics", mlis.Addr().String())
+	g.log.InfoContext(ctx, "serving", "http", lis.Addr().String(), "metrics", mlis.Addr().String())
 
 	eg, ctx := errgroup.WithContext(ctx)
 	eg.Go(func() error { return ignoreClosed(srv.Serve(lis)) })
@@ -361,7 +361,7 @@ func (g *Gateway) Serve(ctx context.Context, cfg Config) error {
 	eg.Go(func() error { return g.Verifier.Listen(ctx) })
 	eg.Go(func() error {
 		<-ctx.Done()
-		g.log.Info("shutting down")
+		g.log.InfoContext(ctx, "shutting down")
 		sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 		defer cancel()
 		return errors.Join(srv.Shutdown(sctx), ms.Shutdown(sctx))

@@ -24,7 +24,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/principal"
 )
 
-// Messages fixed by the spec and CONTRACT.md.
+// Messages the public API promises word for word.
 const (
 	msgSessionAuth  = "This endpoint requires API key authentication in the X-Api-Key header"
 	msgMissingKey   = "Missing API key in the X-Api-Key header"

@@ -43,6 +43,6 @@ func Run(ctx context.Context, version string) error {
 		return err
 	}
 	defer g.Close()
-	log.Info("starting", "version", version, "rate_limit_rps", cfg.RateRPS, "rate_limit_burst", cfg.RateBurst)
+	log.InfoContext(ctx, "starting", "version", version, "rate_limit_rps", cfg.RateRPS, "rate_limit_burst", cfg.RateBurst)
 	return g.Serve(ctx, cfg)
 }

@@ -16,7 +16,8 @@ import (
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 )
 
-// MaxUploadBody bounds POST /v1/uploads bodies (CONTRACT.md section 4).
+// MaxUploadBody bounds POST /v1/uploads bodies at 100 MiB, the upload size
+// the README documents; a larger body answers 413.
 const MaxUploadBody = 100 << 20
 
 const uploadPath = "/v1/uploads"

@@ -8,12 +8,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
 
 	"github.com/vulnscan/vulnscan/pkg/systest"
 )
@@ -161,3 +163,8 @@ func requireError(t testing.TB, r systest.Response, status int, contains string)
 	require.Equal(t, http.StatusText(status), m["error"])
 	require.Contains(t, strings.ToLower(fmt.Sprint(m["message"])), strings.ToLower(contains))
 }
+
+type grpcConn = grpc.ClientConn
+
+// quietLog is a logger for the services a test builds in process.
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -76,6 +76,6 @@ func Run(ctx context.Context, version string) error {
 	authv1.RegisterAuthInternalServiceServer(p.GRPC, &service.Internal{Service: svc})
 	authv1.RegisterAuthAdminServiceServer(p.Admin, &service.Admin{Service: svc})
 	p.Worker(svc.Announce)
-	log.Info("starting", "version", version, "max_active_keys", cfg.MaxActiveKeys)
+	log.InfoContext(ctx, "starting", "version", version, "max_active_keys", cfg.MaxActiveKeys)
 	return p.Run(ctx, cfg.ShutdownGrace)
 }

@@ -109,3 +109,94 @@ func TestRevokingAKeyRevokesItsDescendants(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, n)
 }
+
+func TestKeyLifecycle(t *testing.T) {
+	t.Parallel()
+	s, org, user := setup(t)
+	ctx := context.Background()
+	other, otherUser, err := s.CreateOrg(ctx, "other", "auto", "owner", 0)
+	require.NoError(t, err)
+
+	k, err := newKey(t, s, org, user, "", nil)
+	require.NoError(t, err)
+	got, err := s.KeyByHash(ctx, k.Hash)
+	require.NoError(t, err)
+	require.Equal(t, k.ID, got.ID)
+	require.Equal(t, org, got.OrgID)
+	require.Nil(t, got.RevokedAt)
+
+	_, err = s.KeyByHash(ctx, "no-such-hash")
+	require.ErrorIs(t, err, ErrNotFound)
+	_, err = s.KeyByID(ctx, k.ID, other)
+	require.ErrorIs(t, err, ErrNotFound, "another organization's key is not found")
+	_, _, err = s.RevokeKey(ctx, k.ID, other)
+	require.ErrorIs(t, err, ErrNotFound, "another organization cannot revoke it")
+
+	// A second key of another organization is not listed here.
+	_, err = newKey(t, s, other, otherUser, "", nil)
+	require.NoError(t, err)
+	list, err := s.ListKeys(ctx, org)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	require.Equal(t, k.ID, list[0].ID)
+
+	revoked, hashes, err := s.RevokeKey(ctx, k.ID, org)
+	require.NoError(t, err)
+	require.NotNil(t, revoked.RevokedAt)
+	require.Equal(t, []string{k.Hash}, hashes)
+	got, err = s.KeyByHash(ctx, k.Hash)
+	require.NoError(t, err)
+	require.NotNil(t, got.RevokedAt, "verification sees the revocation")
+
+	// Revoking again keeps the first revocation time.
+	again, _, err := s.RevokeKey(ctx, k.ID, org)
+	require.NoError(t, err)
+	require.True(t, again.RevokedAt.Equal(*revoked.RevokedAt))
+
+	// Each revocation is queued for announcement; a failed publish stays
+	// queued, a successful one leaves the queue.
+	pending, err := s.PendingRevocations(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 2, pending)
+	n, err := s.AnnounceRevocations(ctx, 10, func(string) error { return errors.New("redis down") })
+	require.NoError(t, err)
+	require.Zero(t, n)
+	pending, err = s.PendingRevocations(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 2, pending)
+	var published []string
+	n, err = s.AnnounceRevocations(ctx, 10, func(h string) error { published = append(published, h); return nil })
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	require.Equal(t, []string{k.Hash, k.Hash}, published)
+	pending, err = s.PendingRevocations(ctx)
+	require.NoError(t, err)
+	require.Zero(t, pending)
+}
+
+func TestActiveKeyLimitCountsOnlyLiveKeys(t *testing.T) {
+	t.Parallel()
+	s, org, user := setup(t)
+	ctx := context.Background()
+	create := func(expires *time.Time) (Key, error) {
+		return s.CreateKey(ctx, Key{OrgID: org, UserID: user, Name: "k", Prefix: "vsk_x",
+			Hash: fmt.Sprintf("h-%d", time.Now().UnixNano()), Scopes: []string{"read"}, ExpiresAt: expires}, 2)
+	}
+	a, err := create(nil)
+	require.NoError(t, err)
+	_, err = create(nil)
+	require.NoError(t, err)
+	_, err = create(nil)
+	require.ErrorIs(t, err, ErrTooManyKeys)
+	_, _, err = s.RevokeKey(ctx, a.ID, org)
+	require.NoError(t, err)
+	_, err = create(nil)
+	require.NoError(t, err, "a revoked key frees its place")
+	_, err = s.Pool.Exec(ctx, `UPDATE auth.api_keys SET expires_at = now() - interval '1 second' WHERE org_id = $1 AND revoked_at IS NULL`, org)
+	require.NoError(t, err)
+	_, err = create(at(time.Hour))
+	require.NoError(t, err, "expired keys free their places")
+
+	_, err = s.CreateKey(ctx, Key{OrgID: "00000000-0000-4000-8000-000000000009", UserID: user, Name: "k", Hash: "h-x", Scopes: []string{"read"}}, 2)
+	require.ErrorIs(t, err, ErrNotFound)
+}

@@ -200,7 +200,7 @@ func Run(ctx context.Context, version string) error {
 		}
 		return nil
 	})
-	log.Info("starting", "version", version, "blob", blobDescription(cfg), "job_timeout", cfg.JobTimeout.String())
+	log.InfoContext(ctx, "starting", "version", version, "blob", blobDescription(cfg), "job_timeout", cfg.JobTimeout.String())
 	return p.Run(ctx, cfg.ShutdownGrace)
 }
 

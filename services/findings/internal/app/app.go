@@ -134,7 +134,7 @@ func Run(ctx context.Context, version string) error {
 	if n, err := st.SealWebhookURLs(ctx, delivery.WebhookKind, sealURL, redact.Secret); err != nil {
 		return err
 	} else if n > 0 {
-		log.Info("sealed stored webhook URLs", "count", n)
+		log.InfoContext(ctx, "sealed stored webhook URLs", "count", n)
 	}
 	svc := &service.Service{Store: st, Auth: authv1.NewAuthInternalServiceClient(authConn), Box: box, Log: log}
 	p := server.New("findings", log, cfg.GRPCListen, cfg.MetricsAddr, sec)
@@ -165,6 +165,6 @@ func Run(ctx context.Context, version string) error {
 		BaseBackoff: cfg.Webhooks.Backoff, MaxBackoff: cfg.Webhooks.MaxBackoff, MaxAttempts: cfg.Webhooks.MaxAttempts, Batch: 20}).Run)
 	p.Worker((&fold.Worker{Store: st, Log: log, Every: cfg.CountFoldEvery, Keys: 1000}).Run)
 	p.Worker((&expiry.Worker{Store: st, Log: log, Every: cfg.RiskExpiryEvery}).Run)
-	log.Info("starting", "version", version, "delivery_poll", cfg.DeliveryPoll.String())
+	log.InfoContext(ctx, "starting", "version", version, "delivery_poll", cfg.DeliveryPoll.String())
 	return p.Run(ctx, cfg.ShutdownGrace)
 }

@@ -59,7 +59,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		for {
 			n, err := w.once(ctx)
 			if err != nil && ctx.Err() == nil {
-				w.Log.Error("delivery batch failed", "error", err)
+				w.Log.ErrorContext(ctx, "delivery batch failed", "error", err)
 			}
 			if n < w.Batch || ctx.Err() != nil {
 				break
@@ -98,17 +98,17 @@ func (w *Worker) deliverOne(ctx context.Context, d store.Delivery) {
 	ext, err := w.send(ctx, d)
 	if err == nil {
 		if err := w.Store.Delivered(ctx, d, ext); err != nil {
-			w.Log.Error("mark delivered", "event", d.ID, "error", err)
+			w.Log.ErrorContext(ctx, "mark delivered", "event", d.ID, "error", err)
 		}
 		return
 	}
 	dead := d.Attempts >= w.MaxAttempts
 	backoff := w.backoff(d.Attempts)
 	reason := w.redacted(d, err)
-	w.Log.Warn("delivery failed", "event", d.ID, "integration", d.Integration.ID, "kind", d.Integration.Kind,
+	w.Log.WarnContext(ctx, "delivery failed", "event", d.ID, "integration", d.Integration.ID, "kind", d.Integration.Kind,
 		"attempt", d.Attempts, "dead", dead, "error", reason)
 	if err := w.Store.Failed(ctx, d, reason, backoff, dead); err != nil {
-		w.Log.Error("mark failed", "event", d.ID, "error", err)
+		w.Log.ErrorContext(ctx, "mark failed", "event", d.ID, "error", err)
 	}
 }
 
@@ -241,7 +241,7 @@ func (w *Worker) postAll(ctx context.Context, reqs []request, d store.Delivery, 
 			// to it their finding, so it is logged, not retried.
 			if ref := r.ref(answer); ref != "" {
 				if err := w.Store.RecordRef(ctx, d.Integration.ID, d.FindingID, ref); err != nil {
-					w.Log.Error("record integration ref", "event", d.ID, "error", err)
+					w.Log.ErrorContext(ctx, "record integration ref", "event", d.ID, "error", err)
 				}
 			}
 		}

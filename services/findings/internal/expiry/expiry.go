@@ -28,7 +28,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		if _, err := w.Once(ctx); err != nil && ctx.Err() == nil {
-			w.Log.Error("reopen expired risk acceptances", "error", err)
+			w.Log.ErrorContext(ctx, "reopen expired risk acceptances", "error", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -55,7 +55,7 @@ func (w *Worker) Once(ctx context.Context) (int, error) {
 		total += n
 		if err != nil || n < batch {
 			if n > 0 || total > 0 {
-				w.Log.Info("reopened findings whose risk acceptance expired", "count", total)
+				w.Log.InfoContext(ctx, "reopened findings whose risk acceptance expired", "count", total)
 			}
 			return total, err
 		}

@@ -30,7 +30,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			n, err := w.Store.FoldCounts(ctx, w.Keys)
 			if err != nil {
 				if ctx.Err() == nil {
-					w.Log.Error("folding counters failed", "error", err)
+					w.Log.ErrorContext(ctx, "folding counters failed", "error", err)
 				}
 				break
 			}

@@ -226,16 +226,3 @@ type OutboxEvent struct {
 	Attempts              int
 	LastError             *string
 }
-
-// Outbox lists the events of a finding.
-func (s *Store) Outbox(ctx context.Context, findingID string) ([]OutboxEvent, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT id, integration_id::text, status, attempts, last_error FROM findings.outbox WHERE finding_id = $1 ORDER BY id`, findingID)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (OutboxEvent, error) {
-		var e OutboxEvent
-		err := r.Scan(&e.ID, &e.IntegrationID, &e.Status, &e.Attempts, &e.LastError)
-		return e, err
-	})
-}

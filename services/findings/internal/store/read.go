@@ -16,15 +16,14 @@ import (
 // Filter selects and orders approved findings of one organization. Every
 // condition set combines with the others by AND.
 type Filter struct {
-	OrgID     string
-	ScanID    string // "" for every scan
-	Severity  string // "" for any
-	State     string // "" for any
-	SortBy    string // found_at, updated_at or severity
-	Desc      bool
-	Limit     int
-	Offset    int
-	Unlimited bool // export: every match
+	OrgID    string
+	ScanID   string // "" for every scan
+	Severity string // "" for any
+	State    string // "" for any
+	SortBy   string // found_at, updated_at or severity
+	Desc     bool
+	Limit    int
+	Offset   int
 
 	// Search filters; zero values select everything.
 	FoundSince time.Time // found_at at or after

@@ -41,7 +41,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		for {
 			n, err := w.once(ctx)
 			if err != nil && ctx.Err() == nil {
-				w.Log.Error("webhook delivery batch failed", "error", err)
+				w.Log.ErrorContext(ctx, "webhook delivery batch failed", "error", err)
 			}
 			if n < w.Batch || ctx.Err() != nil {
 				break
@@ -79,16 +79,16 @@ func (w *Worker) deliver(ctx context.Context, d due) {
 	code, err := w.send(ctx, d)
 	if err == nil {
 		if err := w.Store.attempted(ctx, d.ID, true, code, "", 0, false); err != nil {
-			w.Log.Error("mark webhook delivery delivered", "delivery", d.ID, "error", err)
+			w.Log.ErrorContext(ctx, "mark webhook delivery delivered", "delivery", d.ID, "error", err)
 		}
 		return
 	}
 	final := d.Attempts >= w.MaxAttempts
 	backoff := Backoff(w.BaseBackoff, w.MaxBackoff, d.Attempts)
-	w.Log.Warn("webhook delivery failed", "delivery", d.ID, "webhook", d.Webhook.ID, "event", d.EventID, "attempt", d.Attempts,
+	w.Log.WarnContext(ctx, "webhook delivery failed", "delivery", d.ID, "webhook", d.Webhook.ID, "event", d.EventID, "attempt", d.Attempts,
 		"final", final, "status_code", code, "error", err.Error())
 	if err := w.Store.attempted(ctx, d.ID, false, code, err.Error(), backoff, final); err != nil {
-		w.Log.Error("mark webhook delivery failed", "delivery", d.ID, "error", err)
+		w.Log.ErrorContext(ctx, "mark webhook delivery failed", "delivery", d.ID, "error", err)
 	}
 }
 

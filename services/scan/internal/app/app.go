@@ -233,6 +233,6 @@ func Run(ctx context.Context, version string) error {
 			return nil
 		})
 	}
-	log.Info("starting", "version", version, "mode", cfg.Mode, "workers", cfg.Workers)
+	log.InfoContext(ctx, "starting", "version", version, "mode", cfg.Mode, "workers", cfg.Workers)
 	return p.Run(ctx, cfg.ShutdownGrace)
 }

@@ -98,7 +98,8 @@ func (s *Starter) fail(step string) error {
 
 var pentestMessage = "cost_estimation_id is required for pentest scans"
 
-// Validate checks a request in the order of the contract; the first failure answers.
+// Validate checks a request's fields in a fixed order, so that a request with
+// several faults always answers the same one: the first failure answers.
 func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req *scanv1.CreateScanRequest) (*Start, error) {
 	in := &Start{Caller: caller, Req: req}
 	// Body shape and field rules.

@@ -46,12 +46,12 @@ func (w *Worker) watchCancel(ctx context.Context, log *slog.Logger, id string) (
 				status, err := w.Store.Status(runCtx, id)
 				if err != nil {
 					if runCtx.Err() == nil {
-						log.Warn("read scan status for cancellation", "error", err.Error())
+						log.WarnContext(ctx, "read scan status for cancellation", "error", err.Error())
 					}
 					continue
 				}
 				if status == "cancelled" {
-					log.Info("scan cancelled; stopping it")
+					log.InfoContext(ctx, "scan cancelled; stopping it")
 					cancel(errCancelled)
 					return
 				}

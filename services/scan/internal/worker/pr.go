@@ -110,7 +110,7 @@ func (w *Worker) newInChange(ctx context.Context, log *slog.Logger, sc store.Sca
 		}
 		out = append(out, f)
 	}
-	log.Info("pull request findings", "touching_change", candidates, "new", len(out))
+	log.InfoContext(ctx, "pull request findings", "touching_change", candidates, "new", len(out))
 	return out, nil
 }
 

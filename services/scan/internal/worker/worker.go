@@ -96,7 +96,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.RunScan]) error {
 	started, err := w.Store.StartRunning(ctx, sc.ID, sc.OrgID, w.MaxRunningPerOrg)
 	if errors.Is(err, store.ErrNotRunnable) {
 		// Cancelled before a worker started it: it never starts.
-		log.Info("stopped a cancelled scan")
+		log.InfoContext(ctx, "stopped a cancelled scan")
 		return nil
 	}
 	if err != nil {
@@ -106,7 +106,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.RunScan]) error {
 		// Fair scheduling: the organization already runs its share, so this
 		// job steps aside (a snooze uses no attempt) and the workers take
 		// other organizations' scans meanwhile.
-		log.Debug("organization at its running-scan limit; scan snoozed")
+		log.DebugContext(ctx, "organization at its running-scan limit; scan snoozed")
 		return river.JobSnooze(OrgBusySnooze)
 	}
 	runCtx, stopWatch := w.watchCancel(ctx, log, sc.ID)
@@ -114,7 +114,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.RunScan]) error {
 	stopWatch()
 	if errors.Is(context.Cause(runCtx), errCancelled) {
 		// The scan was cancelled: it ends here, with what it reported so far.
-		log.Info("stopped a cancelled scan")
+		log.InfoContext(ctx, "stopped a cancelled scan")
 		return nil
 	}
 	if err == nil {
@@ -123,24 +123,24 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.RunScan]) error {
 	if status, serr := w.Store.Status(ctx, sc.ID); serr == nil && status == "cancelled" {
 		// Cancelled while the attempt was failing: it stays cancelled, and
 		// a running scan's cancellation keeps its credits.
-		log.Info("stopped a cancelled scan", "error", err.Error())
+		log.InfoContext(ctx, "stopped a cancelled scan", "error", err.Error())
 		return nil
 	}
 	switch o := decide(err, ctx.Err(), job.Attempt, job.MaxAttempts); o.action {
 	case handBack:
-		log.Info("scan interrupted by shutdown; returned to the queue")
+		log.InfoContext(ctx, "scan interrupted by shutdown; returned to the queue")
 		return river.JobSnooze(time.Second)
 	case failRefund:
-		log.Warn("scan failed", "error", err.Error())
+		log.WarnContext(ctx, "scan failed", "error", err.Error())
 		return w.fail(context.WithoutCancel(ctx), sc, o.msg)
 	case failKeep:
-		log.Warn("scan failed on its time limit; credits kept", "error", err.Error())
+		log.WarnContext(ctx, "scan failed on its time limit; credits kept", "error", err.Error())
 		if _, err := w.Store.Fail(context.WithoutCancel(ctx), sc.ID, fmt.Sprintf(o.msg, w.JobTimeout)); err != nil {
 			return err
 		}
 		return nil
 	default:
-		log.Warn("scan attempt failed; it will be retried", "error", err.Error())
+		log.WarnContext(ctx, "scan attempt failed; it will be retried", "error", err.Error())
 		return err
 	}
 }
@@ -225,7 +225,7 @@ func (s *Sweeper) Work(ctx context.Context, _ *river.Job[jobs.SweepStranded]) er
 		return err
 	}
 	for _, sc := range stranded {
-		s.Log.Warn("failing a scan that no worker will run any more", "scan_id", sc.ID)
+		s.Log.WarnContext(ctx, "failing a scan that no worker will run any more", "scan_id", sc.ID)
 		if err := failAndRefund(ctx, s.Store, s.Auth, sc, "The scan could not be completed"); err != nil {
 			return err
 		}
@@ -246,7 +246,7 @@ func (w *Worker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error
 	}
 	defer func() {
 		if err := rmtree.RemoveAll(dir); err != nil {
-			log.Error("scan directory could not be removed", "error", err.Error())
+			log.ErrorContext(ctx, "scan directory could not be removed", "error", err.Error())
 		}
 	}()
 	checked, err := w.checkout(ctx, sc, dir)
@@ -284,7 +284,7 @@ func (w *Worker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	log.Info("analysis done", "findings", len(res.Findings), "candidates", res.Stats.Candidates, "confirmed", res.Stats.Confirmed, "held", res.Stats.Held, "files", res.Stats.FilesAnalyzed, "skipped", res.Stats.FilesSkipped, "lines", res.Stats.LinesAnalyzed,
+	log.InfoContext(ctx, "analysis done", "findings", len(res.Findings), "candidates", res.Stats.Candidates, "confirmed", res.Stats.Confirmed, "held", res.Stats.Held, "files", res.Stats.FilesAnalyzed, "skipped", res.Stats.FilesSkipped, "lines", res.Stats.LinesAnalyzed,
 		"flow_functions", res.Stats.Flow.Functions, "flow_over_budget", res.Stats.Flow.OverBudget, "flow_not_analyzed", res.Stats.Flow.NotAnalyzed)
 	findings := res.Findings
 	if withBase {
@@ -421,7 +421,7 @@ func (w *Worker) unpack(ctx context.Context, orgID string, src *estimationv1.Rep
 		if errors.Is(err, archive.ErrUnsafe) {
 			return permanent{"The uploaded archive could not be unpacked safely: " + strings.TrimPrefix(err.Error(), archive.ErrUnsafe.Error()+": ")}
 		}
-		w.Log.Error("unpacking an upload failed", "upload_id", src.GetUploadId(), "error", err.Error())
+		w.Log.ErrorContext(ctx, "unpacking an upload failed", "upload_id", src.GetUploadId(), "error", err.Error())
 		return permanent{"The uploaded archive could not be unpacked"}
 	}
 	return nil

@@ -1,0 +1,232 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func ledgerKinds(t *testing.T, s *Store, org string) (kinds []string, sum int32) {
+	t.Helper()
+	rows, err := s.Pool.Query(context.Background(), `SELECT kind, delta FROM auth.credit_ledger WHERE org_id = $1 ORDER BY id`, org)
+	require.NoError(t, err)
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var d int32
+		require.NoError(t, rows.Scan(&k, &d))
+		kinds = append(kinds, k)
+		sum += d
+	}
+	require.NoError(t, rows.Err())
+	return kinds, sum
+}
+
+func TestLedgerArithmetic(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	type step struct {
+		op      string // grant, debit, refund
+		amount  int32
+		ref     string
+		wantBal int32
+		wantErr error
+		applied bool  // debit: whether it took credits
+		refund  int32 // refund: credits returned
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"grant then debit", []step{
+			{op: "grant", amount: 10, wantBal: 10},
+			{op: "debit", amount: 4, ref: "a", wantBal: 6, applied: true},
+		}},
+		{"debit is idempotent by reference", []step{
+			{op: "grant", amount: 10, wantBal: 10},
+			{op: "debit", amount: 4, ref: "a", wantBal: 6, applied: true},
+			{op: "debit", amount: 4, ref: "a", wantBal: 6, applied: false},
+			{op: "debit", amount: 9, ref: "a", wantBal: 6, applied: false},
+		}},
+		{"insufficient credits take nothing", []step{
+			{op: "grant", amount: 3, wantBal: 3},
+			{op: "debit", amount: 4, ref: "a", wantErr: ErrInsufficientCredit},
+			{op: "debit", amount: 3, ref: "b", wantBal: 0, applied: true},
+			{op: "debit", amount: 1, ref: "c", wantErr: ErrInsufficientCredit},
+		}},
+		{"a refused reference can be debited later", []step{
+			{op: "debit", amount: 2, ref: "a", wantErr: ErrInsufficientCredit},
+			{op: "grant", amount: 2, wantBal: 2},
+			{op: "debit", amount: 2, ref: "a", wantBal: 0, applied: true},
+		}},
+		{"refund returns the debit once", []step{
+			{op: "grant", amount: 10, wantBal: 10},
+			{op: "debit", amount: 7, ref: "a", wantBal: 3, applied: true},
+			{op: "refund", ref: "a", wantBal: 10, refund: 7},
+			{op: "refund", ref: "a", wantBal: 10, refund: 0},
+		}},
+		{"refund of an unknown reference refunds nothing", []step{
+			{op: "grant", amount: 5, wantBal: 5},
+			{op: "refund", ref: "never", wantBal: 5, refund: 0},
+		}},
+		{"a refunded reference is not debited again", []step{
+			{op: "grant", amount: 10, wantBal: 10},
+			{op: "debit", amount: 7, ref: "a", wantBal: 3, applied: true},
+			{op: "refund", ref: "a", wantBal: 10, refund: 7},
+			{op: "debit", amount: 7, ref: "a", wantBal: 10, applied: false},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, org, _ := setup(t)
+			for i, st := range tc.steps {
+				var bal int32
+				var err error
+				switch st.op {
+				case "grant":
+					bal, err = s.Grant(ctx, org, st.amount)
+				case "debit":
+					var applied bool
+					bal, applied, err = s.Debit(ctx, org, st.amount, st.ref)
+					if st.wantErr == nil {
+						require.Equal(t, st.applied, applied, "step %d", i)
+					}
+				case "refund":
+					var refunded int32
+					bal, refunded, err = s.Refund(ctx, org, st.ref)
+					require.Equal(t, st.refund, refunded, "step %d", i)
+				}
+				if st.wantErr != nil {
+					require.ErrorIs(t, err, st.wantErr, "step %d", i)
+					continue
+				}
+				require.NoError(t, err, "step %d", i)
+				require.Equal(t, st.wantBal, bal, "step %d", i)
+				got, err := s.Balance(ctx, org)
+				require.NoError(t, err)
+				require.Equal(t, st.wantBal, got, "step %d: stored balance", i)
+			}
+			// The ledger accounts for the balance exactly.
+			_, sum := ledgerKinds(t, s, org)
+			bal, err := s.Balance(ctx, org)
+			require.NoError(t, err)
+			require.Equal(t, bal, sum)
+		})
+	}
+}
+
+func TestLedgerUnknownOrganization(t *testing.T) {
+	t.Parallel()
+	s, _, _ := setup(t)
+	ctx := context.Background()
+	const nobody = "00000000-0000-4000-8000-000000000009"
+	_, err := s.Balance(ctx, nobody)
+	require.ErrorIs(t, err, ErrNotFound)
+	_, err = s.Grant(ctx, nobody, 5)
+	require.ErrorIs(t, err, ErrNotFound)
+	_, _, err = s.Debit(ctx, nobody, 1, "a")
+	require.ErrorIs(t, err, ErrNotFound)
+	_, _, err = s.Refund(ctx, nobody, "a")
+	require.ErrorIs(t, err, ErrNotFound)
+}
+
+func TestLedgerReferencesArePerOrganization(t *testing.T) {
+	t.Parallel()
+	s, a, _ := setup(t)
+	ctx := context.Background()
+	b, _, err := s.CreateOrg(ctx, "other", "auto", "owner", 5)
+	require.NoError(t, err)
+	_, err = s.Grant(ctx, a, 5)
+	require.NoError(t, err)
+	_, applied, err := s.Debit(ctx, a, 5, "shared-ref")
+	require.NoError(t, err)
+	require.True(t, applied)
+	bal, applied, err := s.Debit(ctx, b, 5, "shared-ref")
+	require.NoError(t, err)
+	require.True(t, applied, "another organization's debit of the same reference is its own")
+	require.Equal(t, int32(0), bal)
+	_, refunded, err := s.Refund(ctx, b, "shared-ref")
+	require.NoError(t, err)
+	require.Equal(t, int32(5), refunded)
+	bal, err = s.Balance(ctx, a)
+	require.NoError(t, err)
+	require.Equal(t, int32(0), bal, "refunding b leaves a alone")
+}
+
+func TestConcurrentDebitsNeverOverdraw(t *testing.T) {
+	t.Parallel()
+	s, org, _ := setup(t)
+	ctx := context.Background()
+	_, err := s.Grant(ctx, org, 10)
+	require.NoError(t, err)
+
+	const n = 24
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	applied, refused := 0, 0
+	var unexpected []error
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Half the calls repeat another call's reference.
+			_, ok, err := s.Debit(ctx, org, 3, fmt.Sprintf("ref-%d", i/2))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil && ok:
+				applied++
+			case err == nil:
+			case errors.Is(err, ErrInsufficientCredit):
+				refused++
+			default:
+				unexpected = append(unexpected, err)
+			}
+		}()
+	}
+	wg.Wait()
+	require.Empty(t, unexpected)
+	bal, err := s.Balance(ctx, org)
+	require.NoError(t, err)
+	require.Equal(t, 3, applied, "10 credits pay for three debits of 3")
+	require.Equal(t, int32(1), bal)
+	kinds, sum := ledgerKinds(t, s, org)
+	require.Equal(t, []string{"grant", "debit", "debit", "debit"}, kinds)
+	require.Equal(t, bal, sum)
+	require.Positive(t, refused)
+
+	// Concurrent refunds of one reference return its credits once.
+	var refs []string
+	rows, err := s.Pool.Query(ctx, `SELECT reference FROM auth.credit_ledger WHERE org_id = $1 AND kind = 'debit'`, org)
+	require.NoError(t, err)
+	for rows.Next() {
+		var r string
+		require.NoError(t, rows.Scan(&r))
+		refs = append(refs, r)
+	}
+	require.NoError(t, rows.Err())
+	var total int32
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, got, err := s.Refund(ctx, org, refs[0])
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				unexpected = append(unexpected, err)
+			}
+			total += got
+		}()
+	}
+	wg.Wait()
+	require.Empty(t, unexpected)
+	require.Equal(t, int32(3), total)
+	bal, err = s.Balance(ctx, org)
+	require.NoError(t, err)
+	require.Equal(t, int32(4), bal)
+}
