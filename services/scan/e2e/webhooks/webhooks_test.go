@@ -2,9 +2,9 @@
 // end to end: a loopback receiver registered through the gateway gets
 // estimation.completed, estimation.failed, finding.created, scan.completed,
 // scan.failed and scan.cancelled, signed, from real estimations and scans;
-// an estimation that ends while
-// the findings service is down is delivered once it is back. It runs its
-// own system (one scan worker) because it stops the findings service.
+// an estimation that ends while the findings service is down is delivered
+// once it is back. It runs its own system (one scan worker) because it
+// stops the findings service.
 package webhooks
 
 import (
