@@ -1,14 +1,16 @@
 // Package webhooks tests the scan and estimation services' webhook events
 // end to end: a loopback receiver registered through the gateway gets
-// estimation.completed, finding.created, scan.completed and scan.cancelled,
-// signed, from real estimations and scans; an estimation that ends while
-// the findings service is down is delivered once it is back. It runs its
-// own system (one scan worker) because it stops the findings service.
+// estimation.completed, estimation.failed, finding.created, scan.completed,
+// scan.failed and scan.cancelled, signed, from real estimations and scans;
+// an estimation that ends while the findings service is down is delivered
+// once it is back. It runs its own system (one scan worker) because it
+// stops the findings service.
 package webhooks
 
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/vulnscan/vulnscan/pkg/systest"
@@ -189,4 +192,56 @@ func TestScanAndEstimationEvents(t *testing.T) {
 		return m.Type() == "estimation.completed" && dataOf(m, "estimation")["id"] == estC
 	}))
 	require.Len(t, recv.Matching(systest.OfType("estimation.completed")), 3, "three estimations, one event each")
+}
+
+// TestFailureEvents: an estimation whose only repository cannot be read
+// ends failed and emits estimation.failed; a scan whose stored archive can
+// no longer be unpacked fails for good and emits scan.failed.
+func TestFailureEvents(t *testing.T) {
+	org, err := sys.NewOrg(1000, "auto")
+	require.NoError(t, err)
+	recv := systest.NewWebhookReceiver(t)
+	r := do(t, "POST", "/webhooks", org.WriteKey, map[string]any{"url": recv.URL + "/events",
+		"events": []string{"estimation.failed", "scan.failed"}})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	secret := r.JSON()["secret"].(string)
+	verified := func(ms []systest.WebhookMessage) []systest.WebhookMessage {
+		for _, m := range ms {
+			require.True(t, m.Verify(secret), "signature of %s %s", m.Type(), m.ID)
+			require.EqualValues(t, 1, m.Payload["version"])
+		}
+		return ms
+	}
+
+	// estimation.failed: the only repository is on a loopback host that
+	// answers nothing but 404 (and whose certificate is not trusted).
+	gone := httptest.NewTLSServer(http.NotFoundHandler())
+	t.Cleanup(gone.Close)
+	r = do(t, "POST", "/cost-estimations", org.WriteKey, map[string]any{"repos": []map[string]any{{"source": "public", "repo_url": gone.URL + "/acme/gone.git"}}})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	failedEst := r.JSON()["id"].(string)
+	waitStatus(t, org.ReadKey, "/cost-estimations/"+failedEst, "failed")
+	ev := verified(recv.WaitFor(t, 1, 2*time.Minute, "estimation.failed", func(m systest.WebhookMessage) bool {
+		return m.Type() == "estimation.failed" && dataOf(m, "estimation")["id"] == failedEst
+	}))[0]
+	require.Equal(t, "failed", dataOf(ev, "estimation")["status"])
+
+	// scan.failed: the upload's stored type is changed after its
+	// estimation, so the worker cannot unpack it (a permanent failure).
+	est, repo := estimate(t, org.WriteKey)
+	waitStatus(t, org.ReadKey, "/cost-estimations/"+est, "completed")
+	pool, err := pgxpool.New(context.Background(), sys.DatabaseURL)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	tag, err := pool.Exec(context.Background(), `UPDATE estimation.uploads SET content_type = 'application/gzip' WHERE org_id = $1`, org.ID)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, tag.RowsAffected())
+	failedScan := startScan(t, org.WriteKey, est, repo, nil)
+	s := waitStatus(t, org.ReadKey, "/scans/"+failedScan, "failed", "completed")
+	require.Equal(t, "failed", s["status"], "%v", s)
+	ev = verified(recv.WaitFor(t, 1, 2*time.Minute, "scan.failed", func(m systest.WebhookMessage) bool {
+		return m.Type() == "scan.failed" && dataOf(m, "scan")["id"] == failedScan
+	}))[0]
+	require.Equal(t, "failed", dataOf(ev, "scan")["status"])
+	require.Equal(t, s["error"], dataOf(ev, "scan")["error"])
 }
