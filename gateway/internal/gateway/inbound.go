@@ -1,14 +1,10 @@
 package gateway
 
 import (
-	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
-	"sync/atomic"
-	"time"
 
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/google/uuid"
@@ -40,7 +36,7 @@ const MaxInboundBody = 1 << 20
 // findings service at will.
 func (g *Gateway) inboundHandler(l *redis_rate.Limiter, limit redis_rate.Limit, perIntegration, perAddr *buckets, log *slog.Logger, limited prometheus.Counter) http.Handler {
 	client := findingsv1.NewFindingsInboundServiceClient(g.conns["findings"])
-	var lastWarn atomic.Int64
+	shared := &sharedLimit{redis: l, limit: limit, local: perIntegration, log: log, warning: "rate limiter unavailable; limiting inbound events in process"}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, provider := r.PathValue("integration_id"), r.PathValue("provider")
 		if provider != "github" && provider != "slack" {
@@ -52,28 +48,11 @@ func (g *Gateway) inboundHandler(l *redis_rate.Limiter, limit redis_rate.Limit, 
 			return
 		}
 		if ok, _, wait := perAddr.take(clientAddr(r)); !ok {
-			limited.Inc()
-			w.Header().Set("Retry-After", strconv.Itoa(retryAfter(wait)))
-			httperr.Write(w, http.StatusTooManyRequests, "Rate limit exceeded; retry after the time in Retry-After")
+			tooManyRequests(w, wait, limited)
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), redisTimeout)
-		res, err := l.Allow(ctx, "vulnscan:ratelimit:inbound:"+id, limit)
-		cancel()
-		var allowed bool
-		var wait time.Duration
-		if err != nil {
-			if now := time.Now().Unix(); lastWarn.Swap(now) != now {
-				log.WarnContext(r.Context(), "rate limiter unavailable; limiting inbound events in process", "error", err.Error())
-			}
-			allowed, _, wait = perIntegration.take(id)
-		} else {
-			allowed, wait = res.Allowed > 0, res.RetryAfter
-		}
-		if !allowed {
-			limited.Inc()
-			w.Header().Set("Retry-After", strconv.Itoa(retryAfter(wait)))
-			httperr.Write(w, http.StatusTooManyRequests, "Rate limit exceeded; retry after the time in Retry-After")
+		if allowed, _, wait, _ := shared.take(r, "vulnscan:ratelimit:inbound:"+id, id); !allowed {
+			tooManyRequests(w, wait, limited)
 			return
 		}
 		if r.ContentLength > MaxInboundBody {

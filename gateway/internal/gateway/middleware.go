@@ -265,7 +265,7 @@ func requireScope(next http.Handler) http.Handler {
 // letting everything through. Both paths set X-RateLimit-Limit and
 // X-RateLimit-Remaining, and Retry-After on a 429.
 func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, local *buckets, localBurst int, log *slog.Logger, limited, fallback prometheus.Counter) func(http.Handler) http.Handler {
-	var lastWarn atomic.Int64
+	shared := &sharedLimit{redis: l, limit: limit, local: local, log: log, warning: "rate limiter unavailable; limiting in process"}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			p, ok := principalFrom(r.Context())
@@ -273,36 +273,57 @@ func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, local *buckets, lo
 				next.ServeHTTP(w, r)
 				return
 			}
-			ctx, cancel := context.WithTimeout(r.Context(), redisTimeout)
-			res, err := l.Allow(ctx, "vulnscan:ratelimit:"+p.KeyID, limit)
-			cancel()
-			var (
-				allowed bool
-				left    int
-				wait    time.Duration
-				burst   = limit.Burst
-			)
-			if err != nil {
-				if now := time.Now().Unix(); lastWarn.Swap(now) != now { // at most one line a second
-					log.WarnContext(r.Context(), "rate limiter unavailable; limiting in process", "error", err.Error())
-				}
+			allowed, left, wait, inProcess := shared.take(r, "vulnscan:ratelimit:"+p.KeyID, p.KeyID)
+			burst := limit.Burst
+			if inProcess {
 				fallback.Inc()
 				burst = localBurst
-				allowed, left, wait = local.take(p.KeyID)
-			} else {
-				allowed, left, wait = res.Allowed > 0, remaining(limit, res), res.RetryAfter
 			}
 			w.Header().Set("X-RateLimit-Limit", strconv.Itoa(burst))
 			w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(left))
 			if !allowed {
-				limited.Inc()
-				w.Header().Set("Retry-After", strconv.Itoa(retryAfter(wait)))
-				httperr.Write(w, http.StatusTooManyRequests, "Rate limit exceeded; retry after the time in Retry-After")
+				tooManyRequests(w, wait, limited)
 				return
 			}
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// sharedLimit is a limit shared by every replica through Redis (GCRA), with
+// an in-process fallback per key when Redis does not answer, so the API
+// stays up without ever letting everything through.
+type sharedLimit struct {
+	redis    *redis_rate.Limiter
+	limit    redis_rate.Limit
+	local    *buckets
+	log      *slog.Logger
+	warning  string
+	lastWarn atomic.Int64
+}
+
+// take spends one request of redisKey's shared limit, or of localKey's
+// in-process bucket when Redis fails (inProcess). It says whether the
+// request is allowed, what is left of the burst, and how long to wait.
+func (s *sharedLimit) take(r *http.Request, redisKey, localKey string) (allowed bool, left int, wait time.Duration, inProcess bool) {
+	ctx, cancel := context.WithTimeout(r.Context(), redisTimeout)
+	res, err := s.redis.Allow(ctx, redisKey, s.limit)
+	cancel()
+	if err != nil {
+		if now := time.Now().Unix(); s.lastWarn.Swap(now) != now { // at most one line a second
+			s.log.WarnContext(r.Context(), s.warning, "error", err.Error())
+		}
+		allowed, left, wait = s.local.take(localKey)
+		return allowed, left, wait, true
+	}
+	return res.Allowed > 0, remaining(s.limit, res), res.RetryAfter, false
+}
+
+// tooManyRequests answers 429 with Retry-After and counts it.
+func tooManyRequests(w http.ResponseWriter, wait time.Duration, limited prometheus.Counter) {
+	limited.Inc()
+	w.Header().Set("Retry-After", strconv.Itoa(retryAfter(wait)))
+	httperr.Write(w, http.StatusTooManyRequests, "Rate limit exceeded; retry after the time in Retry-After")
 }
 
 // redisTimeout bounds a rate-limit call to Redis on the request path.
