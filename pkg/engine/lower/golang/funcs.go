@@ -220,6 +220,14 @@ func (x *fnCtx) closure(n *syntax.Node) ir.Value {
 // globalDecl lowers package-level var (and non-inlined const) declarations
 // into stores of the globals, in the file's <module> function.
 func (x *fnCtx) globalDecl(decl *syntax.Node) {
+	x.eachDeclared(decl, func(nm, _ *syntax.Node, name string, v ir.Value) {
+		x.b.StoreGlobal(x.fc.pkg+"."+name, v, pos(nm))
+	})
+}
+
+// eachDeclared lowers the values of a var or const declaration and calls
+// fn for every declared name but "_", with the spec's type node (or nil).
+func (x *fnCtx) eachDeclared(decl *syntax.Node, fn func(nm, typ *syntax.Node, name string, v ir.Value)) {
 	var specs []*syntax.Node
 	if decl.Type == "var_declaration" {
 		specs = varSpecs(decl)
@@ -239,11 +247,9 @@ func (x *fnCtx) globalDecl(decl *syntax.Node) {
 		}
 		values := x.rhsValues(vals, len(names), t)
 		for i, nm := range names {
-			name := x.fc.text(nm)
-			if name == "_" {
-				continue
+			if name := x.fc.text(nm); name != "_" {
+				fn(nm, t, name, values[i])
 			}
-			x.b.StoreGlobal(x.fc.pkg+"."+name, values[i], pos(nm))
 		}
 	}
 }

@@ -84,6 +84,7 @@ import (
 	"strings"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -111,7 +112,7 @@ func Lower(filePath string, src []byte, root *syntax.Node) (*ir.File, error) {
 	if root == nil || (root.Type != "program" && root.Type != "ERROR") {
 		return nil, fmt.Errorf("lower %s: %w", filePath, ErrNotRuby)
 	}
-	f := &ir.File{Path: filePath, Lang: "ruby", Src: src, Lines: countLines(src)}
+	f := &ir.File{Path: filePath, Lang: "ruby", Src: src, Lines: lower.Lines(src)}
 	l := &lowerer{
 		path: filePath, src: src, file: f,
 		heredocs: map[*syntax.Node]*syntax.Node{},
@@ -144,23 +145,9 @@ func normalize(fn *ir.Func) {
 	}
 }
 
-func countLines(src []byte) int {
-	if len(src) == 0 {
-		return 0
-	}
-	n := strings.Count(string(src), "\n")
-	if src[len(src)-1] != '\n' {
-		n++
-	}
-	return n
-}
-
 // pos converts a node's range.
 func pos(n *syntax.Node) ir.Pos {
-	if n == nil {
-		return ir.Pos{}
-	}
-	return ir.Pos{Line: int32(n.Row + 1), EndLine: int32(n.EndRow + 1), Start: n.Start, End: n.End}
+	return lower.Pos(n)
 }
 
 func (l *lowerer) text(n *syntax.Node) string { return n.Text(l.src) }
