@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -162,52 +163,25 @@ func (fs *fnState) stringValue(n *syntax.Node) ir.Value {
 	if n.Type == "heredoc_beginning" && fs.l.heredocs[n] == nil {
 		return ir.C(ir.Str(""))
 	}
-	var acc ir.Value
-	have := false
-	var pending strings.Builder
-	pendingSet := false
-	add := func(v ir.Value, p ir.Pos) {
-		if !have {
-			acc, have = v, true
-			return
-		}
-		acc = fs.b.Binary("+", acc, v, p)
-		fs.b.SetType(acc.Var, "String")
-	}
-	flush := func(p ir.Pos) {
-		if pendingSet {
-			add(ir.C(ir.Str(pending.String())), p)
-			pending.Reset()
-			pendingSet = false
-		}
-	}
+	str := lower.NewInterpolation(fs.b)
 	indent := fs.heredocIndent(n)
 	parts := fs.stringParts(n)
 	for i, c := range parts {
 		switch c.Type {
 		case "string_content", "heredoc_content":
-			pending.WriteString(fs.content(c, i == 0, i == len(parts)-1, indent))
-			pendingSet = true
+			str.Text(fs.content(c, i == 0, i == len(parts)-1, indent))
 		case "escape_sequence":
-			pending.WriteString(unescape(fs.l.text(c)))
-			pendingSet = true
+			str.Text(unescape(fs.l.text(c)))
 		case "interpolation":
-			flush(pos(c))
-			v := ir.C(ir.Str(""))
-			if len(c.NamedChildren()) > 0 {
-				v = fs.body(c.Children, true)
-			}
-			if !have {
-				add(ir.C(ir.Str("")), pos(c))
-			}
-			add(v, pos(c))
+			str.Value(pos(c), func() ir.Value {
+				if len(c.NamedChildren()) > 0 {
+					return fs.body(c.Children, true)
+				}
+				return ir.C(ir.Str(""))
+			})
 		}
 	}
-	flush(pos(n))
-	if !have {
-		return ir.C(ir.Str(""))
-	}
-	return acc
+	return str.Done(pos(n))
 }
 
 // unescape decodes one escape sequence of a double-quoted string.
@@ -215,13 +189,10 @@ func unescape(s string) string {
 	if len(s) < 2 || s[0] != '\\' {
 		return s
 	}
+	if c, ok := lower.ControlEscape(s[1]); ok {
+		return string(c)
+	}
 	switch s[1] {
-	case 'n':
-		return "\n"
-	case 't':
-		return "\t"
-	case 'r':
-		return "\r"
 	case '0':
 		return "\x00"
 	case 's':
