@@ -363,6 +363,14 @@ func (b *Builder) Finish(pos Pos) *Func {
 		if blk.Term == 0 {
 			blk.Term = TermEnd
 		}
+		// A block starts with zero operands, which name variable 0: the
+		// terminator operands its kind does not use become None.
+		if blk.Term != TermIf {
+			blk.Cond = None
+		}
+		if blk.Term != TermReturn && blk.Term != TermThrow {
+			blk.Val = None
+		}
 	}
 	return b.Fn
 }

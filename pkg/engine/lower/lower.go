@@ -19,6 +19,15 @@ func Pos(n *syntax.Node) ir.Pos {
 	return ir.Pos{Line: int32(n.Row + 1), EndLine: int32(n.EndRow + 1), Start: n.Start, End: n.End}
 }
 
+// EndPos is the empty position at the end of a node, where a function
+// that falls off its body returns; the zero position for nil.
+func EndPos(n *syntax.Node) ir.Pos {
+	if n == nil {
+		return ir.Pos{}
+	}
+	return ir.Pos{Line: int32(n.EndRow + 1), EndLine: int32(n.EndRow + 1), Start: n.End, End: n.End}
+}
+
 // Lines counts the lines of a source file; a final newline ends the last
 // line rather than starting another.
 func Lines(src []byte) int {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -148,22 +149,7 @@ func (x *fnCtx) finish(n *syntax.Node) {
 	if x.b.Reachable() {
 		x.runDefers(pos(n))
 	}
-	end := pos(n)
-	end.Line, end.Start = end.EndLine, end.End
-	seal(x.b.Finish(end))
-}
-
-// seal gives terminators without an operand the absent value: a Block's
-// zero Cond and Val would otherwise name variable 0.
-func seal(fn *ir.Func) {
-	for _, blk := range fn.Blocks {
-		if blk.Term != ir.TermIf {
-			blk.Cond = ir.None
-		}
-		if blk.Term != ir.TermReturn && blk.Term != ir.TermThrow {
-			blk.Val = ir.None
-		}
-	}
+	x.b.Finish(lower.EndPos(n))
 }
 
 // params declares the formal parameters of a signature.

@@ -108,22 +108,13 @@ func (l *lowerer) newFunc(name, qname string, cls *ir.Class, outer *fnLowerer) *
 	return f
 }
 
-// finish closes the function and emits the preloads. Blocks start with zero operands, which name
-// variable 0; terminators that have no condition or value get None.
+// finish closes the function and emits the preloads.
 func (f *fnLowerer) finish(p ir.Pos) *ir.Func {
 	fn := f.b.Finish(p)
 	fn.Pos = p
 	if len(f.preload) > 0 {
 		entry := fn.Blocks[0]
 		entry.Instrs = append(f.preload, entry.Instrs...)
-	}
-	for _, blk := range fn.Blocks {
-		if blk.Term != ir.TermIf {
-			blk.Cond = ir.None
-		}
-		if blk.Term != ir.TermReturn && blk.Term != ir.TermThrow {
-			blk.Val = ir.None
-		}
 	}
 	return fn
 }

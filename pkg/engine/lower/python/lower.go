@@ -180,7 +180,7 @@ func (l *lowerer) lowerModule(root *syntax.Node) {
 	b.Fn.Pos = pos(root)
 	s := newScope(l, b, nil, true)
 	l.stmts(s, root.Children)
-	l.file.Init = finish(b, ir.Pos{Line: int32(root.EndRow + 1), EndLine: int32(root.EndRow + 1), Start: root.End, End: root.End})
+	l.file.Init = b.Finish(lower.EndPos(root))
 }
 
 // Parse is a convenience for tests and tools: it parses src with a fresh
@@ -193,22 +193,6 @@ func Parse(ctx context.Context, path string, src []byte) (*ir.File, error) {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
 	return Lower(path, src, root)
-}
-
-// finish closes a function and gives every terminator operand it does not
-// use the absent value (blocks start with a zero Value, which names
-// variable 0).
-func finish(b *ir.Builder, p ir.Pos) *ir.Func {
-	fn := b.Finish(p)
-	for _, blk := range fn.Blocks {
-		if blk.Term != ir.TermIf {
-			blk.Cond = ir.None
-		}
-		if blk.Term != ir.TermReturn && blk.Term != ir.TermThrow {
-			blk.Val = ir.None
-		}
-	}
-	return fn
 }
 
 // isNoise reports nodes that carry no value: comments and backslash line

@@ -125,24 +125,7 @@ func Lower(filePath string, src []byte, root *syntax.Node) (*ir.File, error) {
 	fs := &fnState{l: l, b: b, ctx: &classCtx{}, self: ir.NoVar, block: ir.NoVar, redo: -1}
 	fs.body(root.Children, false)
 	f.Init = b.Finish(pos(root))
-	for _, fn := range f.Funcs {
-		normalize(fn)
-	}
-	normalize(f.Init)
 	return f, nil
-}
-
-// normalize clears the terminator operands a block's kind does not use
-// (the builder leaves them zero, which reads as variable 0).
-func normalize(fn *ir.Func) {
-	for _, blk := range fn.Blocks {
-		if blk.Term != ir.TermIf {
-			blk.Cond = ir.None
-		}
-		if blk.Term != ir.TermReturn && blk.Term != ir.TermThrow {
-			blk.Val = ir.None
-		}
-	}
 }
 
 // pos converts a node's range.
