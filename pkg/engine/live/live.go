@@ -544,11 +544,7 @@ func (p *prober) checkParams(pageURL string) []*finding.Finding {
 		// reflected input
 		mark := "vs" + nonce()
 		payload := mark + `"'><i>` + mark
-		q := u.Query()
-		q.Set(name, payload)
-		tu := *u
-		tu.RawQuery = q.Encode()
-		target := tu.String()
+		target := withParam(u, name, payload)
 		r, err := p.do(http.MethodGet, target, nil)
 		if err != nil {
 			return out
@@ -568,11 +564,7 @@ func (p *prober) checkParams(pageURL string) []*finding.Finding {
 			continue
 		}
 		evil := "https://vulnscan-" + nonce() + ".example/"
-		q := u.Query()
-		q.Set(name, evil)
-		tu := *u
-		tu.RawQuery = q.Encode()
-		target := tu.String()
+		target := withParam(u, name, evil)
 		r, err := p.do(http.MethodGet, target, nil)
 		if err != nil {
 			return out
@@ -587,6 +579,15 @@ func (p *prober) checkParams(pageURL string) []*finding.Finding {
 		}
 	}
 	return out
+}
+
+// withParam is u with its query parameter name set to value.
+func withParam(u *url.URL, name, value string) string {
+	q := u.Query()
+	q.Set(name, value)
+	tu := *u
+	tu.RawQuery = q.Encode()
+	return tu.String()
 }
 
 var stackRe = regexp.MustCompile(`(Traceback \(most recent call last\)|at [\w$.]+\([\w]+\.java:\d+\)|goroutine \d+ \[running\]|panic: |Exception in thread|\w+Exception: .*\n\s+at |You have an error in your SQL syntax|Warning: [a-z_]+\(\).*on line \d+|ORA-\d{5}|SQLSTATE\[|node_modules/|at Object\.<anonymous>|Whitelabel Error Page.*\n.*Exception)`)

@@ -171,12 +171,11 @@ func (fc *fnCtx) templateArgs(n *syntax.Node) []ir.Value {
 	var subs []ir.Value
 	var lit strings.Builder
 	for _, c := range n.Children {
-		switch c.Type {
-		case "string_fragment":
-			lit.WriteString(c.Text(fc.l.src))
-		case "escape_sequence":
-			lit.WriteString(decodeEscape(c.Text(fc.l.src)))
-		case "template_substitution":
+		if t, ok := fc.templateText(c); ok {
+			lit.WriteString(t)
+			continue
+		}
+		if c.Type == "template_substitution" {
 			parts = append(parts, ir.C(ir.Str(lit.String())))
 			lit.Reset()
 			subs = append(subs, fc.expr(firstNamed(c)))

@@ -720,16 +720,25 @@ func (fc *fnCtx) storeTargetPlain(target *syntax.Node, v ir.Value, p ir.Pos) {
 func (fc *fnCtx) template(n *syntax.Node) ir.Value {
 	str := lower.NewInterpolation(fc.b)
 	for _, c := range n.Children {
-		switch c.Type {
-		case "string_fragment":
-			str.Text(c.Text(fc.l.src))
-		case "escape_sequence":
-			str.Text(decodeEscape(c.Text(fc.l.src)))
-		case "template_substitution":
+		if t, ok := fc.templateText(c); ok {
+			str.Text(t)
+		} else if c.Type == "template_substitution" {
 			str.Value(pos(c), func() ir.Value { return fc.expr(firstNamed(c)) })
 		}
 	}
 	return str.Done(pos(n))
+}
+
+// templateText is the literal text of a part of a template literal, false
+// for a substitution.
+func (fc *fnCtx) templateText(c *syntax.Node) (string, bool) {
+	switch c.Type {
+	case "string_fragment":
+		return c.Text(fc.l.src), true
+	case "escape_sequence":
+		return decodeEscape(c.Text(fc.l.src)), true
+	}
+	return "", false
 }
 
 // object lowers an object literal: a map of constant keys; computed keys

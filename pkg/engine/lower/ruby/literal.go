@@ -139,19 +139,33 @@ func (fs *fnState) content(c *syntax.Node, first, last bool, indent string) stri
 // constString returns the value of a string literal without interpolation.
 func (fs *fnState) constString(n *syntax.Node) (string, bool) {
 	var sb strings.Builder
+	constant := fs.eachStringPart(n, func(text string) { sb.WriteString(text) }, func(*syntax.Node) bool { return false })
+	if !constant {
+		return "", false
+	}
+	return sb.String(), true
+}
+
+// eachStringPart walks the parts of a string literal in order: text gets
+// the literal text (escapes decoded, heredoc indentation removed), interp
+// each interpolation, and the walk stops with false when interp returns
+// false.
+func (fs *fnState) eachStringPart(n *syntax.Node, text func(string), interp func(*syntax.Node) bool) bool {
 	indent := fs.heredocIndent(n)
 	parts := fs.stringParts(n)
 	for i, c := range parts {
 		switch c.Type {
 		case "string_content", "heredoc_content":
-			sb.WriteString(fs.content(c, i == 0, i == len(parts)-1, indent))
+			text(fs.content(c, i == 0, i == len(parts)-1, indent))
 		case "escape_sequence":
-			sb.WriteString(unescape(fs.l.text(c)))
+			text(unescape(fs.l.text(c)))
 		case "interpolation":
-			return "", false
+			if !interp(c) {
+				return false
+			}
 		}
 	}
-	return sb.String(), true
+	return true
 }
 
 // stringValue lowers a string-like literal: a constant, or a "+" chain of
@@ -164,23 +178,15 @@ func (fs *fnState) stringValue(n *syntax.Node) ir.Value {
 		return ir.C(ir.Str(""))
 	}
 	str := lower.NewInterpolation(fs.b)
-	indent := fs.heredocIndent(n)
-	parts := fs.stringParts(n)
-	for i, c := range parts {
-		switch c.Type {
-		case "string_content", "heredoc_content":
-			str.Text(fs.content(c, i == 0, i == len(parts)-1, indent))
-		case "escape_sequence":
-			str.Text(unescape(fs.l.text(c)))
-		case "interpolation":
-			str.Value(pos(c), func() ir.Value {
-				if len(c.NamedChildren()) > 0 {
-					return fs.body(c.Children, true)
-				}
-				return ir.C(ir.Str(""))
-			})
-		}
-	}
+	fs.eachStringPart(n, str.Text, func(c *syntax.Node) bool {
+		str.Value(pos(c), func() ir.Value {
+			if len(c.NamedChildren()) > 0 {
+				return fs.body(c.Children, true)
+			}
+			return ir.C(ir.Str(""))
+		})
+		return true
+	})
 	return str.Done(pos(n))
 }
 

@@ -47,6 +47,16 @@ func (j *join) value() ir.Value {
 	return ir.V(j.res)
 }
 
+// arm ends a branch of a case with the value of the statements of body
+// (nil: none).
+func (fs *fnState) arm(j *join, body *syntax.Node, want bool, at ir.Pos) {
+	v := ir.C(ir.Null())
+	if body != nil {
+		v = fs.body(body.Children, want)
+	}
+	j.arrive(v, at)
+}
+
 // clauses returns the children of a case of type typ, and its else clause.
 func clauses(n *syntax.Node, typ string) (out []*syntax.Node, elseN *syntax.Node) {
 	for _, c := range n.NamedChildren() {
@@ -94,18 +104,10 @@ func (fs *fnState) caseWhen(n *syntax.Node, want bool) ir.Value {
 		}
 		miss := b.Current()
 		b.SetBlock(bodyB)
-		v := ir.C(ir.Null())
-		if bd := w.Child("body"); bd != nil {
-			v = fs.body(bd.Children, want)
-		}
-		j.arrive(v, pos(w))
+		fs.arm(j, w.Child("body"), want, pos(w))
 		b.SetBlock(miss)
 	}
-	v := ir.C(ir.Null())
-	if elseN != nil {
-		v = fs.body(elseN.Children, want)
-	}
-	j.arrive(v, p)
+	fs.arm(j, elseN, want, p)
 	return j.value()
 }
 
@@ -131,18 +133,10 @@ func (fs *fnState) caseIn(n *syntax.Node, want bool) ir.Value {
 			}
 			b.SetBlock(guarded)
 		}
-		v := ir.C(ir.Null())
-		if bd := c.Child("body"); bd != nil {
-			v = fs.body(bd.Children, want)
-		}
-		j.arrive(v, pos(c))
+		fs.arm(j, c.Child("body"), want, pos(c))
 		b.SetBlock(miss)
 	}
-	v := ir.C(ir.Null())
-	if elseN != nil {
-		v = fs.body(elseN.Children, want)
-	}
-	j.arrive(v, p)
+	fs.arm(j, elseN, want, p)
 	return j.value()
 }
 
