@@ -1,7 +1,6 @@
 package java
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -275,19 +274,7 @@ func FuzzLowerJava(f *testing.F) {
 // BenchmarkLower measures lowering alone (parsing excluded) on a generated
 // file, in source lines per second.
 func BenchmarkLower(b *testing.B) {
-	src := generated(2000)
-	p := syntax.NewParser(syntax.Limits{})
-	defer p.Close()
-	root, _, err := p.Parse(context.Background(), syntax.Java, src)
-	require.NoError(b, err)
-	lines := strings.Count(string(src), "\n")
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := Lower("Gen.java", src, root); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(lines*b.N)/b.Elapsed().Seconds(), "lines/s")
+	lowertest.Bench(b, syntax.Java, Lower, "Gen.java", generated(2000))
 }
 
 // generated returns a servlet-like class with n methods of about ten lines.

@@ -2,11 +2,13 @@
 package lowertest
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -116,4 +118,21 @@ func LowerCorpus(t *testing.T, dir string, lang *syntax.Lang, lower LowerFunc) {
 		f := Lower(t, l, lower, filepath.ToSlash(rel), src)
 		require.True(t, f.Init != nil || len(f.Funcs) > 0, "no code lowered from %s", file)
 	}
+}
+
+// Bench measures lower on src alone (the tree is parsed once, as lang,
+// before the timer starts) and reports source lines lowered per second.
+func Bench(b *testing.B, lang *syntax.Lang, lower LowerFunc, path string, src []byte) {
+	p := syntax.NewParser(syntax.Limits{Timeout: time.Minute})
+	defer p.Close()
+	root, _, err := p.Parse(context.Background(), lang, src)
+	require.NoError(b, err)
+	lines := bytes.Count(src, []byte("\n"))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := lower(path, src, root); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 }
