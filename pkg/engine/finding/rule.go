@@ -1,8 +1,11 @@
 package finding
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Rule is the metadata of one check, whichever analyzer runs it: code
@@ -11,31 +14,52 @@ import (
 type Rule struct {
 	ID       string `yaml:"id"`
 	Title    string `yaml:"title"`
-	Class    string `yaml:"class"`    // the taint class of a code rule ("sqli"), empty otherwise
-	Category string `yaml:"category"` // a vocab.Category
-	Severity string `yaml:"severity"` // a vocab.Severity
+	Class    string `yaml:"class,omitempty"` // the taint class of a code rule ("sqli"), empty otherwise
+	Category string `yaml:"category"`        // a vocab.Category
+	Severity string `yaml:"severity"`        // a vocab.Severity
 	CWE      string `yaml:"cwe"`
-	OWASP    string `yaml:"owasp"` // an OWASP Top 10 2021 category, one of the OWASP constants
+	OWASP    string `yaml:"owasp"` // an OWASP Top 10 2021 category
 	// Description explains the risk and the fix; it becomes the finding's.
 	Description string `yaml:"description"`
 	// DropInTests: findings of the rule in test code are dropped.
-	DropInTests bool `yaml:"drop_in_tests"`
+	DropInTests bool `yaml:"drop_in_tests,omitempty"`
 	// Languages the rule applies to and Taint (it is a dataflow rule) are
 	// derived when a code rule is loaded.
 	Languages []string `yaml:"-"`
 	Taint     bool     `yaml:"-"`
 }
 
-// OWASP Top 10 2021 categories the rules cite.
-const (
-	OWASPAccessControl  = "A01:2021-Broken Access Control"
-	OWASPCrypto         = "A02:2021-Cryptographic Failures"
-	OWASPInjection      = "A03:2021-Injection"
-	OWASPMisconfig      = "A05:2021-Security Misconfiguration"
-	OWASPOutdated       = "A06:2021-Vulnerable and Outdated Components"
-	OWASPAuthentication = "A07:2021-Identification and Authentication Failures"
-	OWASPIntegrity      = "A08:2021-Software and Data Integrity Failures"
-)
+// RuleSet is a set of rules by ID.
+type RuleSet map[string]Rule
+
+// MustLoadRules reads a YAML list of rules, in the form of the code rule
+// files (id, title, category, severity, cwe, owasp, description). It is
+// for the rule data a package embeds: data that does not parse, or a rule
+// without an ID or listed twice, is a defect of the build and panics.
+func MustLoadRules(data []byte) RuleSet {
+	var list []Rule
+	if err := yaml.Unmarshal(data, &list); err != nil {
+		panic(fmt.Sprintf("finding: rule data: %v", err))
+	}
+	set := make(RuleSet, len(list))
+	for _, r := range list {
+		if _, dup := set[r.ID]; dup || r.ID == "" {
+			panic(fmt.Sprintf("finding: rule data: missing or repeated id %q", r.ID))
+		}
+		set[r.ID] = r
+	}
+	return set
+}
+
+// Get returns the rule id. An id the set lacks is a defect of the calling
+// analyzer and panics, so that its tests find it.
+func (s RuleSet) Get(id string) Rule {
+	r, ok := s[id]
+	if !ok {
+		panic("finding: unknown rule " + id)
+	}
+	return r
+}
 
 // Finding starts a finding of r in file: the rule's id, title, category,
 // severity and description, and the tags naming the rule, its CWE, its

@@ -5,6 +5,7 @@ package iac
 
 import (
 	"bytes"
+	_ "embed"
 	"path"
 	"regexp"
 	"strings"
@@ -54,13 +55,21 @@ func Check(kind, rel string, data []byte) []finding.Finding {
 	return nil
 }
 
-// at is a finding of rule r at the 1-based line of a file, with two lines
-// of context before and one after.
-func at(r finding.Rule, rel, lang string, lines []string, line int, key string) finding.Finding {
+// rulesYAML lists the metadata of every check.
+//
+//go:embed rules.yaml
+var rulesYAML []byte
+
+// catalog holds the metadata of every check, by rule ID.
+var catalog = finding.MustLoadRules(rulesYAML)
+
+// at is a finding of the rule id at the 1-based line of a file, with two
+// lines of context before and one after.
+func at(id, rel, lang string, lines []string, line int, key string) finding.Finding {
 	if line < 1 {
 		line = 1
 	}
-	f := r.Finding(rel, lang)
+	f := catalog.Get(id).Finding(rel, lang)
 	f.AffectedCode = finding.Snippet(lines, line-3, line)
 	f.StartLine, f.EndLine, f.Language = line, line, lang
 	f.FingerprintKey = key
@@ -70,20 +79,6 @@ func at(r finding.Rule, rel, lang string, lines []string, line int, key string) 
 func splitLines(data []byte) []string {
 	return strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 }
-
-var (
-	dockerRoot = finding.Rule{ID: "docker.user-root", Title: "Container runs as root", Category: "misconfiguration", Severity: "medium", CWE: "CWE-250", OWASP: finding.OWASPMisconfig,
-		Description: "The image sets no USER (or USER root), so the application runs as root inside the container; a compromise " +
-			"then has full control of the container and an easier path to the host. Add a non-root user and switch to it with USER."}
-	dockerLatest = finding.Rule{ID: "docker.unpinned-base", Title: "Base image not pinned", Category: "misconfiguration", Severity: "low", CWE: "CWE-1357", OWASP: finding.OWASPOutdated,
-		Description: "The base image uses the latest tag or no tag, so builds silently pick up different (possibly vulnerable or " +
-			"malicious) images. Pin a version tag, ideally with a digest."}
-	dockerCurlSh = finding.Rule{ID: "docker.curl-pipe-shell", Title: "Remote script piped into a shell", Category: "misconfiguration", Severity: "medium", CWE: "CWE-494", OWASP: finding.OWASPIntegrity,
-		Description: "A script downloaded at build time is executed without verification; whoever controls the URL controls the " +
-			"image. Download a pinned version and verify its checksum before running it."}
-	dockerAddURL = finding.Rule{ID: "docker.add-remote", Title: "ADD of a remote URL", Category: "misconfiguration", Severity: "low", CWE: "CWE-494", OWASP: finding.OWASPIntegrity,
-		Description: "ADD fetches the URL without integrity check. Use curl with a checksum verification, or ADD --checksum."}
-)
 
 var (
 	dockerFrom = regexp.MustCompile(`(?i)^FROM\s+(--\S+\s+)*(\S+)`)
@@ -117,7 +112,7 @@ func CheckDockerfile(rel string, data []byte) []finding.Finding {
 				name, tag = img[:c], img[c+1:]
 			}
 			if !stages[strings.ToLower(name)] && name != "scratch" && !strings.Contains(name, "$") && (tag == "" || tag == "latest") {
-				out = append(out, at(dockerLatest, rel, "dockerfile", lines, i+1, "from:"+name))
+				out = append(out, at("docker.unpinned-base", rel, "dockerfile", lines, i+1, "from:"+name))
 			}
 			if alias != "" {
 				stages[alias] = true
@@ -128,10 +123,10 @@ func CheckDockerfile(rel string, data []byte) []finding.Finding {
 			user, userLine = strings.Split(m[1], ":")[0], i+1
 		}
 		if curlPipe.MatchString(l) {
-			out = append(out, at(dockerCurlSh, rel, "dockerfile", lines, i+1, "curl:"+finding.NormalizeCode(l)))
+			out = append(out, at("docker.curl-pipe-shell", rel, "dockerfile", lines, i+1, "curl:"+finding.NormalizeCode(l)))
 		}
 		if addURL.MatchString(l) {
-			out = append(out, at(dockerAddURL, rel, "dockerfile", lines, i+1, "add:"+finding.NormalizeCode(l)))
+			out = append(out, at("docker.add-remote", rel, "dockerfile", lines, i+1, "add:"+finding.NormalizeCode(l)))
 		}
 	}
 	if lastFrom > 0 && (user == "" || user == "root" || user == "0") {
@@ -139,7 +134,7 @@ func CheckDockerfile(rel string, data []byte) []finding.Finding {
 		if userLine > 0 {
 			line = userLine
 		}
-		out = append(out, at(dockerRoot, rel, "dockerfile", lines, line, "user"))
+		out = append(out, at("docker.user-root", rel, "dockerfile", lines, line, "user"))
 	}
 	return out
 }
@@ -148,21 +143,6 @@ var (
 	tfResource = regexp.MustCompile(`^\s*resource\s+"([^"]+)"\s+"([^"]+)"`)
 	tfBlock    = regexp.MustCompile(`^\s*(ingress|egress)\s*\{`)
 	tfAttr     = regexp.MustCompile(`^\s*([A-Za-z_][\w-]*)\s*=\s*(.+?)\s*$`)
-)
-
-var (
-	tfPublicBucket = finding.Rule{ID: "terraform.public-bucket", Title: "Storage bucket is publicly accessible", Category: "access_control", Severity: "high", CWE: "CWE-732", OWASP: finding.OWASPAccessControl,
-		Description: "The bucket ACL or policy grants access to everyone, so its objects can be listed or read (or written) from the " +
-			"internet. Keep buckets private, enable the public access block, and serve public files through a CDN with an origin access identity."}
-	tfOpenSG = finding.Rule{ID: "terraform.open-security-group", Title: "Security group open to the internet", Category: "misconfiguration", Severity: "high", CWE: "CWE-284", OWASP: finding.OWASPMisconfig,
-		Description: "An ingress rule allows traffic from 0.0.0.0/0 (or ::/0) to a sensitive port or to every port, exposing the " +
-			"service to scanning and brute force from the whole internet. Restrict the source ranges to known networks or a load balancer."}
-	tfPublicDB = finding.Rule{ID: "terraform.public-database", Title: "Database instance publicly accessible", Category: "misconfiguration", Severity: "high", CWE: "CWE-284", OWASP: finding.OWASPMisconfig,
-		Description: "publicly_accessible = true gives the database a public endpoint. Keep databases in private subnets and reach them through the application or a bastion."}
-	tfUnencrypted = finding.Rule{ID: "terraform.unencrypted-storage", Title: "Storage encryption disabled", Category: "crypto", Severity: "medium", CWE: "CWE-311", OWASP: finding.OWASPCrypto,
-		Description: "Encryption at rest is explicitly disabled. Enable it (encrypted / storage_encrypted = true) with a managed key."}
-	tfPublicBlock = finding.Rule{ID: "terraform.public-access-block-disabled", Title: "S3 public access block disabled", Category: "access_control", Severity: "medium", CWE: "CWE-732", OWASP: finding.OWASPAccessControl,
-		Description: "The public access block is turned off, so a later ACL or policy mistake exposes the bucket. Set all four options to true."}
 )
 
 var sensitivePorts = map[string]bool{"0": true, "22": true, "3389": true, "3306": true, "5432": true, "6379": true, "27017": true, "9200": true, "23": true, "445": true, "-1": true}
@@ -181,7 +161,7 @@ func CheckTerraform(rel string, data []byte) []finding.Finding {
 	var ruleOpenLine int
 	flushRule := func() {
 		if ingressOpen && (sensitivePorts[fromPort] || sensitivePorts[toPort] || fromPort == "") {
-			out = append(out, at(tfOpenSG, rel, "terraform", lines, ingLine, rtype+"."+rname+":"+fromPort))
+			out = append(out, at("terraform.open-security-group", rel, "terraform", lines, ingLine, rtype+"."+rname+":"+fromPort))
 		}
 		ingressOpen, fromPort, toPort = false, "", ""
 	}
@@ -203,16 +183,16 @@ func CheckTerraform(rel string, data []byte) []finding.Finding {
 			k, v := m[1], strings.Trim(m[2], `"`)
 			switch {
 			case k == "acl" && (v == "public-read" || v == "public-read-write" || v == "authenticated-read"):
-				out = append(out, at(tfPublicBucket, rel, "terraform", lines, i+1, rtype+"."+rname+":acl"))
+				out = append(out, at("terraform.public-bucket", rel, "terraform", lines, i+1, rtype+"."+rname+":acl"))
 			case (k == "member" || k == "members" || k == "role_entity" || k == "entity") && strings.Contains(v, "allUsers"):
-				out = append(out, at(tfPublicBucket, rel, "terraform", lines, i+1, rtype+"."+rname+":allUsers"))
+				out = append(out, at("terraform.public-bucket", rel, "terraform", lines, i+1, rtype+"."+rname+":allUsers"))
 			case k == "publicly_accessible" && v == "true":
-				out = append(out, at(tfPublicDB, rel, "terraform", lines, i+1, rtype+"."+rname))
+				out = append(out, at("terraform.public-database", rel, "terraform", lines, i+1, rtype+"."+rname))
 			case (k == "encrypted" || k == "storage_encrypted") && v == "false":
-				out = append(out, at(tfUnencrypted, rel, "terraform", lines, i+1, rtype+"."+rname+":"+k))
+				out = append(out, at("terraform.unencrypted-storage", rel, "terraform", lines, i+1, rtype+"."+rname+":"+k))
 			case strings.HasPrefix(k, "block_public_") || strings.HasPrefix(k, "ignore_public_acls") || strings.HasPrefix(k, "restrict_public_buckets"):
 				if v == "false" {
-					out = append(out, at(tfPublicBlock, rel, "terraform", lines, i+1, rtype+"."+rname+":"+k))
+					out = append(out, at("terraform.public-access-block-disabled", rel, "terraform", lines, i+1, rtype+"."+rname+":"+k))
 				}
 			case k == "type" && rtype == "aws_security_group_rule":
 				ruleType = v

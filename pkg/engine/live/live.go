@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
+	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -323,39 +324,23 @@ func poc(r *response, needle string) *string {
 	return &s
 }
 
-// liveFinding is a finding of rule r on target: the request line is its
-// code and the exchange its proof of concept.
-func liveFinding(r finding.Rule, target, key string, resp *response, needle string, reproduce func() bool) *finding.Finding {
-	f := r.Finding(target, "live")
+// rulesYAML lists the metadata of every check.
+//
+//go:embed rules.yaml
+var rulesYAML []byte
+
+// catalog holds the metadata of every check, by rule ID.
+var catalog = finding.MustLoadRules(rulesYAML)
+
+// liveFinding is a finding of the rule id on target: the request line is
+// its code and the exchange its proof of concept.
+func liveFinding(id, target, key string, resp *response, needle string, reproduce func() bool) *finding.Finding {
+	f := catalog.Get(id).Finding(target, "live")
 	f.AffectedCode = strings.TrimSpace(strings.SplitN(resp.req, "\n", 2)[0])
 	f.ProofOfConcept = poc(resp, needle)
 	f.FingerprintKey, f.Reproduce = key, reproduce
 	return &f
 }
-
-var (
-	ruleHeaders = finding.Rule{ID: "live.missing-security-headers", Title: "Missing HTTP security headers", Category: "misconfiguration", Severity: "low", CWE: "CWE-693", OWASP: finding.OWASPMisconfig,
-		Description: "The response lacks headers that make browsers block common attacks: Content-Security-Policy (script injection), " +
-			"X-Content-Type-Options: nosniff, frame-ancestors or X-Frame-Options (clickjacking) and, over HTTPS, " +
-			"Strict-Transport-Security. Add them at the application or the reverse proxy."}
-	ruleCookie = finding.Rule{ID: "live.cookie-flags", Title: "Cookie without security flags", Category: "misconfiguration", Severity: "medium", CWE: "CWE-614", OWASP: finding.OWASPMisconfig,
-		Description: "A cookie is set without HttpOnly, Secure or SameSite, so scripts can read it, it travels over plain HTTP, or other " +
-			"sites can send it in cross-site requests. Set HttpOnly; Secure; SameSite=Lax (or Strict) on session cookies."}
-	ruleTLS = finding.Rule{ID: "live.weak-tls", Title: "Weak or missing transport encryption", Category: "crypto", Severity: "medium", CWE: "CWE-319", OWASP: finding.OWASPCrypto,
-		Description: "The site is served over plain HTTP without redirecting to HTTPS, or negotiates TLS below 1.2, so traffic can be read or changed on the network. Serve only HTTPS with TLS 1.2+ and redirect HTTP."}
-	ruleCORS = finding.Rule{ID: "live.cors-credentials", Title: "CORS trusts any origin with credentials", Category: "misconfiguration", Severity: "high", CWE: "CWE-942", OWASP: finding.OWASPMisconfig,
-		Description: "The server echoes an arbitrary Origin in Access-Control-Allow-Origin together with Access-Control-Allow-Credentials: true, so any web site can read authenticated responses of its visitors. Allow only trusted origins."}
-	ruleListing = finding.Rule{ID: "live.directory-listing", Title: "Directory listing enabled", Category: "misconfiguration", Severity: "low", CWE: "CWE-548", OWASP: finding.OWASPMisconfig,
-		Description: "The server lists the files of a directory, revealing backups, sources and other files not meant to be linked. Disable auto-indexing."}
-	ruleExposed = finding.Rule{ID: "live.exposed-file", Title: "Sensitive file exposed", Category: "misconfiguration", Severity: "high", CWE: "CWE-538", OWASP: finding.OWASPMisconfig,
-		Description: "A file that should never be served (repository metadata, environment file, backup) is publicly readable; it can reveal source code, credentials or infrastructure details. Remove it from the web root and block dot-files at the server."}
-	ruleReflected = finding.Rule{ID: "live.reflected-xss", Title: "Reflected input without encoding", Category: "xss", Severity: "high", CWE: "CWE-79", OWASP: finding.OWASPInjection,
-		Description: "A query parameter is reflected into the HTML response without encoding, so a crafted link can run script in the victim's session. Encode output for its HTML context and add a Content-Security-Policy."}
-	ruleRedirect = finding.Rule{ID: "live.open-redirect", Title: "Open redirect", Category: "access_control", Severity: "medium", CWE: "CWE-601", OWASP: finding.OWASPAccessControl,
-		Description: "A parameter controls the Location of a redirect to any external site, which lends the site's name to phishing links. Redirect only to relative paths or an allow list."}
-	ruleVerbose = finding.Rule{ID: "live.verbose-error", Title: "Verbose error with stack trace", Category: "misconfiguration", Severity: "medium", CWE: "CWE-209", OWASP: finding.OWASPMisconfig,
-		Description: "An error page shows a stack trace or internal error details, revealing file paths, frameworks and queries that help attackers. Return a generic error page and log the details server-side."}
-)
 
 func (p *prober) checkHeaders(target string, r *response) *finding.Finding {
 	var missing []string
@@ -375,7 +360,7 @@ func (p *prober) checkHeaders(target string, r *response) *finding.Finding {
 	if len(missing) == 0 || !strings.Contains(h.Get("Content-Type"), "html") {
 		return nil
 	}
-	f := liveFinding(ruleHeaders, target, "headers:"+strings.Join(missing, ","), r, "", func() bool {
+	f := liveFinding("live.missing-security-headers", target, "headers:"+strings.Join(missing, ","), r, "", func() bool {
 		r2, err := p.do(http.MethodGet, target, nil)
 		return err == nil && r2.header.Get("Content-Security-Policy") == h.Get("Content-Security-Policy")
 	})
@@ -400,7 +385,7 @@ func (p *prober) checkCookies(target string, r *response) []*finding.Finding {
 			continue
 		}
 		name := c.Name
-		f := liveFinding(ruleCookie, target, "cookie:"+name, r, "", func() bool {
+		f := liveFinding("live.cookie-flags", target, "cookie:"+name, r, "", func() bool {
 			r2, err := p.do(http.MethodGet, target, nil)
 			if err != nil {
 				return false
@@ -421,7 +406,7 @@ func (p *prober) checkCookies(target string, r *response) []*finding.Finding {
 func (p *prober) checkTLS(target string, r *response) *finding.Finding {
 	if p.origin.Scheme == "https" {
 		if r.tls != nil && r.tls.Version < tls.VersionTLS12 {
-			return liveFinding(ruleTLS, target, "tls-version", r, "", func() bool { return true })
+			return liveFinding("live.weak-tls", target, "tls-version", r, "", func() bool { return true })
 		}
 		return nil
 	}
@@ -429,7 +414,7 @@ func (p *prober) checkTLS(target string, r *response) *finding.Finding {
 	if r.status >= 300 && r.status < 400 && strings.HasPrefix(r.header.Get("Location"), "https://") {
 		return nil
 	}
-	return liveFinding(ruleTLS, target, "cleartext", r, "", func() bool {
+	return liveFinding("live.weak-tls", target, "cleartext", r, "", func() bool {
 		r2, err := p.do(http.MethodGet, target, nil)
 		return err == nil && !(r2.status >= 300 && r2.status < 400 && strings.HasPrefix(r2.header.Get("Location"), "https://"))
 	})
@@ -448,7 +433,7 @@ func (p *prober) checkCORS(target string) *finding.Finding {
 	if !ok {
 		return nil
 	}
-	return liveFinding(ruleCORS, target, "cors", r, "", func() bool { _, ok := try(); return ok })
+	return liveFinding("live.cors-credentials", target, "cors", r, "", func() bool { _, ok := try(); return ok })
 }
 
 var listingRe = regexp.MustCompile(`(?i)<title>\s*(Index of /|Directory listing for /)`)
@@ -458,7 +443,7 @@ func (p *prober) checkListing(u string, r *response) *finding.Finding {
 		return nil
 	}
 	pu, _ := url.Parse(u)
-	return liveFinding(ruleListing, u, "listing:"+pu.Path, r, "", func() bool {
+	return liveFinding("live.directory-listing", u, "listing:"+pu.Path, r, "", func() bool {
 		r2, err := p.do(http.MethodGet, u, nil)
 		return err == nil && r2.status == 200 && listingRe.MatchString(r2.body)
 	})
@@ -497,7 +482,7 @@ func (p *prober) checkExposedFiles() []*finding.Finding {
 			continue
 		}
 		sig := e.sig
-		f := liveFinding(ruleExposed, target, "file:"+e.path, r, "", func() bool {
+		f := liveFinding("live.exposed-file", target, "file:"+e.path, r, "", func() bool {
 			r2, err := p.do(http.MethodGet, target, nil)
 			return err == nil && r2.status == 200 && sig.MatchString(r2.body)
 		})
@@ -550,7 +535,7 @@ func (p *prober) checkParams(pageURL string) []*finding.Finding {
 			return out
 		}
 		if strings.Contains(r.header.Get("Content-Type"), "html") && strings.Contains(r.body, `"'><i>`+mark) {
-			f := liveFinding(ruleReflected, u.String(), "reflect:"+u.Path+"?"+name, r, mark, func() bool {
+			f := liveFinding("live.reflected-xss", u.String(), "reflect:"+u.Path+"?"+name, r, mark, func() bool {
 				r2, err := p.do(http.MethodGet, target, nil)
 				return err == nil && strings.Contains(r2.body, `"'><i>`+mark)
 			})
@@ -570,7 +555,7 @@ func (p *prober) checkParams(pageURL string) []*finding.Finding {
 			return out
 		}
 		if r.status >= 300 && r.status < 400 && strings.HasPrefix(r.header.Get("Location"), evil) {
-			f := liveFinding(ruleRedirect, u.String(), "redirect:"+u.Path+"?"+name, r, "", func() bool {
+			f := liveFinding("live.open-redirect", u.String(), "redirect:"+u.Path+"?"+name, r, "", func() bool {
 				r2, err := p.do(http.MethodGet, target, nil)
 				return err == nil && strings.HasPrefix(r2.header.Get("Location"), evil)
 			})
@@ -602,7 +587,7 @@ func (p *prober) checkVerboseErrors() *finding.Finding {
 	if m == "" {
 		return nil
 	}
-	return liveFinding(ruleVerbose, p.origin.String()+"/", "verbose-error", r, m, func() bool {
+	return liveFinding("live.verbose-error", p.origin.String()+"/", "verbose-error", r, m, func() bool {
 		r2, err := p.do(http.MethodGet, target, nil)
 		return err == nil && stackRe.MatchString(r2.body)
 	})

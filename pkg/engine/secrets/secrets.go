@@ -111,7 +111,7 @@ func (s *Scanner) findings(file string, content []byte, res []report.Finding) []
 				"environment instead. Only the first characters of the value are shown: %s.", r.RuleID, r.Description, finding.Redact(r.Secret)),
 			AffectedFile:   file,
 			AffectedCode:   code,
-			Tags:           []string{"secrets." + r.RuleID, "CWE-798", finding.OWASPAuthentication, "secret"},
+			Tags:           []string{"secrets." + r.RuleID, "CWE-798", "A07:2021-Identification and Authentication Failures", "secret"},
 			StartLine:      start,
 			EndLine:        end,
 			FingerprintKey: "secret:" + key,
