@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -20,6 +17,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/gittest"
 )
 
 // genRepo is a bare repository generated in-process with go-git.
@@ -109,20 +108,19 @@ func (g *genRepo) allowSHAWants() {
 }
 
 // serve serves the repositories under root over git's smart HTTP protocol
-// on loopback (git http-backend); served, when set, is called after each
-// response.
+// on loopback; served, when set, is called after each response.
 func serve(t *testing.T, root string, served func(*http.Request)) string {
-	gitBin, err := exec.LookPath("git")
-	require.NoError(t, err, "git is required")
-	backend := &cgi.Handler{Path: gitBin, Args: []string{"http-backend"}, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		backend.ServeHTTP(w, r)
-		if served != nil {
-			served(r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/gen.git"
+	s, err := gittest.Serve(root, gittest.Options{Wrap: func(git http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			git.ServeHTTP(w, r)
+			if served != nil {
+				served(r)
+			}
+		})
+	}})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	return s.URL("gen")
 }
 
 func countFiles(t *testing.T, dir string) int {

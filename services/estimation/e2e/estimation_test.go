@@ -124,9 +124,9 @@ var hex40 = regexp.MustCompile(`^[0-9a-f]{40}$`)
 func TestPublicRepository(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t)
-	sha := git.addRepo(t, "pub-go", filepath.Join(fixtures, "go-gin"))
-	featureSHA := git.addBranch(t, "pub-go", "feature", "extra.go", "package main\n\nfunc extra() {}\n")
-	url := git.URL("", "pub-go")
+	sha := git.PublishDir(t, "pub-go", filepath.Join(fixtures, "go-gin"))
+	featureSHA := git.Commit(t, "pub-go", "feature", map[string]string{"extra.go": "package main\n\nfunc extra() {}\n"})
+	url := git.url("", "pub-go")
 
 	e := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": url})
 	require.Equal(t, "completed", e.Status)
@@ -168,14 +168,14 @@ func TestPublicRepository(t *testing.T) {
 func TestConnectedRepository(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t)
-	sha := git.addRepo(t, "conn-flask", filepath.Join(fixtures, "python-flask"))
+	sha := git.PublishDir(t, "conn-flask", filepath.Join(fixtures, "python-flask"))
 	url := "https://git.example.com/acme/flask-" + uuid.NewString()[:8]
 	_, err := sys.CtlRaw([]string{"REPO_TOKEN=" + privateToken}, "repo", "connect", "--org", org.ID, "--url", url,
-		"--clone-url", git.URL("private", "conn-flask"), "--token-env", "REPO_TOKEN")
+		"--clone-url", git.url("private", "conn-flask"), "--token-env", "REPO_TOKEN")
 	require.NoError(t, err)
 	badURL := "https://git.example.com/acme/flask-bad-" + uuid.NewString()[:8]
 	_, err = sys.CtlRaw([]string{"REPO_TOKEN=wrong"}, "repo", "connect", "--org", org.ID, "--url", badURL,
-		"--clone-url", git.URL("private", "conn-flask"), "--token-env", "REPO_TOKEN")
+		"--clone-url", git.url("private", "conn-flask"), "--token-env", "REPO_TOKEN")
 	require.NoError(t, err)
 
 	e := estimate(t, org.WriteKey, repo{"source": "connected", "repo_url": url}, repo{"source": "connected", "repo_url": badURL})
@@ -191,7 +191,7 @@ func TestConnectedRepository(t *testing.T) {
 	require.Equal(t, e.RepoResults[0].Credits, e.TotalCredits)
 
 	// An anonymous clone of the same private repository fails.
-	pub := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.URL("private", "conn-flask")})
+	pub := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.url("private", "conn-flask")})
 	require.Equal(t, "failed", pub.Status)
 	require.Zero(t, pub.TotalCredits)
 
@@ -204,7 +204,7 @@ func TestConnectedRepository(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, src.GetSources(), 2)
 	s0 := src.GetSources()[0]
-	require.Equal(t, git.URL("private", "conn-flask"), s0.GetCloneUrl())
+	require.Equal(t, git.url("private", "conn-flask"), s0.GetCloneUrl())
 	require.Equal(t, privateToken, s0.GetPassword())
 	require.Equal(t, sha, s0.GetCommitSha())
 	require.Equal(t, "completed", s0.GetStatus())
@@ -213,16 +213,16 @@ func TestConnectedRepository(t *testing.T) {
 func TestFailuresAndNonPublicAddresses(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t)
-	git.addRepo(t, "fail-node", filepath.Join(fixtures, "node-express"))
-	git.addRepo(t, "fail-redirect", filepath.Join(fixtures, "node-express"))
-	git.addRepo(t, "fail-docs", filepath.Join(fixtures, "docs-only"))
+	git.PublishDir(t, "fail-node", filepath.Join(fixtures, "node-express"))
+	git.PublishDir(t, "fail-redirect", filepath.Join(fixtures, "node-express"))
+	git.PublishDir(t, "fail-docs", filepath.Join(fixtures, "docs-only"))
 
 	e := estimate(t, org.WriteKey,
-		repo{"source": "public", "repo_url": git.URL("", "fail-node")},
-		repo{"source": "public", "repo_url": git.URL("", "does-not-exist")},
-		repo{"source": "public", "repo_url": git.URL("", "fail-node"), "branch": "no-such-branch"},
-		repo{"source": "public", "repo_url": git.URL("redirect", "fail-redirect")},
-		repo{"source": "public", "repo_url": git.URL("", "fail-docs")},
+		repo{"source": "public", "repo_url": git.url("", "fail-node")},
+		repo{"source": "public", "repo_url": git.url("", "does-not-exist")},
+		repo{"source": "public", "repo_url": git.url("", "fail-node"), "branch": "no-such-branch"},
+		repo{"source": "public", "repo_url": git.url("redirect", "fail-redirect")},
+		repo{"source": "public", "repo_url": git.url("", "fail-docs")},
 	)
 	require.Equal(t, "partial", e.Status)
 	require.Len(t, e.RepoResults, 5)
@@ -238,7 +238,7 @@ func TestFailuresAndNonPublicAddresses(t *testing.T) {
 	require.Zero(t, e.RepoResults[4].Credits)
 	require.Equal(t, e.RepoResults[0].Credits, e.TotalCredits)
 
-	f := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.URL("redirect", "fail-redirect")})
+	f := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.url("redirect", "fail-redirect")})
 	require.Equal(t, "failed", f.Status)
 	require.Zero(t, f.TotalCredits)
 }
@@ -305,10 +305,10 @@ func TestListAndVisibility(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t)
 	other := newOrg(t)
-	git.addRepo(t, "list-rust", filepath.Join(fixtures, "rust-axum"))
+	git.PublishDir(t, "list-rust", filepath.Join(fixtures, "rust-axum"))
 	var ids []string
 	for range 3 {
-		ids = append(ids, create(t, org.WriteKey, repo{"source": "public", "repo_url": git.URL("", "list-rust")}).ID)
+		ids = append(ids, create(t, org.WriteKey, repo{"source": "public", "repo_url": git.url("", "list-rust")}).ID)
 		time.Sleep(5 * time.Millisecond)
 	}
 	type page struct {
@@ -504,10 +504,10 @@ func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 func TestClaims(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t)
-	git.addRepo(t, "claim-php", filepath.Join(fixtures, "php-laravel"))
-	e := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.URL("", "claim-php")})
+	git.PublishDir(t, "claim-php", filepath.Join(fixtures, "php-laravel"))
+	e := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.url("", "claim-php")})
 	require.Equal(t, "completed", e.Status)
-	empty := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.URL("", "missing-repo")})
+	empty := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.url("", "missing-repo")})
 
 	cc, err := sys.Dial("estimation", mtls.Scan, false)
 	require.NoError(t, err)
@@ -546,7 +546,7 @@ func TestClaims(t *testing.T) {
 	require.Equal(t, codes.NotFound, status.Code(err))
 
 	// Concurrent claims by different scans: exactly one wins.
-	e2 := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.URL("", "claim-php")})
+	e2 := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.url("", "claim-php")})
 	errs := make(chan error, 8)
 	for range 8 {
 		go func() {
@@ -568,8 +568,8 @@ func TestClaims(t *testing.T) {
 // It does not run in parallel: the other tests would see the service down.
 func TestCrashRecovery(t *testing.T) {
 	org := newOrg(t)
-	sha := git.addRepo(t, "crash-ruby", filepath.Join(fixtures, "ruby-rails"))
-	e := create(t, org.WriteKey, repo{"source": "public", "repo_url": git.URL("slow", "crash-ruby")})
+	sha := git.PublishDir(t, "crash-ruby", filepath.Join(fixtures, "ruby-rails"))
+	e := create(t, org.WriteKey, repo{"source": "public", "repo_url": git.url("slow", "crash-ruby")})
 	select {
 	case <-git.slowHit:
 	case <-time.After(30 * time.Second):

@@ -5,40 +5,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/systest"
 )
 
-const prBaseApp = `import sqlite3
-import subprocess
-from flask import Flask, request
-
-app = Flask(__name__)
-
-
-@app.route("/user")
-def user():
-    name = request.args.get("name")
-    conn = sqlite3.connect("app.db")
-    query = "SELECT * FROM users WHERE name = '" + name + "'"
-    return str(conn.execute(query).fetchall())
-`
+// prBaseApp has one SQL injection.
+const prBaseApp = systest.FlaskPrelude + systest.SQLInjectionRoute
 
 // prHeadApp adds a second SQL injection above the one the base
 // already has (moving it down) and edits a line on the SQL injection's
 // dataflow path, so the old flaw touches the change but is not new.
-const prHeadApp = `import sqlite3
-import subprocess
-from flask import Flask, request
-
-app = Flask(__name__)
-
+var prHeadApp = systest.FlaskPrelude + `
 
 @app.route("/item")
 def item():
@@ -46,33 +29,20 @@ def item():
     conn = sqlite3.connect("app.db")
     query = "SELECT * FROM items WHERE id = '" + item_id + "'"
     return str(conn.execute(query).fetchall())
-
-
-@app.route("/user")
-def user():
-    name = request.args.get("name", "")
-    conn = sqlite3.connect("app.db")
-    query = "SELECT * FROM users WHERE name = '" + name + "'"
-    return str(conn.execute(query).fetchall())
-`
+` + strings.Replace(systest.SQLInjectionRoute, `request.args.get("name")`, `request.args.get("name", "")`, 1)
 
 // prRepo publishes a Flask application with one flaw on main (and enough
 // code for its full scan to cost 2 credits) and a branch "feature" that adds
 // a second flaw; it returns the repository URL and the base commit.
 func prRepo(t *testing.T, name string) (string, string) {
 	t.Helper()
-	dir := t.TempDir()
-	must(t, os.WriteFile(filepath.Join(dir, "app.py"), []byte(prBaseApp), 0o644))
-	must(t, os.WriteFile(filepath.Join(dir, "requirements.txt"), []byte("flask==3.0.0\n"), 0o644))
 	var filler strings.Builder
 	for i := range 6000 {
 		fmt.Fprintf(&filler, "VALUE_%d = %d\n", i, i)
 	}
-	must(t, os.MkdirAll(filepath.Join(dir, "lib"), 0o755))
-	must(t, os.WriteFile(filepath.Join(dir, "lib", "constants.py"), []byte(filler.String()), 0o644))
-	base := git.addRepo(t, name, dir)
-	git.addBranch(t, name, "feature", "app.py", prHeadApp)
-	return git.URL("", name), base
+	base := git.Publish(t, name, map[string]string{"app.py": prBaseApp, "requirements.txt": "flask==3.0.0\n", "lib/constants.py": filler.String()})
+	git.Commit(t, name, "feature", map[string]string{"app.py": prHeadApp})
+	return git.url("", name), base
 }
 
 type prFinding struct {
@@ -245,7 +215,7 @@ func TestPullRequestValidation(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t)
 	url, base := prRepo(t, "acme/pr-validate")
-	offMain := git.addBranch(t, "acme/pr-validate", "unrelated", "other.py", "x = 1\n")
+	offMain := git.Commit(t, "acme/pr-validate", "unrelated", map[string]string{"other.py": "x = 1\n"})
 	up := upload(t, org.WriteKey, "application/zip", zipEntries(t, map[string]string{"app.py": prBaseApp}, nil))
 	for _, tc := range []struct {
 		name  string
