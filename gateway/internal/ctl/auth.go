@@ -12,7 +12,9 @@ import (
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 )
 
-func admin(e *Env) authv1.AuthAdminServiceClient { return authv1.NewAuthAdminServiceClient(e.conn("auth")) }
+func admin(e *Env) authv1.AuthAdminServiceClient {
+	return authv1.NewAuthAdminServiceClient(e.conn("auth"))
+}
 
 func tsOrNil(t *timestamppb.Timestamp) any {
 	if t == nil {
