@@ -132,6 +132,15 @@ func UploadScan(estimationID, repoURL string, targets ...string) map[string]any 
 	return b
 }
 
+// Org creates an organization with credits and automatic verification,
+// and fails the test when it cannot.
+func (s *System) Org(t testing.TB, credits int) Org {
+	t.Helper()
+	o, err := s.NewOrg(credits, "auto")
+	require.NoError(t, err)
+	return o
+}
+
 // Call sends a request like Do and fails the test when it cannot be sent.
 func (s *System) Call(t testing.TB, method, path, key string, body any) Response {
 	t.Helper()
@@ -221,15 +230,28 @@ func (s *System) Balance(t testing.TB, key string) int {
 	return int(s.Get(t, key, "/credits")["balance"].(float64))
 }
 
-// RequireError checks that r is the spec's error body for status with a
-// message containing contains (case aside).
+// RequireError checks that r is the spec's JSON error body for status
+// with a message (a string, or field messages) containing contains, case
+// aside.
 func RequireError(t testing.TB, r Response, status int, contains string) {
 	t.Helper()
 	require.Equal(t, status, r.Status, "body: %s", r.Body)
-	m := r.JSON()
-	require.EqualValues(t, status, m["statusCode"], "%s", r.Body)
-	require.Equal(t, http.StatusText(status), m["error"])
-	require.Contains(t, strings.ToLower(fmt.Sprint(m["message"])), strings.ToLower(contains))
+	require.Contains(t, r.Header.Get("Content-Type"), "application/json")
+	var body struct {
+		StatusCode int             `json:"statusCode"`
+		Error      string          `json:"error"`
+		Message    json.RawMessage `json:"message"`
+	}
+	require.NoError(t, json.Unmarshal(r.Body, &body), "the error body is not JSON: %s", r.Body)
+	require.Equal(t, status, body.StatusCode, "%s", r.Body)
+	require.Equal(t, http.StatusText(status), body.Error)
+	var one string
+	var many []string
+	if json.Unmarshal(body.Message, &one) != nil {
+		require.NoError(t, json.Unmarshal(body.Message, &many), "message is a string or an array of strings: %s", r.Body)
+		one = strings.Join(many, "; ")
+	}
+	require.Contains(t, strings.ToLower(one), strings.ToLower(contains))
 }
 
 // WaitScanJob waits until the scan's run job has ended (completed,

@@ -80,13 +80,6 @@ func cli(t *testing.T, key string, extraEnv []string, args ...string) result {
 	return result{code, stdout.String(), stderr.String()}
 }
 
-func newOrg(t *testing.T, credits int) systest.Org {
-	t.Helper()
-	o, err := sys.NewOrg(credits, "auto")
-	require.NoError(t, err)
-	return o
-}
-
 func requireValidSARIF(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -156,7 +149,7 @@ func decode(t *testing.T, r result) scanJSON {
 // findings triaged as false positives), and writes SARIF that validates.
 func TestScanFailOnExitCodes(t *testing.T) {
 	t.Parallel()
-	o := newOrg(t, 1000)
+	o := sys.Org(t, 1000)
 	vulnerable := tree(t, map[string]string{"app.py": systest.FlaskApp})
 	out := filepath.Join(t.TempDir(), "out.sarif")
 
@@ -196,8 +189,8 @@ func TestScanFailOnExitCodes(t *testing.T) {
 // Usage and API errors exit 2 with the API's own message.
 func TestScanErrorsExitTwo(t *testing.T) {
 	t.Parallel()
-	o := newOrg(t, 1000)
-	poor := newOrg(t, 0)
+	o := sys.Org(t, 1000)
+	poor := sys.Org(t, 0)
 	dir := tree(t, map[string]string{"app.py": systest.FlaskApp})
 	tests := []struct {
 		name string
@@ -231,7 +224,7 @@ func TestScanErrorsExitTwo(t *testing.T) {
 // fingerprints, in SARIF that validates; .gitignore is respected by both.
 func TestLocalMatchesServerScan(t *testing.T) {
 	t.Parallel()
-	o := newOrg(t, 1000)
+	o := sys.Org(t, 1000)
 	dir := tree(t, map[string]string{
 		"app.py":           systest.FlaskApp,
 		"lib/more.py":      strings.ReplaceAll(systest.FlaskApp, "app.db", "more.db"),
@@ -276,7 +269,7 @@ func TestLocalMatchesServerScan(t *testing.T) {
 // scanned: exit 0, an empty SARIF log, whatever --fail-on says.
 func TestScanNothingToScan(t *testing.T) {
 	t.Parallel()
-	o := newOrg(t, 1000)
+	o := sys.Org(t, 1000)
 	dir := tree(t, map[string]string{"README.md": "# notes\n"})
 	out := filepath.Join(t.TempDir(), "out.sarif")
 	r := cli(t, o.WriteKey, nil, "scan", dir, "--fail-on", "info", "--sarif", out, "--json")
