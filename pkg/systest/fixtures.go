@@ -1,5 +1,7 @@
 package systest
 
+import "fmt"
+
 // Applications the end-to-end tests and benchmarks scan. Each route is a
 // flaw the engine reports (and automated verification confirms), so tests
 // can count on their findings.
@@ -12,17 +14,22 @@ from flask import Flask, request
 app = Flask(__name__)
 `
 
-// SQLInjectionRoute is a Flask route that builds an SQL query from a
-// request argument.
-const SQLInjectionRoute = `
+// SQLInjection returns a Flask route, /path, whose handler builds an SQL
+// query of table from the request argument arg.
+func SQLInjection(path, table, arg string) string {
+	return fmt.Sprintf(`
 
-@app.route("/user")
-def user():
-    name = request.args.get("name")
+@app.route("/%[1]s")
+def %[1]s():
+    %[3]s = request.args.get("%[3]s")
     conn = sqlite3.connect("app.db")
-    query = "SELECT * FROM users WHERE name = '" + name + "'"
+    query = "SELECT * FROM %[2]s WHERE %[3]s = '" + %[3]s + "'"
     return str(conn.execute(query).fetchall())
-`
+`, path, table, arg)
+}
+
+// SQLInjectionRoute is the route /user with an SQL injection.
+var SQLInjectionRoute = SQLInjection("user", "users", "name")
 
 // CommandInjectionRoute is a Flask route that runs a shell command built
 // from a request argument.
@@ -35,7 +42,7 @@ def ping():
 `
 
 // FlaskApp has an SQL injection and a command injection.
-const FlaskApp = FlaskPrelude + SQLInjectionRoute + CommandInjectionRoute
+var FlaskApp = FlaskPrelude + SQLInjectionRoute + CommandInjectionRoute
 
 // FlaskFiles is FlaskApp with its requirements, as an uploaded tree.
 var FlaskFiles = map[string]string{"requirements.txt": "flask==3.0.0\n", "app.py": FlaskApp}

@@ -16,20 +16,13 @@ import (
 )
 
 // prBaseApp has one SQL injection.
-const prBaseApp = systest.FlaskPrelude + systest.SQLInjectionRoute
+var prBaseApp = systest.FlaskPrelude + systest.SQLInjectionRoute
 
 // prHeadApp adds a second SQL injection above the one the base
 // already has (moving it down) and edits a line on the SQL injection's
 // dataflow path, so the old flaw touches the change but is not new.
-var prHeadApp = systest.FlaskPrelude + `
-
-@app.route("/item")
-def item():
-    item_id = request.args.get("id")
-    conn = sqlite3.connect("app.db")
-    query = "SELECT * FROM items WHERE id = '" + item_id + "'"
-    return str(conn.execute(query).fetchall())
-` + strings.Replace(systest.SQLInjectionRoute, `request.args.get("name")`, `request.args.get("name", "")`, 1)
+var prHeadApp = systest.FlaskPrelude + systest.SQLInjection("item", "items", "id") +
+	strings.Replace(systest.SQLInjectionRoute, `request.args.get("name")`, `request.args.get("name", "")`, 1)
 
 // prRepo publishes a Flask application with one flaw on main (and enough
 // code for its full scan to cost 2 credits) and a branch "feature" that adds

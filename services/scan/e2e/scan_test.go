@@ -27,6 +27,33 @@ func post(t *testing.T, key string, body any) systest.Response {
 	return r
 }
 
+// startAtOnce sends every start request at the same time and returns the
+// answers' statuses in the order of bodies (0: not sent).
+func startAtOnce(key string, bodies []map[string]any) []int {
+	codes := make([]int, len(bodies))
+	var wg sync.WaitGroup
+	for i, b := range bodies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r, err := sys.Do("POST", "/scans", key, b); err == nil {
+				codes[i] = r.Status
+			}
+		}()
+	}
+	wg.Wait()
+	return codes
+}
+
+// counts counts statuses.
+func counts(codes []int) map[int]int {
+	n := map[int]int{}
+	for _, c := range codes {
+		n[c]++
+	}
+	return n
+}
+
 func TestStartValidation(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t, 1000, "auto")
@@ -158,24 +185,11 @@ func TestConcurrentStartsOfOneEstimation(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t, 1000, "auto")
 	estID, repoURL, credits := sys.Estimated(t, org.WriteKey, systest.FlaskFiles)
-	codes := make([]int, 20)
-	var wg sync.WaitGroup
-	for i := range codes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r, err := sys.Do("POST", "/scans", org.WriteKey, scanBody(estID, repoURL, nil))
-			if err == nil {
-				codes[i] = r.Status
-			}
-		}()
+	bodies := make([]map[string]any, 20)
+	for i := range bodies {
+		bodies[i] = scanBody(estID, repoURL, nil)
 	}
-	wg.Wait()
-	count := map[int]int{}
-	for _, c := range codes {
-		count[c]++
-	}
-	require.Equal(t, map[int]int{201: 1, 400: 19}, count)
+	require.Equal(t, map[int]int{201: 1, 400: 19}, counts(startAtOnce(org.WriteKey, bodies)))
 	require.Equal(t, 1000-credits, sys.Balance(t, org.WriteKey), "debited exactly once")
 }
 
@@ -197,24 +211,12 @@ func TestConcurrentStartsBeyondBalance(t *testing.T) {
 	}
 	_, err := sys.Ctl("credits", "grant", "--org", org.ID, "--amount", fmt.Sprint(2*per))
 	require.NoError(t, err)
-	codes := make([]int, len(ests))
-	var wg sync.WaitGroup
-	for i, e := range ests {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r, err := sys.Do("POST", "/scans", org.WriteKey, scanBody(e.id, e.repo, nil))
-			if err == nil {
-				codes[i] = r.Status
-			}
-		}()
+	var bodies []map[string]any
+	for _, e := range ests {
+		bodies = append(bodies, scanBody(e.id, e.repo, nil))
 	}
-	wg.Wait()
-	count := map[int]int{}
-	for _, c := range codes {
-		count[c]++
-	}
-	require.Equal(t, map[int]int{201: 2, 402: 2}, count)
+	codes := startAtOnce(org.WriteKey, bodies)
+	require.Equal(t, map[int]int{201: 2, 402: 2}, counts(codes))
 	require.Equal(t, 0, sys.Balance(t, org.WriteKey))
 	// The refused estimations stay claimable once credits arrive.
 	_, err = sys.Ctl("credits", "grant", "--org", org.ID, "--amount", fmt.Sprint(per))

@@ -23,7 +23,7 @@ import (
 var sys *systest.System
 
 func TestMain(m *testing.M) {
-	os.Exit(systest.Run(m, systest.Options{Env: map[string]string{"VULNSCAN_RATE_LIMIT": "1000:2000"}}, &sys))
+	systest.Main(m, &sys, map[string]string{"VULNSCAN_RATE_LIMIT": "1000:2000"})
 }
 
 // cleanApp is an application with nothing to report.

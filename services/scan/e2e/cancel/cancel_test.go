@@ -4,7 +4,6 @@
 package cancel
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +16,7 @@ import (
 var sys *systest.System
 
 func TestMain(m *testing.M) {
-	os.Exit(systest.Run(m, systest.Options{Env: map[string]string{"VULNSCAN_RATE_LIMIT": "1000:2000", "SCAN_WORKERS": "1"}}, &sys))
+	systest.Main(m, &sys, map[string]string{"VULNSCAN_RATE_LIMIT": "1000:2000", "SCAN_WORKERS": "1"})
 }
 
 // TestCancel: a running scan stops on its worker and keeps its credits; a

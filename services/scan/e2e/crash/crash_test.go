@@ -5,7 +5,6 @@ package crash
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,11 +17,11 @@ import (
 var sys *systest.System
 
 func TestMain(m *testing.M) {
-	os.Exit(systest.Run(m, systest.Options{Env: map[string]string{
+	systest.Main(m, &sys, map[string]string{
 		"VULNSCAN_RATE_LIMIT":   "1000:2000",
 		"SCAN_JOB_TIMEOUT":      "20s",
 		"SCAN_JOB_RESCUE_AFTER": "21s",
-	}}, &sys))
+	})
 }
 
 // slowScan starts a scan whose live target answers slowly until told

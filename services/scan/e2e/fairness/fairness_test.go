@@ -4,7 +4,6 @@
 package fairness
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -16,11 +15,11 @@ import (
 var sys *systest.System
 
 func TestMain(m *testing.M) {
-	os.Exit(systest.Run(m, systest.Options{Env: map[string]string{
+	systest.Main(m, &sys, map[string]string{
 		"VULNSCAN_RATE_LIMIT":      "1000:2000",
 		"SCAN_WORKERS":             "2",
 		"SCAN_MAX_RUNNING_PER_ORG": "1",
-	}}, &sys))
+	})
 }
 
 // estimation uploads a small application, estimates it and returns the

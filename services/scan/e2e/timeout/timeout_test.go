@@ -17,10 +17,10 @@ import (
 var sys *systest.System
 
 func TestMain(m *testing.M) {
-	os.Exit(systest.Run(m, systest.Options{Env: map[string]string{
+	systest.Main(m, &sys, map[string]string{
 		"VULNSCAN_RATE_LIMIT": "1000:2000",
 		"SCAN_JOB_TIMEOUT":    "1s",
-	}}, &sys))
+	})
 }
 
 // largeApp is an upload of 2,000 Python modules, each with injectable

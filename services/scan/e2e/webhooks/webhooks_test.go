@@ -11,7 +11,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"testing"
 	"time"
 
@@ -24,8 +23,8 @@ import (
 var sys *systest.System
 
 func TestMain(m *testing.M) {
-	os.Exit(systest.Run(m, systest.Options{Env: map[string]string{"VULNSCAN_RATE_LIMIT": "1000:2000", "SCAN_WORKERS": "1",
-		"FINDINGS_WEBHOOK_POLL": "100ms", "FINDINGS_WEBHOOK_BACKOFF": "200ms", "FINDINGS_WEBHOOK_MAX_BACKOFF": "1s"}}, &sys))
+	systest.Main(m, &sys, map[string]string{"VULNSCAN_RATE_LIMIT": "1000:2000", "SCAN_WORKERS": "1",
+		"FINDINGS_WEBHOOK_POLL": "100ms", "FINDINGS_WEBHOOK_BACKOFF": "200ms", "FINDINGS_WEBHOOK_MAX_BACKOFF": "1s"})
 }
 
 func do(t *testing.T, method, path, key string, body any) systest.Response {
