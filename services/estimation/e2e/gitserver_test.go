@@ -1,14 +1,13 @@
 package e2e
 
 import (
-	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/vulnscan/vulnscan/pkg/gittest"
+	"github.com/vulnscan/vulnscan/pkg/systest"
 )
 
 // gitServer serves bare repositories over git's smart HTTP protocol on a
@@ -70,45 +69,15 @@ func (g *gitServer) url(prefix, name string) string {
 	return g.URL(name)
 }
 
-// hostAPI is the git host's REST API as the git hosting integration calls
-// it: it records every comment posted (pull request review comments,
-// pull request conversation comments, commit comments) and answers 201.
-type hostAPI struct {
-	*httptest.Server
-	mu    sync.Mutex
-	calls []hostCall
-}
-
-type hostCall struct {
-	Path string
-	Body map[string]any
-}
-
-func newHostAPI(t testing.TB) *hostAPI {
-	h := &hostAPI{}
-	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/comments") {
-			http.NotFound(w, r)
-			return
+// newHostAPI is the git host's REST API as the git hosting integration
+// calls it: it records every request and answers comment posts (pull
+// request review comments, pull request conversation comments, commit
+// comments) with 201.
+func newHostAPI(t testing.TB) *systest.Recorder {
+	return systest.NewRecorder(t, func(c systest.Call, _ int) (int, string) {
+		if c.Method != http.MethodPost || !strings.HasSuffix(c.Path, "/comments") || c.JSON() == nil {
+			return http.StatusNotFound, `{"message":"Not Found"}`
 		}
-		var body map[string]any
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			http.Error(w, "bad json", http.StatusBadRequest)
-			return
-		}
-		h.mu.Lock()
-		h.calls = append(h.calls, hostCall{Path: r.URL.Path, Body: body})
-		h.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusCreated)
-		_, _ = w.Write([]byte(`{"id":1}`))
-	}))
-	t.Cleanup(h.Close)
-	return h
-}
-
-func (h *hostAPI) got() []hostCall {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]hostCall(nil), h.calls...)
+		return http.StatusCreated, `{"id":1}`
+	})
 }

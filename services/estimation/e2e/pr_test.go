@@ -163,7 +163,7 @@ func TestPullRequestScan(t *testing.T) {
 
 	// Back into the pull request: one review comment on the new flaw's line
 	// of the head commit, and one summary on the pull request.
-	require.Eventually(t, func() bool { return len(host.got()) >= 2 }, 60*time.Second, 100*time.Millisecond)
+	require.Eventually(t, func() bool { return len(host.Succeeded()) >= 2 }, 60*time.Second, 100*time.Millisecond)
 	// Exactly two events were queued for the scan, and both were delivered.
 	pool, err := pgxpool.New(context.Background(), sys.DatabaseURL)
 	require.NoError(t, err)
@@ -176,9 +176,9 @@ func TestPullRequestScan(t *testing.T) {
 		require.LessOrEqual(t, total, 2)
 		return total == 2 && delivered == 2
 	}, 60*time.Second, 100*time.Millisecond)
-	calls := host.got()
+	calls := host.Succeeded()
 	require.Len(t, calls, 2, "%+v", calls)
-	var review, summary *hostCall
+	var review, summary *systest.Call
 	for i := range calls {
 		switch calls[i].Path {
 		case "/repos/acme/pr-app/pulls/42/comments":
@@ -189,13 +189,13 @@ func TestPullRequestScan(t *testing.T) {
 	}
 	require.NotNil(t, review, "%+v", calls)
 	require.NotNil(t, summary, "%+v", calls)
-	require.Equal(t, "app.py", review.Body["path"])
-	require.Equal(t, float64(13), review.Body["line"])
-	require.Equal(t, "RIGHT", review.Body["side"])
-	require.Equal(t, pr.Repos[0].CommitSHA, review.Body["commit_id"])
-	require.Contains(t, review.Body["body"], newFlaw.Title)
-	require.Contains(t, review.Body["body"], "/v1/findings/"+newFlaw.ID)
-	body := summary.Body["body"].(string)
+	require.Equal(t, "app.py", review.JSON()["path"])
+	require.Equal(t, float64(13), review.JSON()["line"])
+	require.Equal(t, "RIGHT", review.JSON()["side"])
+	require.Equal(t, pr.Repos[0].CommitSHA, review.JSON()["commit_id"])
+	require.Contains(t, review.JSON()["body"], newFlaw.Title)
+	require.Contains(t, review.JSON()["body"], "/v1/findings/"+newFlaw.ID)
+	body := summary.JSON()["body"].(string)
 	require.Contains(t, body, "1 new finding")
 	require.Contains(t, body, newFlaw.Severity+": 1")
 	require.Contains(t, body, "/v1/findings/"+newFlaw.ID)
