@@ -262,14 +262,20 @@ func TestClaims(t *testing.T) {
 	ic := estimationv1.NewEstimationInternalServiceClient(cc)
 	ctx := context.Background()
 	scanA, scanB := uuid.NewString(), uuid.NewString()
+	claim := func(orgID, id, scan string) (*estimationv1.ClaimEstimationResponse, error) {
+		return ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: orgID, Id: id, ScanId: scan})
+	}
+	release := func(scan string) (*estimationv1.ReleaseEstimationResponse, error) {
+		return ic.ReleaseEstimation(ctx, &estimationv1.ReleaseEstimationRequest{OrgId: org.ID, Id: e.ID, ScanId: scan})
+	}
 
-	res, err := ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: org.ID, Id: e.ID, ScanId: scanA})
+	res, err := claim(org.ID, e.ID, scanA)
 	require.NoError(t, err)
 	require.True(t, res.GetNewlyClaimed())
-	res, err = ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: org.ID, Id: e.ID, ScanId: scanA})
+	res, err = claim(org.ID, e.ID, scanA)
 	require.NoError(t, err)
 	require.False(t, res.GetNewlyClaimed())
-	_, err = ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: org.ID, Id: e.ID, ScanId: scanB})
+	_, err = claim(org.ID, e.ID, scanB)
 	require.Equal(t, codes.InvalidArgument, status.Code(err))
 	require.Contains(t, status.Convert(err).Message(), "already been claimed")
 	got, err := ic.GetEstimation(ctx, &estimationv1.GetEstimationRequest{OrgId: org.ID, Id: e.ID})
@@ -277,19 +283,19 @@ func TestClaims(t *testing.T) {
 	require.Equal(t, scanA, got.GetClaimedByScanId())
 	require.Equal(t, int32(e.TotalCredits), got.GetEstimation().GetTotalCredits())
 
-	rel, err := ic.ReleaseEstimation(ctx, &estimationv1.ReleaseEstimationRequest{OrgId: org.ID, Id: e.ID, ScanId: scanB})
+	rel, err := release(scanB)
 	require.NoError(t, err)
 	require.False(t, rel.GetReleased())
-	rel, err = ic.ReleaseEstimation(ctx, &estimationv1.ReleaseEstimationRequest{OrgId: org.ID, Id: e.ID, ScanId: scanA})
+	rel, err = release(scanA)
 	require.NoError(t, err)
 	require.True(t, rel.GetReleased())
-	_, err = ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: org.ID, Id: e.ID, ScanId: scanB})
+	_, err = claim(org.ID, e.ID, scanB)
 	require.NoError(t, err)
 
-	_, err = ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: org.ID, Id: empty.ID, ScanId: scanA})
+	_, err = claim(org.ID, empty.ID, scanA)
 	require.Equal(t, codes.InvalidArgument, status.Code(err))
 	require.Contains(t, status.Convert(err).Message(), "Cost estimation has no credits")
-	_, err = ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: newOrg(t).ID, Id: e.ID, ScanId: scanA})
+	_, err = claim(newOrg(t).ID, e.ID, scanA)
 	require.Equal(t, codes.NotFound, status.Code(err))
 
 	// Concurrent claims by different scans: exactly one wins.
@@ -297,7 +303,7 @@ func TestClaims(t *testing.T) {
 	errs := make(chan error, 8)
 	for range 8 {
 		go func() {
-			_, err := ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: org.ID, Id: e2.ID, ScanId: uuid.NewString()})
+			_, err := claim(org.ID, e2.ID, uuid.NewString())
 			errs <- err
 		}()
 	}
