@@ -182,22 +182,25 @@ func TestCheckoutBounds(t *testing.T) {
 		}
 	})
 
-	t.Run("file cap", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "repo")
-		lim := DefaultLimits
-		lim.MaxFiles = 10
-		_, err := Checkout(context.Background(), Source{CloneURL: url, Branch: "main", Commit: smallCommit}, dir, lim)
-		require.ErrorIs(t, err, ErrTooLarge)
-		require.ErrorContains(t, err, "more than 10 files")
-		require.Zero(t, countFiles(t, filepath.Dir(dir)), "nothing written, object store removed")
-	})
-	t.Run("repeated blob bomb", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "repo")
-		_, err := Checkout(context.Background(), Source{CloneURL: url, Branch: "main", Commit: bombCommit}, dir, DefaultLimits)
-		require.ErrorIs(t, err, ErrTooLarge)
-		require.ErrorContains(t, err, "more than 1073741824 bytes")
-		require.Zero(t, countFiles(t, filepath.Dir(dir)), "nothing inflated")
-	})
+	fileCap := DefaultLimits
+	fileCap.MaxFiles = 10
+	for _, tc := range []struct {
+		name   string
+		commit string
+		lim    Limits
+		msg    string
+	}{
+		{"file cap", smallCommit, fileCap, "more than 10 files"},
+		{"repeated blob bomb", bombCommit, DefaultLimits, "more than 1073741824 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "repo")
+			_, err := Checkout(context.Background(), Source{CloneURL: url, Branch: "main", Commit: tc.commit}, dir, tc.lim)
+			require.ErrorIs(t, err, ErrTooLarge)
+			require.ErrorContains(t, err, tc.msg)
+			require.Zero(t, countFiles(t, filepath.Dir(dir)), "nothing written or inflated, object store removed")
+		})
+	}
 	t.Run("oversized blob skipped", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "repo")
 		got, err := Checkout(context.Background(), Source{CloneURL: url, Branch: "main", Commit: bigCommit}, dir, DefaultLimits)
