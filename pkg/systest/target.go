@@ -64,11 +64,11 @@ func (s *SlowSite) Release() { s.once.Do(func() { close(s.release) }) }
 
 // Await waits for a value on c, and fails the test with the system's log
 // when none comes within timeout.
-func (sys *System) Await(t testing.TB, c <-chan struct{}, timeout time.Duration, what string) {
+func (s *System) Await(t testing.TB, c <-chan struct{}, timeout time.Duration, what string) {
 	t.Helper()
 	select {
 	case <-c:
 	case <-time.After(timeout):
-		t.Fatalf("%s did not happen within %s\n%s", what, timeout, sys.Tail(120))
+		t.Fatalf("%s did not happen within %s\n%s", what, timeout, s.Tail(120))
 	}
 }
