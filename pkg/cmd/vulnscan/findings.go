@@ -28,11 +28,7 @@ func estimateCmd(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	p := newProgress(e)
-	entry, _, err := t.entry(ctx, c, p)
-	if err != nil {
-		return err
-	}
-	est, err := estimate(ctx, c, p, entry)
+	est, _, err := t.estimate(ctx, c, p)
 	if err != nil {
 		return err
 	}

@@ -86,16 +86,28 @@ func (t *target) entry(ctx context.Context, c *client.Client, p *progress) (clie
 		client.ScanRepo{URL: up.RepoURL, Branch: "", Source: "upload"}, nil
 }
 
-// estimate creates an estimation and waits until it is terminal. A failed
-// estimation is an error carrying the repository's reason.
-func estimate(ctx context.Context, c *client.Client, p *progress, entry client.EstimationRepo) (client.Estimation, error) {
+// estimate uploads the directory when there is one, creates an estimation
+// of the target and waits until it is terminal; it returns the estimation
+// and the scan's repo object. A failed estimation is an error carrying the
+// repository's reason.
+func (t *target) estimate(ctx context.Context, c *client.Client, p *progress) (client.Estimation, client.ScanRepo, error) {
+	entry, repo, err := t.entry(ctx, c, p)
+	if err != nil {
+		return client.Estimation{}, repo, err
+	}
+	est, err := waitEstimation(ctx, c, p, entry)
+	return est, repo, err
+}
+
+// waitEstimation creates an estimation of entry and waits until it is terminal.
+func waitEstimation(ctx context.Context, c *client.Client, p *progress, entry client.EstimationRepo) (client.Estimation, error) {
 	est, err := c.CreateEstimation(ctx, []client.EstimationRepo{entry})
 	if err != nil {
 		return est, err
 	}
 	p.line("Estimation %s %s", est.ID, est.Status)
 	for !est.Terminal() {
-		if err := sleep(ctx, pollEvery); err != nil {
+		if err := client.Sleep(ctx, pollEvery); err != nil {
 			return est, err
 		}
 		if est, err = c.GetEstimation(ctx, est.ID); err != nil {
@@ -113,17 +125,6 @@ func estimate(ctx context.Context, c *client.Client, p *progress, entry client.E
 	}
 	p.line("Estimation %s %s: %d credits", est.ID, est.Status, est.TotalCredits)
 	return est, nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 func scanCmd(ctx context.Context, args []string, e env) error {
@@ -166,11 +167,7 @@ func scanCmd(ctx context.Context, args []string, e env) error {
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 
-	entry, repo, err := t.entry(ctx, c, p)
-	if err != nil {
-		return err
-	}
-	est, err := estimate(ctx, c, p, entry)
+	est, repo, err := t.estimate(ctx, c, p)
 	if err != nil {
 		return err
 	}
@@ -205,7 +202,7 @@ func scanCmd(ctx context.Context, args []string, e env) error {
 		if st.Status == "completed" || st.Status == "failed" {
 			break
 		}
-		if err := sleep(ctx, pollEvery); err != nil {
+		if err := client.Sleep(ctx, pollEvery); err != nil {
 			p.clear()
 			if errors.Is(err, context.DeadlineExceeded) {
 				return fmt.Errorf("scan %s did not finish within --timeout %s (it goes on on the server)", sc.ID, *timeout)
