@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/vulnscan/vulnscan/pkg/boot"
@@ -41,6 +42,9 @@ var (
 	ErrParentInactive = errors.New("parent key no longer active")
 	// ErrOutlivesParent: the new key would expire after its parent.
 	ErrOutlivesParent = errors.New("key would outlive its parent")
+	// ErrBalanceTooLarge: a grant would take the balance past the largest
+	// one the ledger holds (2^31-1 credits).
+	ErrBalanceTooLarge = errors.New("balance would exceed the largest balance")
 )
 
 // Store runs the auth queries.
@@ -347,6 +351,9 @@ func (s *Store) Grant(ctx context.Context, orgID string, amount int32) (int32, e
 		err := tx.QueryRow(ctx, `UPDATE auth.credit_balances SET balance = balance + $2, updated_at = now() WHERE org_id = $1 RETURNING balance`, orgID, amount).Scan(&bal)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrNotFound
+		}
+		if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == "22003" {
+			return ErrBalanceTooLarge
 		}
 		if err != nil {
 			return fmt.Errorf("grant: %w", err)
