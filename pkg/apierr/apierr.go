@@ -57,21 +57,17 @@ func New(httpStatus int, format string, args ...any) *Error {
 // Wrap attaches an internal cause that is logged but never shown.
 func (e *Error) Wrap(cause error) *Error { c := *e; c.cause = cause; return &c }
 
-func Invalid(format string, args ...any) *Error {
-	return New(http.StatusBadRequest, format, args...)
-}
+// Constructors of the errors services return, one per HTTP status the
+// public API answers with. They stay functions (not a table of closures) so
+// that vet checks their format strings at every call.
 
-func NotFound(format string, args ...any) *Error {
-	return New(http.StatusNotFound, format, args...)
-}
+func Invalid(format string, args ...any) *Error { return New(http.StatusBadRequest, format, args...) }
 
-func Conflict(format string, args ...any) *Error {
-	return New(http.StatusConflict, format, args...)
-}
+func NotFound(format string, args ...any) *Error { return New(http.StatusNotFound, format, args...) }
 
-func Forbidden(format string, args ...any) *Error {
-	return New(http.StatusForbidden, format, args...)
-}
+func Conflict(format string, args ...any) *Error { return New(http.StatusConflict, format, args...) }
+
+func Forbidden(format string, args ...any) *Error { return New(http.StatusForbidden, format, args...) }
 
 func Unauthenticated(format string, args ...any) *Error {
 	return New(http.StatusUnauthorized, format, args...)
