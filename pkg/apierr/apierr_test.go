@@ -162,3 +162,15 @@ func check(t *testing.T, ok bool, format string, args ...any) {
 		t.Fatalf(format, args...)
 	}
 }
+
+// TestPairsAreOneToOne: HTTPStatus reads pairs backwards, which is only
+// sound while no two statuses share a code.
+func TestPairsAreOneToOne(t *testing.T) {
+	check(t, len(pairStatuses) == len(pairs), "%d codes for %d statuses", len(pairStatuses), len(pairs))
+	for httpStatus, c := range pairs {
+		check(t, pairStatuses[c] == httpStatus, "%v reads back as %d, not %d", c, pairStatuses[c], httpStatus)
+		_, borrowed := borrowedCodes[httpStatus]
+		_, foreign := foreignCodes[c]
+		check(t, !borrowed && !foreign, "%d/%v is also listed as borrowed or foreign", httpStatus, c)
+	}
+}
