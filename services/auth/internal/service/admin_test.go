@@ -21,7 +21,7 @@ const unknownID = "00000000-0000-4000-8000-000000000009"
 // rejection is a call that must fail with code, its message naming want.
 type rejection struct {
 	name string
-	call func(context.Context) error
+	call func(context.Context) (any, error)
 	code codes.Code
 	want string
 }
@@ -30,7 +30,7 @@ func requireRejections(t *testing.T, cases []rejection) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.call(context.Background())
+			_, err := tc.call(context.Background())
 			require.Error(t, err)
 			require.Equal(t, tc.code, status.Code(err), "%v", err)
 			require.Contains(t, status.Convert(err).Message(), tc.want)
@@ -49,139 +49,107 @@ func TestAdminRejections(t *testing.T) {
 	long := strings.Repeat("n", 201)
 
 	requireRejections(t, []rejection{
-		{"organization without a name", func(ctx context.Context) error {
-			_, err := a.CreateOrganization(ctx, &authv1.CreateOrganizationRequest{Name: "  "})
-			return err
+		{"organization without a name", func(ctx context.Context) (any, error) {
+			return a.CreateOrganization(ctx, &authv1.CreateOrganizationRequest{Name: "  "})
 		}, codes.InvalidArgument, "name is required"},
-		{"organization name too long", func(ctx context.Context) error {
-			_, err := a.CreateOrganization(ctx, &authv1.CreateOrganizationRequest{Name: long})
-			return err
+		{"organization name too long", func(ctx context.Context) (any, error) {
+			return a.CreateOrganization(ctx, &authv1.CreateOrganizationRequest{Name: long})
 		}, codes.InvalidArgument, "name must be at most 200"},
-		{"negative opening credits", func(ctx context.Context) error {
-			_, err := a.CreateOrganization(ctx, &authv1.CreateOrganizationRequest{Name: "x", Credits: -1})
-			return err
+		{"negative opening credits", func(ctx context.Context) (any, error) {
+			return a.CreateOrganization(ctx, &authv1.CreateOrganizationRequest{Name: "x", Credits: -1})
 		}, codes.InvalidArgument, "credits"},
-		{"unknown verification mode", func(ctx context.Context) error {
-			_, err := a.CreateOrganization(ctx, &authv1.CreateOrganizationRequest{Name: "x", VerificationMode: "lazy"})
-			return err
+		{"unknown verification mode", func(ctx context.Context) (any, error) {
+			return a.CreateOrganization(ctx, &authv1.CreateOrganizationRequest{Name: "x", VerificationMode: "lazy"})
 		}, codes.InvalidArgument, "verification must be one of: auto, manual"},
-		{"duplicate organization", func(ctx context.Context) error {
-			_, err := a.CreateOrganization(ctx, &authv1.CreateOrganizationRequest{Name: " org "})
-			return err
+		{"duplicate organization", func(ctx context.Context) (any, error) {
+			return a.CreateOrganization(ctx, &authv1.CreateOrganizationRequest{Name: " org "})
 		}, codes.AlreadyExists, `organization "org" already exists`},
 
-		{"user in a malformed organization id", func(ctx context.Context) error {
-			_, err := a.CreateUser(ctx, &authv1.CreateUserRequest{OrgId: "nope", Username: "bob"})
-			return err
+		{"user in a malformed organization id", func(ctx context.Context) (any, error) {
+			return a.CreateUser(ctx, &authv1.CreateUserRequest{OrgId: "nope", Username: "bob"})
 		}, codes.InvalidArgument, "org must be a valid UUID"},
-		{"user in an unknown organization", func(ctx context.Context) error {
-			_, err := a.CreateUser(ctx, &authv1.CreateUserRequest{OrgId: unknownID, Username: "bob"})
-			return err
+		{"user in an unknown organization", func(ctx context.Context) (any, error) {
+			return a.CreateUser(ctx, &authv1.CreateUserRequest{OrgId: unknownID, Username: "bob"})
 		}, codes.NotFound, "Organization not found"},
-		{"user without a name", func(ctx context.Context) error {
-			_, err := a.CreateUser(ctx, &authv1.CreateUserRequest{OrgId: org})
-			return err
+		{"user without a name", func(ctx context.Context) (any, error) {
+			return a.CreateUser(ctx, &authv1.CreateUserRequest{OrgId: org})
 		}, codes.InvalidArgument, "username is required"},
-		{"username too long", func(ctx context.Context) error {
-			_, err := a.CreateUser(ctx, &authv1.CreateUserRequest{OrgId: org, Username: long})
-			return err
+		{"username too long", func(ctx context.Context) (any, error) {
+			return a.CreateUser(ctx, &authv1.CreateUserRequest{OrgId: org, Username: long})
 		}, codes.InvalidArgument, "username must be at most 100"},
-		{"duplicate user", func(ctx context.Context) error {
-			_, err := a.CreateUser(ctx, &authv1.CreateUserRequest{OrgId: org, Username: "owner"})
-			return err
+		{"duplicate user", func(ctx context.Context) (any, error) {
+			return a.CreateUser(ctx, &authv1.CreateUserRequest{OrgId: org, Username: "owner"})
 		}, codes.AlreadyExists, `user "owner" already exists`},
 
-		{"key without an organization", func(ctx context.Context) error {
-			_, err := a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{Scopes: []string{"read"}})
-			return err
+		{"key without an organization", func(ctx context.Context) (any, error) {
+			return a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{Scopes: []string{"read"}})
 		}, codes.InvalidArgument, "org is required"},
-		{"key for a malformed user id", func(ctx context.Context) error {
-			_, err := a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, UserId: "bob", Scopes: []string{"read"}})
-			return err
+		{"key for a malformed user id", func(ctx context.Context) (any, error) {
+			return a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, UserId: "bob", Scopes: []string{"read"}})
 		}, codes.InvalidArgument, "user must be a valid UUID"},
-		{"key for an unknown user", func(ctx context.Context) error {
-			_, err := a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, UserId: unknownID, Scopes: []string{"read"}})
-			return err
+		{"key for an unknown user", func(ctx context.Context) (any, error) {
+			return a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, UserId: unknownID, Scopes: []string{"read"}})
 		}, codes.NotFound, "User not found in the organization"},
-		{"key for another organization's user", func(ctx context.Context) error {
-			_, err := a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, UserId: otherUser, Scopes: []string{"read"}})
-			return err
+		{"key for another organization's user", func(ctx context.Context) (any, error) {
+			return a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, UserId: otherUser, Scopes: []string{"read"}})
 		}, codes.NotFound, "User not found in the organization"},
-		{"key without scopes", func(ctx context.Context) error {
-			_, err := a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, UserId: user})
-			return err
+		{"key without scopes", func(ctx context.Context) (any, error) {
+			return a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, UserId: user})
 		}, codes.InvalidArgument, "scopes must contain"},
-		{"key with an unknown scope", func(ctx context.Context) error {
-			_, err := a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, Scopes: []string{"read", "admin"}})
-			return err
+		{"key with an unknown scope", func(ctx context.Context) (any, error) {
+			return a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, Scopes: []string{"read", "admin"}})
 		}, codes.InvalidArgument, `unknown scope "admin"`},
-		{"key name too long", func(ctx context.Context) error {
-			_, err := a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, Name: long, Scopes: []string{"read"}})
-			return err
+		{"key name too long", func(ctx context.Context) (any, error) {
+			return a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, Name: long, Scopes: []string{"read"}})
 		}, codes.InvalidArgument, "name must be at most 100"},
-		{"key expiring in the past", func(ctx context.Context) error {
-			_, err := a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, Scopes: []string{"read"}, ExpiresAt: past})
-			return err
+		{"key expiring in the past", func(ctx context.Context) (any, error) {
+			return a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, Scopes: []string{"read"}, ExpiresAt: past})
 		}, codes.InvalidArgument, "expires_at must be in the future"},
-		{"key with an invalid expiry", func(ctx context.Context) error {
-			_, err := a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, Scopes: []string{"read"},
+		{"key with an invalid expiry", func(ctx context.Context) (any, error) {
+			return a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, Scopes: []string{"read"},
 				ExpiresAt: &timestamppb.Timestamp{Seconds: 1, Nanos: -1}})
-			return err
 		}, codes.InvalidArgument, "expires_at must be a valid"},
 
-		{"revoke a malformed id", func(ctx context.Context) error {
-			_, err := a.AdminRevokeAPIKey(ctx, &authv1.AdminRevokeAPIKeyRequest{Id: "k1"})
-			return err
+		{"revoke a malformed id", func(ctx context.Context) (any, error) {
+			return a.AdminRevokeAPIKey(ctx, &authv1.AdminRevokeAPIKeyRequest{Id: "k1"})
 		}, codes.InvalidArgument, "id must be a valid UUID"},
-		{"revoke an unknown key", func(ctx context.Context) error {
-			_, err := a.AdminRevokeAPIKey(ctx, &authv1.AdminRevokeAPIKeyRequest{Id: unknownID})
-			return err
+		{"revoke an unknown key", func(ctx context.Context) (any, error) {
+			return a.AdminRevokeAPIKey(ctx, &authv1.AdminRevokeAPIKeyRequest{Id: unknownID})
 		}, codes.NotFound, "API key not found"},
 
-		{"grant to a malformed organization id", func(ctx context.Context) error {
-			_, err := a.GrantCredits(ctx, &authv1.GrantCreditsRequest{OrgId: "x", Amount: 1})
-			return err
+		{"grant to a malformed organization id", func(ctx context.Context) (any, error) {
+			return a.GrantCredits(ctx, &authv1.GrantCreditsRequest{OrgId: "x", Amount: 1})
 		}, codes.InvalidArgument, "org must be a valid UUID"},
-		{"grant nothing", func(ctx context.Context) error {
-			_, err := a.GrantCredits(ctx, &authv1.GrantCreditsRequest{OrgId: org})
-			return err
+		{"grant nothing", func(ctx context.Context) (any, error) {
+			return a.GrantCredits(ctx, &authv1.GrantCreditsRequest{OrgId: org})
 		}, codes.InvalidArgument, "amount must be positive"},
-		{"grant a negative amount", func(ctx context.Context) error {
-			_, err := a.GrantCredits(ctx, &authv1.GrantCreditsRequest{OrgId: org, Amount: -5})
-			return err
+		{"grant a negative amount", func(ctx context.Context) (any, error) {
+			return a.GrantCredits(ctx, &authv1.GrantCreditsRequest{OrgId: org, Amount: -5})
 		}, codes.InvalidArgument, "amount must be positive"},
-		{"grant to an unknown organization", func(ctx context.Context) error {
-			_, err := a.GrantCredits(ctx, &authv1.GrantCreditsRequest{OrgId: unknownID, Amount: 1})
-			return err
+		{"grant to an unknown organization", func(ctx context.Context) (any, error) {
+			return a.GrantCredits(ctx, &authv1.GrantCreditsRequest{OrgId: unknownID, Amount: 1})
 		}, codes.NotFound, "Organization not found"},
-		{"balance of a malformed organization id", func(ctx context.Context) error {
-			_, err := a.GetBalance(ctx, &authv1.GetBalanceRequest{})
-			return err
+		{"balance of a malformed organization id", func(ctx context.Context) (any, error) {
+			return a.GetBalance(ctx, &authv1.GetBalanceRequest{})
 		}, codes.InvalidArgument, "org is required"},
-		{"balance of an unknown organization", func(ctx context.Context) error {
-			_, err := a.GetBalance(ctx, &authv1.GetBalanceRequest{OrgId: unknownID})
-			return err
+		{"balance of an unknown organization", func(ctx context.Context) (any, error) {
+			return a.GetBalance(ctx, &authv1.GetBalanceRequest{OrgId: unknownID})
 		}, codes.NotFound, "Organization not found"},
 
-		{"repository of an unknown organization", func(ctx context.Context) error {
-			_, err := a.ConnectRepo(ctx, &authv1.ConnectRepoRequest{OrgId: unknownID, Url: "https://example.com/a/b"})
-			return err
+		{"repository of an unknown organization", func(ctx context.Context) (any, error) {
+			return a.ConnectRepo(ctx, &authv1.ConnectRepoRequest{OrgId: unknownID, Url: "https://example.com/a/b"})
 		}, codes.NotFound, "Organization not found"},
-		{"repository over plain http", func(ctx context.Context) error {
-			_, err := a.ConnectRepo(ctx, &authv1.ConnectRepoRequest{OrgId: org, Url: "http://example.com/a/b"})
-			return err
+		{"repository over plain http", func(ctx context.Context) (any, error) {
+			return a.ConnectRepo(ctx, &authv1.ConnectRepoRequest{OrgId: org, Url: "http://example.com/a/b"})
 		}, codes.InvalidArgument, "url must use https"},
-		{"repository URL with credentials", func(ctx context.Context) error {
-			_, err := a.ConnectRepo(ctx, &authv1.ConnectRepoRequest{OrgId: org, Url: "https://me:pw@example.com/a/b"})
-			return err
+		{"repository URL with credentials", func(ctx context.Context) (any, error) {
+			return a.ConnectRepo(ctx, &authv1.ConnectRepoRequest{OrgId: org, Url: "https://me:pw@example.com/a/b"})
 		}, codes.InvalidArgument, "url must not contain credentials"},
-		{"clone URL that is not a URL", func(ctx context.Context) error {
-			_, err := a.ConnectRepo(ctx, &authv1.ConnectRepoRequest{OrgId: org, Url: "https://example.com/a/b", CloneUrl: "a/b"})
-			return err
+		{"clone URL that is not a URL", func(ctx context.Context) (any, error) {
+			return a.ConnectRepo(ctx, &authv1.ConnectRepoRequest{OrgId: org, Url: "https://example.com/a/b", CloneUrl: "a/b"})
 		}, codes.InvalidArgument, "clone_url is not a valid absolute URL"},
-		{"keys of an unknown organization", func(ctx context.Context) error {
-			_, err := a.AdminListAPIKeys(ctx, &authv1.AdminListAPIKeysRequest{OrgId: unknownID})
-			return err
+		{"keys of an unknown organization", func(ctx context.Context) (any, error) {
+			return a.AdminListAPIKeys(ctx, &authv1.AdminListAPIKeysRequest{OrgId: unknownID})
 		}, codes.NotFound, "Organization not found"},
 	})
 

@@ -70,45 +70,35 @@ func TestInternalLookups(t *testing.T) {
 	require.Equal(t, "owner", u.GetUsername())
 
 	requireRejections(t, []rejection{
-		{"organization id missing", func(ctx context.Context) error {
-			_, err := in.GetOrganization(ctx, &authv1.GetOrganizationRequest{})
-			return err
+		{"organization id missing", func(ctx context.Context) (any, error) {
+			return in.GetOrganization(ctx, &authv1.GetOrganizationRequest{})
 		}, codes.InvalidArgument, "org_id is required"},
-		{"organization id malformed", func(ctx context.Context) error {
-			_, err := in.GetOrganization(ctx, &authv1.GetOrganizationRequest{OrgId: "{" + org + "}"})
-			return err
+		{"organization id malformed", func(ctx context.Context) (any, error) {
+			return in.GetOrganization(ctx, &authv1.GetOrganizationRequest{OrgId: "{" + org + "}"})
 		}, codes.InvalidArgument, "org_id must be a valid UUID"},
-		{"unknown organization", func(ctx context.Context) error {
-			_, err := in.GetOrganization(ctx, &authv1.GetOrganizationRequest{OrgId: unknownID})
-			return err
+		{"unknown organization", func(ctx context.Context) (any, error) {
+			return in.GetOrganization(ctx, &authv1.GetOrganizationRequest{OrgId: unknownID})
 		}, codes.NotFound, "Organization not found"},
-		{"user id malformed", func(ctx context.Context) error {
-			_, err := in.GetUser(ctx, &authv1.GetUserRequest{UserId: "owner"})
-			return err
+		{"user id malformed", func(ctx context.Context) (any, error) {
+			return in.GetUser(ctx, &authv1.GetUserRequest{UserId: "owner"})
 		}, codes.InvalidArgument, "user_id must be a valid UUID"},
-		{"unknown user", func(ctx context.Context) error {
-			_, err := in.GetUser(ctx, &authv1.GetUserRequest{UserId: unknownID})
-			return err
+		{"unknown user", func(ctx context.Context) (any, error) {
+			return in.GetUser(ctx, &authv1.GetUserRequest{UserId: unknownID})
 		}, codes.NotFound, "User not found"},
-		{"refund without an organization", func(ctx context.Context) error {
-			_, err := in.RefundCredits(ctx, &authv1.RefundCreditsRequest{Reference: "scan:1"})
-			return err
+		{"refund without an organization", func(ctx context.Context) (any, error) {
+			return in.RefundCredits(ctx, &authv1.RefundCreditsRequest{Reference: "scan:1"})
 		}, codes.InvalidArgument, "org_id is required"},
-		{"refund of an unknown organization", func(ctx context.Context) error {
-			_, err := in.RefundCredits(ctx, &authv1.RefundCreditsRequest{OrgId: unknownID, Reference: "scan:1"})
-			return err
+		{"refund of an unknown organization", func(ctx context.Context) (any, error) {
+			return in.RefundCredits(ctx, &authv1.RefundCreditsRequest{OrgId: unknownID, Reference: "scan:1"})
 		}, codes.NotFound, "Organization not found"},
-		{"debit past the balance", func(ctx context.Context) error {
-			_, err := in.DebitCredits(ctx, &authv1.DebitCreditsRequest{OrgId: org, Amount: 1, Reference: "scan:1"})
-			return err
+		{"debit past the balance", func(ctx context.Context) (any, error) {
+			return in.DebitCredits(ctx, &authv1.DebitCreditsRequest{OrgId: org, Amount: 1, Reference: "scan:1"})
 		}, codes.FailedPrecondition, "Insufficient credits"},
-		{"repository of a malformed organization id", func(ctx context.Context) error {
-			_, err := in.GetConnectedRepo(ctx, &authv1.GetConnectedRepoRequest{OrgId: "x", Url: "https://example.com/a/b"})
-			return err
+		{"repository of a malformed organization id", func(ctx context.Context) (any, error) {
+			return in.GetConnectedRepo(ctx, &authv1.GetConnectedRepoRequest{OrgId: "x", Url: "https://example.com/a/b"})
 		}, codes.InvalidArgument, "org_id must be a valid UUID"},
-		{"repository never connected", func(ctx context.Context) error {
-			_, err := in.GetConnectedRepo(ctx, &authv1.GetConnectedRepoRequest{OrgId: org, Url: "https://example.com/a/b"})
-			return err
+		{"repository never connected", func(ctx context.Context) (any, error) {
+			return in.GetConnectedRepo(ctx, &authv1.GetConnectedRepoRequest{OrgId: org, Url: "https://example.com/a/b"})
 		}, codes.NotFound, "Connected repository not found"},
 	})
 }

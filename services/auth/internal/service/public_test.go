@@ -68,8 +68,8 @@ func TestCreateAPIKeyRejections(t *testing.T) {
 	p, err := principal.From(caller)
 	require.NoError(t, err)
 	stranger := principal.With(context.Background(), principal.Principal{OrgID: unknownID, UserID: p.UserID, KeyID: p.KeyID, Scopes: p.Scopes})
-	create := func(ctx context.Context, req *authv1.CreateAPIKeyRequest) func(context.Context) error {
-		return func(context.Context) error { _, err := pub.CreateAPIKey(ctx, req); return err }
+	create := func(ctx context.Context, req *authv1.CreateAPIKeyRequest) func(context.Context) (any, error) {
+		return func(context.Context) (any, error) { return pub.CreateAPIKey(ctx, req) }
 	}
 	requireRejections(t, []rejection{
 		{"no name", create(caller, &authv1.CreateAPIKeyRequest{Name: " ", Scopes: []string{"read"}}),
