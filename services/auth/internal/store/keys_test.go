@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -372,4 +373,33 @@ func TestAnnounceRevocationsInBatchesAndStopsAtAFailure(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, n)
 	require.Equal(t, hashes, published, "each hash published once, in order")
+}
+
+func TestAnnounceRecordsLongFailuresCut(t *testing.T) {
+	t.Parallel()
+	s, org, user := setup(t)
+	ctx := context.Background()
+	k, err := newKey(t, s, org, user, "", nil)
+	require.NoError(t, err)
+	_, _, err = s.RevokeKey(ctx, k.ID, org)
+	require.NoError(t, err)
+
+	for _, tc := range []struct {
+		name, msg, want string
+	}{
+		{"ascii", strings.Repeat("x", 600), strings.Repeat("x", 500)},
+		// A cut inside a multi-byte character would be text PostgreSQL
+		// refuses to store; the cut falls before the character instead.
+		{"cut inside a character", strings.Repeat("x", 499) + strings.Repeat("é", 10), strings.Repeat("x", 499)},
+		{"short", "redis: i/o timeout", "redis: i/o timeout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, err := s.AnnounceRevocations(ctx, 10, func(string) error { return errors.New(tc.msg) })
+			require.NoError(t, err)
+			require.Zero(t, n)
+			var got string
+			require.NoError(t, s.Pool.QueryRow(ctx, `SELECT last_error FROM auth.revocation_outbox WHERE key_hash = $1`, k.Hash).Scan(&got))
+			require.Equal(t, tc.want, got)
+		})
+	}
 }

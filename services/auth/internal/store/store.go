@@ -302,10 +302,13 @@ func (s *Store) AnnounceRevocations(ctx context.Context, n int, publish func(has
 		}
 		for _, a := range list {
 			if perr := publish(a.Hash); perr != nil {
+				// At most 500 bytes of valid UTF-8: PostgreSQL refuses text
+				// with a character cut in half.
 				msg := perr.Error()
 				if len(msg) > 500 {
 					msg = msg[:500]
 				}
+				msg = strings.ToValidUTF8(msg, "")
 				if _, err := tx.Exec(ctx, `UPDATE auth.revocation_outbox SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, a.ID, msg); err != nil {
 					return fmt.Errorf("record failed announcement: %w", err)
 				}
