@@ -28,6 +28,7 @@ func ledgerKinds(t *testing.T, s *Store, org string) (kinds []string, sum int32)
 
 func TestLedgerArithmetic(t *testing.T) {
 	t.Parallel()
+	s, _, _ := setup(t)
 	ctx := context.Background()
 	type step struct {
 		op      string // grant, debit, refund
@@ -82,7 +83,10 @@ func TestLedgerArithmetic(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s, org, _ := setup(t)
+			// Balances and references are per organization: each case
+			// has its own in one database.
+			org, _, err := s.CreateOrg(ctx, tc.name, "auto", "owner", 0)
+			require.NoError(t, err)
 			for i, st := range tc.steps {
 				var bal int32
 				var err error

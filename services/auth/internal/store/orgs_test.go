@@ -11,6 +11,8 @@ const nobody = "00000000-0000-4000-8000-000000000009"
 
 func TestCreateOrgOpensAccountWithOwnerAndBalance(t *testing.T) {
 	t.Parallel()
+	s, _, _ := setup(t)
+	ctx := context.Background()
 	for _, tc := range []struct {
 		name      string
 		mode      string
@@ -22,14 +24,12 @@ func TestCreateOrgOpensAccountWithOwnerAndBalance(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s, _, _ := setup(t)
-			ctx := context.Background()
-			org, owner, err := s.CreateOrg(ctx, "acme", tc.mode, "alice", tc.credits)
+			org, owner, err := s.CreateOrg(ctx, tc.name, tc.mode, "alice", tc.credits)
 			require.NoError(t, err)
 
 			o, err := s.GetOrg(ctx, org)
 			require.NoError(t, err)
-			require.Equal(t, Org{ID: org, Name: "acme", VerificationMode: tc.mode}, o)
+			require.Equal(t, Org{ID: org, Name: tc.name, VerificationMode: tc.mode}, o)
 
 			u, err := s.GetUser(ctx, owner)
 			require.NoError(t, err)
