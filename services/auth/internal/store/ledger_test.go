@@ -26,6 +26,15 @@ func ledgerKinds(t *testing.T, s *Store, org string) (kinds []string, sum int32)
 	return kinds, sum
 }
 
+// funded is setup with credits granted to the organization.
+func funded(t *testing.T, credits int32) (*Store, string) {
+	t.Helper()
+	s, org, _ := setup(t)
+	_, err := s.Grant(context.Background(), org, credits)
+	require.NoError(t, err)
+	return s, org
+}
+
 func TestLedgerArithmetic(t *testing.T) {
 	t.Parallel()
 	s, _, _ := setup(t)
@@ -162,10 +171,8 @@ func TestLedgerReferencesArePerOrganization(t *testing.T) {
 
 func TestConcurrentDebitsNeverOverdraw(t *testing.T) {
 	t.Parallel()
-	s, org, _ := setup(t)
+	s, org := funded(t, 10)
 	ctx := context.Background()
-	_, err := s.Grant(ctx, org, 10)
-	require.NoError(t, err)
 
 	const n = 24
 	var wg sync.WaitGroup
@@ -255,11 +262,9 @@ func ledgerChain(t *testing.T, s *Store, org string) int32 {
 
 func TestLedgerIsAppendOnlyAndBalancesNeverNegative(t *testing.T) {
 	t.Parallel()
-	s, org, _ := setup(t)
+	s, org := funded(t, 4)
 	ctx := context.Background()
-	_, err := s.Grant(ctx, org, 4)
-	require.NoError(t, err)
-	_, _, err = s.Debit(ctx, org, 4, "scan:1")
+	_, _, err := s.Debit(ctx, org, 4, "scan:1")
 	require.NoError(t, err)
 
 	for name, stmt := range map[string]string{
@@ -305,10 +310,8 @@ func TestGrantBeyondTheLargestBalanceIsRefused(t *testing.T) {
 // refunded at most once.
 func TestConcurrentLedgerTraffic(t *testing.T) {
 	t.Parallel()
-	s, org, _ := setup(t)
+	s, org := funded(t, 5)
 	ctx := context.Background()
-	_, err := s.Grant(ctx, org, 5)
-	require.NoError(t, err)
 
 	const workers = 12
 	var wg sync.WaitGroup

@@ -208,18 +208,9 @@ func (s *Store) KeyByHash(ctx context.Context, hash string) (Key, error) {
 func (s *Store) ListKeys(ctx context.Context, orgID string) ([]Key, error) {
 	rows, err := s.Pool.Query(ctx, `SELECT `+keyColumns+` FROM auth.api_keys WHERE org_id = $1 ORDER BY created_at DESC, id`, orgID)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list keys: %w", err)
 	}
-	defer rows.Close()
-	var out []Key
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Key, error) { return scanKey(r) })
 }
 
 // RevokeKey marks a key revoked (keeping the first revocation time)
@@ -463,18 +454,9 @@ func (s *Store) RepoByURL(ctx context.Context, orgID, urlKey string) (Repo, erro
 func (s *Store) ListRepos(ctx context.Context, orgID string) ([]Repo, error) {
 	rows, err := s.Pool.Query(ctx, `SELECT `+repoColumns+` FROM auth.connected_repos WHERE org_id = $1 ORDER BY created_at DESC, id`, orgID)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list repositories: %w", err)
 	}
-	defer rows.Close()
-	var out []Repo
-	for rows.Next() {
-		r, err := scanRepo(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Repo, error) { return scanRepo(r) })
 }
 
 // OrgSummary is an organization as operators list it.
