@@ -1,0 +1,97 @@
+package javascript_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower/javascript"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower/lowertest"
+	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
+)
+
+// Each case lowers a small module and checks lines (or runs of lines) of
+// its IR dump.
+func TestLowerConstructs(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		lang *syntax.Lang
+		path string
+		src  string
+		want []string
+	}{
+		{"negative numbers and negated booleans fold", syntax.JavaScript, "a.js", `
+const a = -5;
+const b = -2.5;
+const c = !true;
+const n = -a;
+`, []string{"a = -5\n", "b = -2.5\n", "c = false\n", "= - a\n"}},
+		{"string escapes decode", syntax.JavaScript, "a.js", `
+const d = "a\nb\t\x41\u0042\u{43}\'\\";
+const e = 'q\"';
+const t = ` + "`x\\u0041${d}`" + `;
+`, []string{`d:String = "a\nb\tABC'\\"`, `e:String = "q\""`, `"xA"`}},
+		{"number literals in every base", syntax.JavaScript, "a.js", `
+const f = 0x1F + 0o17 + 0b11 + 1_000 + 1e3;
+`, []string{"= 31 + 15\n", "+ 3\n", "+ 1000\n"}},
+		{"class expressions bound to names are classes", syntax.JavaScript, "a.js", `
+const K = class { run(x) { return x; } };
+const Named = class Foo { go() { return 1; } };
+`, []string{"class a.K\n", "class a.Named\n", "func a.K.run(x) this=this", "func a.Named.go() this=this"}},
+		{"export under another name forwards to the function", syntax.JavaScript, "a.js", `
+function inner(p, q) { return p; }
+export { inner as renamed };
+`, []string{"func a.renamed(p0, p1) @export:renamed\n  b0:\n    $t1 = call.func inner(p0, p1)\n    return $t1", "global a.renamed = "}},
+		{"anonymous default class", syntax.JavaScript, "a.js", `
+export default class { m() {} }
+`, []string{"class a\n", "func a.m() this=this"}},
+		{"object and array destructuring", syntax.JavaScript, "a.js", `
+const { x, y: [z], ...rest } = obj;
+`, []string{"= $t1.x\n    x = ", "= $t1.y\n", "[0]\n    z = ", "= opaque($t1)\n    rest = "}},
+		{"typescript enum members are static globals", syntax.TypeScript, "a.ts", `
+enum Color { Red = "r", Green = "g" }
+const c = Color.Red;
+`, []string{"class a.Color\n  field static Red", `global a.Color.Red = "r"`, `global a.Color.Green = "g"`, "= global a.Color.Red"}},
+		{"typescript parameter properties store into this", syntax.TypeScript, "a.ts", `
+class Items {
+  constructor(private readonly svc: Service, public name: string, plain: string) {}
+}
+`, []string{"func a.Items.<init>(svc Service, name String, plain String) this=this\n  b0:\n    this.svc = svc\n    this.name = name\n    end"}},
+		{"typescript decorators are resolved through imports", syntax.TypeScript, "a.ts", `
+import { Get, Query } from "@nestjs/common";
+class Items {
+  @Get(":id")
+  find(@Query("q") q: string): string { return q; }
+}
+`, []string{`func a.Items.find(@@nestjs/common.Query q String) String this=this @@nestjs/common.Get(0=":id")`}},
+		{"typescript casts and non-null assertions are the value", syntax.TypeScript, "a.ts", `
+function f(q: string) {
+  const v = q as string;
+  const w = <string>q;
+  const u = q!;
+  return v + w + u;
+}
+`, []string{"v = q\n    w = q\n    u = q\n"}},
+		{"typescript parameter types", syntax.TypeScript, "a.ts", `
+import { Request } from "express";
+function f(a: number, b?: string, c: Request | null, d: string[], e: Array<string>) { return a; }
+`, []string{"func a.f(a, b String, c express.Request, d Array, e Array)"}},
+	}
+	for _, tc := range cases {
+		dump := ir.Dump(lowertest.Lower(t, tc.lang, javascript.Lower, tc.path, []byte(tc.src)))
+		for _, w := range tc.want {
+			require.Contains(t, dump, w, "%s:\n%s", tc.name, dump)
+		}
+	}
+}
+
+// Code after a syntax error is still lowered as far as it is recognisable.
+func TestLowerRecoversFromSyntaxErrors(t *testing.T) {
+	t.Parallel()
+	src := "const cp = require('child_process');\nfunction f(x) {\n  cp.exec(x);\n  let = = ;\n  cp.execSync(x);\n}\n"
+	dump := ir.Dump(lowertest.Lower(t, syntax.JavaScript, javascript.Lower, "a.js", []byte(src)))
+	require.Contains(t, dump, "call.static child_process#exec(x)")
+	require.Contains(t, dump, "call.static child_process#execSync(x)")
+}
