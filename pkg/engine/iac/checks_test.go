@@ -2,7 +2,6 @@ package iac_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -435,21 +434,6 @@ jobs:
 			require.Equal(t, want, check(t, iac.Workflow, ".github/workflows/ci.yml", tc.data))
 		})
 	}
-}
-
-func TestSnippetIsAroundTheLine(t *testing.T) {
-	t.Parallel()
-	long := strings.Repeat("x", 400)
-	data := "# " + long + "\nFROM alpine:3\nRUN a\nRUN b\nUSER root\nRUN c\nRUN d\n"
-	fs := iac.CheckDockerfile("Dockerfile", []byte(data))
-	require.Len(t, fs, 1)
-	require.Equal(t, 5, fs[0].StartLine)
-	require.Equal(t, "RUN a\nRUN b\nUSER root\nRUN c", fs[0].AffectedCode, "three lines before, one after")
-
-	fs = iac.CheckDockerfile("Dockerfile", []byte("FROM alpine:3 # "+long+"\n"))
-	require.Len(t, fs, 1)
-	require.Less(t, len(fs[0].AffectedCode), 310, "long lines are cut")
-	require.Contains(t, fs[0].AffectedCode, "x…")
 }
 
 func TestFingerprintKeysDistinguishResources(t *testing.T) {
