@@ -95,3 +95,51 @@ func TestLowerRecoversFromSyntaxErrors(t *testing.T) {
 	require.Contains(t, dump, "call.static child_process#exec(x)")
 	require.Contains(t, dump, "call.static child_process#execSync(x)")
 }
+
+// Statements and expressions of modern JavaScript and TypeScript, each
+// checked in the lowered function it belongs to.
+func TestLowerStatementsAndOperators(t *testing.T) {
+	t.Parallel()
+	src := `import fs = require("fs");
+import "reflect-metadata";
+import * as path from "path";
+import def, { a as b } from "./lib/mod";
+class Fields {
+  count = 0;
+  handler = () => this.count;
+  static shared = 1;
+}
+function tagged(s: string) { return html` + "`<p>${s}</p>`" + `; }
+function opt(o: any) { return o?.a?.b ?? "d"; }
+function assign() { let x = 0; x += 2; x ||= 3; x &&= 4; x ??= 5; return typeof x; }
+function loops(o: any) { for (const k in o) { use(k); } for (const v of o) { use(v); } do { use(1); } while (false); }
+function sw(x: number) { switch (x) { case 1: return "a"; case 2: case 3: return "b"; default: return "c"; } }
+function tr() { try { risky(); } catch { fallback(); } finally { done(); } }
+const el = <div className={cls} {...props}>hi {name}</div>;
+`
+	dump := ir.Dump(lowertest.Lower(t, syntax.TSX, javascript.Lower, "web/c.tsx", []byte(src)))
+	for _, w := range []string{
+		// every import form binds a qualified name
+		"import fs = fs\n", "import path = path\n", "import def = web/lib/mod\n", "import b = web/lib/mod.a\n", "import  = reflect-metadata\n",
+		// instance fields without a constructor get one
+		"func web/c.Fields.<init>() this=this\n  b0:\n    this.count = 0\n", "this.handler = $t1",
+		"func web/c.Fields.<init>$handler() in web/c.Fields.<init>", "global web/c.Fields.shared = 1",
+		// a tagged template calls the tag with the strings and the values
+		`list Array ["<p>", "</p>"]` + "\n    $t2 = call.func html($t1, s)",
+		// optional chaining and nullish coalescing
+		"$t1 = o.a\n    $t2 = $t1.b\n    $t3 = $t2 ?? \"d\"",
+		// compound assignments
+		"$t1 = x + 2\n    x = $t1\n    $t2 = x || 3\n    x = $t2\n    $t3 = x && 4\n    x = $t3\n    $t4 = x ?? 5\n    x = $t4",
+		"= typeof x",
+		// for-in reads keys, for-of elements; do-while tests after the body
+		"= opaque(o)\n    k = ", "= o[_]\n    v = ", "call.func use(1)\n    jump b8\n  b8:\n    if false b7 b9",
+		// switch cases become equality branches
+		"= x === 1\n", "= x === 2\n", "= x === 3\n", `return "c"`,
+		// try, catch and finally
+		"  b3: handlers [1]\n    $t1 = call.func risky()", "catch \n    $t3 = call.func fallback()", "call.func done()",
+		// JSX evaluates its attribute and child expressions
+		"= global cls\n", "= global props\n", "= global name\n",
+	} {
+		require.Contains(t, dump, w, dump)
+	}
+}
