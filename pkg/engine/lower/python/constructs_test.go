@@ -85,3 +85,80 @@ func TestParse(t *testing.T) {
 		require.ErrorContains(t, err, "parse x.py")
 	}
 }
+
+// Imports, class members, comprehensions, context managers, loops with
+// else, try/except/else/finally and expression forms, each checked in the
+// lowered function it belongs to.
+func TestLowerStatementsAndExpressions(t *testing.T) {
+	t.Parallel()
+	src := `import os.path as osp
+from ..pkg import thing as th
+from typing import *
+class Svc(Base, metaclass=Meta):
+    limit: int = 5
+    @staticmethod
+    def make(x): return x
+    @classmethod
+    def build(cls, y): return cls(y)
+    async def fetch(self, u):
+        async with session.get(u) as r:
+            return await r.text()
+def gen(xs):
+    ys = [x * 2 for x in xs if x]
+    d = {k: v for k, v in pairs}
+    a, *b = xs
+    with open(p) as f:
+        data = f.read()
+    while True:
+        if stop(): break
+    else:
+        never()
+    for i in xs:
+        continue
+    else:
+        done()
+    try:
+        risky()
+    except (ValueError, KeyError) as e:
+        handle(e)
+    else:
+        ok()
+    finally:
+        close()
+    assert xs, "msg"
+    del d["k"]
+    c = 1 < n < 3
+    w = (z := 5)
+    return f"{x!r:>10}"
+`
+	dump := ir.Dump(lowertest.Lower(t, syntax.Python, python.Lower, "c.py", []byte(src)))
+	for _, w := range []string{
+		"import osp = os.path\n", "import th = pkg.thing\n", "import * = typing\n",
+		// keyword arguments of a class statement are not superclasses
+		"class c.Svc : Base\n  field static limit int",
+		"func static c.Svc.make(x) @staticmethod", "func c.Svc.build(y) this=cls @classmethod",
+		// cls(...) inside a classmethod constructs the class
+		":c.Svc = call.new c.Svc#<init>(y)",
+		// async with enters the context manager, await is the value
+		"= call.method $t1.get(u)\n    $t3 = call.method $t2.__enter__()\n    r = $t3\n    $t4 = call.method r.text()\n    return $t4",
+		// comprehensions build their collection in a loop, with their filter
+		"$t1:list = list list []", "= x * 2\n    $t1[_] = $t4", "$t5[k] = v",
+		// starred assignment
+		"= xs[0]\n    a = ", "b:list = ",
+		// with binds the result of __enter__
+		"call.func open($t", "f = $t", "call.method f.read()",
+		// loops with else
+		"call.func never()", "call.func done()",
+		// try: the body is covered by the handler, else and finally follow
+		"handlers [", "catch ValueError|KeyError\n    e:ValueError = ", "call.func handle(e)", "call.func ok()", "call.func close()",
+		// assert throws its message, del calls __delitem__
+		`throw "msg" []`, `call.method d.__delitem__("k")`,
+		// chained comparison (n is a global here) and assignment expression
+		"= 1 < $t", " < 3\n", "z:int = 5\n    w:int = 5",
+		// f-string conversions and format specs; x of the comprehension is not
+		// visible after it, so this x is a global
+		"call.func repr($t", `call.func format($t`, `">10")`,
+	} {
+		require.Contains(t, dump, w, dump)
+	}
+}
