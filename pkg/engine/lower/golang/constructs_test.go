@@ -78,3 +78,88 @@ func f() string {
 		}
 	}
 }
+
+// Types, embedded fields, select, type switches, range forms, goto,
+// method values, variadic calls and increments, each checked in the lowered
+// IR.
+func TestLowerTypesAndStatements(t *testing.T) {
+	t.Parallel()
+	src := `package app
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+)
+
+type Store interface {
+	Get(ctx context.Context, k string) (string, error)
+}
+
+type mem struct {
+	m map[string]string
+	Store
+}
+
+func (s *mem) Get(ctx context.Context, k string) (string, error) {
+	v, ok := s.m[k]
+	if !ok {
+		return "", fmt.Errorf("missing %s", k)
+	}
+	return v, nil
+}
+
+func handle(w http.ResponseWriter, r *http.Request) {
+	ch := make(chan string, 1)
+	select {
+	case v := <-ch:
+		fmt.Fprint(w, v)
+	case ch <- "x":
+	default:
+	}
+	var x interface{} = r
+	switch t := x.(type) {
+	case *http.Request:
+		_ = t.URL
+	case string:
+	}
+	for k := range map[string]int{"a": 1} {
+		_ = k
+	}
+	goto end
+end:
+	p := &mem{m: map[string]string{"k": "v"}}
+	f := p.Get
+	_, _ = f(r.Context(), "k")
+	fn := func(a ...string) int { return len(a) }
+	_ = fn([]string{"a"}...)
+	var n int
+	n++
+	n += 2
+}
+`
+	dump := ir.Dump(lowertest.Lower(t, syntax.Go, golang.Lower, "app/d.go", []byte(src)))
+	for _, w := range []string{
+		// interfaces and structs with an embedded interface
+		"interface app.Store\n", "class app.mem : app.Store\n  field m map\n  field Store app.Store",
+		"func abstract app.Store.Get(ctx context.Context, k string) string",
+		// a comma-ok map read
+		"func app.mem.Get(ctx context.Context, k string) string this=s\n  b0:\n    $t1:map = s.m\n    $t2 = $t1[k]",
+		"ok = ", `call.static fmt#Errorf("missing %s", k)`,
+		// select: a receive reads an element, a send stores one
+		"= ch[_]\n    v = ", `ch[_] = "x"`, "call.static fmt#Fprint(w, v)",
+		// a type switch casts in each case
+		`x instanceof "net/http.Request"`, ":net/http.Request = (net/http.Request) x\n    t:net/http.Request = ",
+		`x instanceof "string"`, ":string = (string) x",
+		// range over a map binds its keys
+		`map map {"a", 1}`, "= opaque($t11)\n    k = ",
+		// composite literals of structs are maps of their fields
+		`:app.mem = map app.mem {"m", $t`,
+		// a method value is the method, a variadic spread passes elements
+		"= func app.mem.Get\n    f = ", "call.dynamic f.(", "func app.handle$func1(a string) int in app.handle",
+		// increments
+		"n:int = 0\n    $t", "= n + 1\n", "= n + 2\n",
+	} {
+		require.Contains(t, dump, w, dump)
+	}
+}
