@@ -135,3 +135,79 @@ public class A {
 	require.GreaterOrEqual(t, jumpsToExit, 1, "break outer:\n%s", ir.Dump(f))
 	require.True(t, strings.Contains(ir.Dump(f), "y > 2"))
 }
+
+// Records, enums, default methods, initializers, constructor chaining and
+// modern statements and expressions, each checked in the lowered IR.
+func TestLowerModernJava(t *testing.T) {
+	t.Parallel()
+	f := lowertest.Lower(t, syntax.Java, java.Lower, "app/B.java", []byte(`package app;
+import java.util.*;
+import java.util.function.Function;
+import static java.lang.Math.max;
+record Point(int x, int y) {}
+enum Level { LOW, HIGH }
+interface Shape { default double area() { return 0; } }
+class B implements Shape {
+  private final List<String> items = new ArrayList<>();
+  static int counter;
+  static { counter = 5; }
+  { items.clear(); }
+  B() { this(1); }
+  B(int n) { super(); }
+  String run(Object o, String... rest) {
+    if (o instanceof String s && !s.isEmpty()) { return s; }
+    String r = switch (rest.length) { case 0 -> "none"; case 1 -> { yield rest[0]; } default -> "many"; };
+    Function<String, Integer> f = String::length;
+    int[] arr = new int[] {1, 2};
+    var m = new HashMap<String, List<String>>();
+    for (var e : m.entrySet()) { e.getKey(); }
+    synchronized (this) { counter++; }
+    assert counter > 0 : "positive";
+    int z = max(1, 2);
+    boolean b = o == null || o.equals("x");
+    String t = """
+        text block
+        """;
+    throw new IllegalStateException(r + t);
+  }
+}
+`))
+	dump := ir.Dump(f)
+	for _, w := range []string{
+		"import max = java.lang.Math.max\n", "import Function = java.util.function.Function\n",
+		// a record has its fields, a canonical constructor and accessors
+		"class app.Point : java.lang.Record\n  field x int\n  field y int",
+		"func app.Point.<init>(x int, y int) this=this\n  b0:\n    this.x = x\n    this.y = y",
+		"func app.Point.x() int this=this\n  b0:\n    $t1:int = this.x\n    return $t1",
+		// enum constants are static fields constructed in the class initializer
+		"class app.Level : java.lang.Enum\n  field static LOW app.Level\n  field static HIGH app.Level",
+		"= call.new app.Level#<init>()\n    global java:app.Level.LOW = ",
+		"func app.Shape.area() double this=this",
+		"global java:app.B.counter = 5",
+		// field initializers and instance initializers run in the constructor
+		// that calls super, not in the one that delegates with this(...)
+		"func app.B.<init>() this=this\n  b0:\n    call.func <init>(1)\n    end",
+		"func app.B.<init>(n int) this=this\n  b0:\n    call.super <init>()\n    $t1:java.util.ArrayList = call.new java.util.ArrayList#<init>()\n    this.items = $t1",
+		// instanceof patterns bind a cast
+		`o instanceof "java.lang.String"`, "= (java.lang.String) o\n    s:java.lang.String = ",
+		// switch expressions, yield included
+		"= $t5 == 0\n", `= "none"`, ":java.lang.String = rest[0]", `= "many"`,
+		// method references become closures
+		"func app.B.run$lambda1(a0) in app.B.run",
+		"list int[] [1, 2]", "call.new java.util.HashMap#<init>()", "= call.method m.entrySet()",
+		"call.method e.getKey()",
+		// static fields are globals, increments store back
+		"global java:app.B.counter = $t",
+		// assert throws an AssertionError with its message
+		`call.new java.lang.AssertionError#<init>("positive")`,
+		// static imports call the imported class
+		"call.static java.lang.Math#max(1, 2)",
+		// || with a call branches
+		":boolean = true", ":boolean = false", `call.method o.equals("x")`,
+		// text blocks
+		`t:java.lang.String = "text block\n"`,
+		":java.lang.IllegalStateException = call.new java.lang.IllegalStateException#<init>(",
+	} {
+		require.Contains(t, dump, w, dump)
+	}
+}
