@@ -1,24 +1,12 @@
-package golang_test
+package lower_test
 
-import (
-	"testing"
-
-	"github.com/stretchr/testify/require"
-
-	"github.com/vulnscan/vulnscan/pkg/engine/ir"
-	"github.com/vulnscan/vulnscan/pkg/engine/lower/golang"
-	"github.com/vulnscan/vulnscan/pkg/engine/lower/lowertest"
-	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
-)
+import "testing"
 
 // Each case lowers a small file and checks lines (or runs of lines) of its
 // IR dump: literal values, operators, and the control flow of statements.
-func TestLowerConstructs(t *testing.T) {
+func TestGoConstructs(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name, src string
-		want      []string
-	}{
+	cases := []dumpCase{
 		{"number, rune and string literals", `package app
 func f() {
 	a := 0x1F
@@ -71,18 +59,13 @@ func f() string {
 }
 `, []string{"ch:chan = $t1", "= ch[_]"}},
 	}
-	for _, tc := range cases {
-		dump := ir.Dump(lowertest.Lower(t, syntax.Go, golang.Lower, "app/a.go", []byte(tc.src)))
-		for _, w := range tc.want {
-			require.Contains(t, dump, w, "%s:\n%s", tc.name, dump)
-		}
-	}
+	goFE.run(t, "app/a.go", cases)
 }
 
 // Types, embedded fields, select, type switches, range forms, goto,
 // method values, variadic calls and increments, each checked in the lowered
 // IR.
-func TestLowerTypesAndStatements(t *testing.T) {
+func TestGoTypesAndStatements(t *testing.T) {
 	t.Parallel()
 	src := `package app
 
@@ -138,8 +121,7 @@ end:
 	n += 2
 }
 `
-	dump := ir.Dump(lowertest.Lower(t, syntax.Go, golang.Lower, "app/d.go", []byte(src)))
-	for _, w := range []string{
+	goFE.requireDump(t, "app/d.go", src,
 		// interfaces and structs with an embedded interface
 		"interface app.Store\n", "class app.mem : app.Store\n  field m map\n  field Store app.Store",
 		"func abstract app.Store.Get(ctx context.Context, k string) string",
@@ -159,7 +141,5 @@ end:
 		"= func app.mem.Get\n    f = ", "call.dynamic f.(", "func app.handle$func1(a string) int in app.handle",
 		// increments
 		"n:int = 0\n    $t", "= n + 1\n", "= n + 2\n",
-	} {
-		require.Contains(t, dump, w, dump)
-	}
+	)
 }

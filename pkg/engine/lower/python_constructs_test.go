@@ -1,25 +1,19 @@
-package python_test
+package lower_test
 
 import (
 	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
-	"github.com/vulnscan/vulnscan/pkg/engine/lower/lowertest"
 	"github.com/vulnscan/vulnscan/pkg/engine/lower/python"
-	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
 // Each case lowers a small module and checks lines (or runs of lines) of
 // its IR dump.
-func TestLowerConstructs(t *testing.T) {
+func TestPythonConstructs(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name, src string
-		want      []string
-	}{
+	cases := []dumpCase{
 		{"integer literals", `
 a = 0x1F
 b = 0o17
@@ -59,15 +53,10 @@ def later():
     return 1
 `, []string{"= func m.later\n", "global m.handlers = "}},
 	}
-	for _, tc := range cases {
-		dump := ir.Dump(lowertest.Lower(t, syntax.Python, python.Lower, "m.py", []byte(tc.src)))
-		for _, w := range tc.want {
-			require.Contains(t, dump, w, "%s:\n%s", tc.name, dump)
-		}
-	}
+	pythonFE.run(t, "m.py", cases)
 }
 
-func TestParse(t *testing.T) {
+func TestPythonParse(t *testing.T) {
 	t.Parallel()
 	f, err := python.Parse(context.Background(), "pkg/mod.py", []byte("import os\ndef f(x):\n    os.system(x)\n"))
 	require.NoError(t, err)
@@ -89,7 +78,7 @@ func TestParse(t *testing.T) {
 // Imports, class members, comprehensions, context managers, loops with
 // else, try/except/else/finally and expression forms, each checked in the
 // lowered function it belongs to.
-func TestLowerStatementsAndExpressions(t *testing.T) {
+func TestPythonStatementsAndExpressions(t *testing.T) {
 	t.Parallel()
 	src := `import os.path as osp
 from ..pkg import thing as th
@@ -131,8 +120,7 @@ def gen(xs):
     w = (z := 5)
     return f"{x!r:>10}"
 `
-	dump := ir.Dump(lowertest.Lower(t, syntax.Python, python.Lower, "c.py", []byte(src)))
-	for _, w := range []string{
+	pythonFE.requireDump(t, "c.py", src,
 		"import osp = os.path\n", "import th = pkg.thing\n", "import * = typing\n",
 		// keyword arguments of a class statement are not superclasses
 		"class c.Svc : Base\n  field static limit int",
@@ -158,7 +146,5 @@ def gen(xs):
 		// f-string conversions and format specs; x of the comprehension is not
 		// visible after it, so this x is a global
 		"call.func repr($t", `call.func format($t`, `">10")`,
-	} {
-		require.Contains(t, dump, w, dump)
-	}
+	)
 }
