@@ -1,51 +1,26 @@
-package engine_test
+package engine
 
 import (
 	"context"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/vulnscan/vulnscan/pkg/engine"
 	"github.com/vulnscan/vulnscan/pkg/engine/exclude"
 )
 
-func tree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-	}
-	return dir
-}
-
-func runEngine(t *testing.T, in engine.Input, opts ...engine.Option) engine.Result {
-	t.Helper()
-	res, err := engine.New(append([]engine.Option{engine.WithWorkers(2)}, opts...)...).Run(context.Background(), in, nil)
-	require.NoError(t, err)
-	return res
-}
-
 // located lists "rule repo file:line" of the findings, sorted.
-func located(res engine.Result) []string {
+func located(res Result) []string {
 	var out []string
 	for _, f := range res.Findings {
-		out = append(out, f.RuleID+" "+f.RepoURL+" "+f.AffectedFile+":"+itoa(f.StartLine))
+		out = append(out, f.RuleID+" "+f.RepoURL+" "+f.AffectedFile+":"+strconv.Itoa(f.StartLine))
 	}
 	sort.Strings(out)
 	return out
-}
-
-func itoa(n int) string {
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
 }
 
 const digestJava = `package app;
@@ -84,11 +59,11 @@ func TestRunReadsRepositoryConfiguration(t *testing.T) {
 			for k, v := range tc.files {
 				files[k] = v
 			}
-			res := runEngine(t, engine.Input{Repos: []engine.Repo{{URL: "r", Dir: tree(t, files), Primary: true}}})
+			res := run(t, Input{Repos: []Repo{{URL: "r", Dir: writeTree(t, files), Primary: true}}})
 			var got []string
 			for _, f := range res.Findings {
 				if f.RuleID == "java.crypto.weak-hash" {
-					got = append(got, f.AffectedFile+":"+itoa(f.StartLine))
+					got = append(got, f.AffectedFile+":"+strconv.Itoa(f.StartLine))
 				}
 			}
 			if tc.want {
@@ -104,22 +79,22 @@ func TestRunReadsRepositoryConfiguration(t *testing.T) {
 // not connect to a caller in another, and findings carry their repository.
 func TestRunRepositoriesAreSeparate(t *testing.T) {
 	t.Parallel()
-	web := tree(t, map[string]string{"app/views.py": `from flask import request
+	web := writeTree(t, map[string]string{"app/views.py": `from flask import request
 from app.util import shell
 
 def h():
     shell(request.args.get("c"))
 `})
-	lib := tree(t, map[string]string{"app/util.py": `import os
+	lib := writeTree(t, map[string]string{"app/util.py": `import os
 
 def shell(c):
     os.system(c)
 `})
-	both := tree(t, map[string]string{
+	both := writeTree(t, map[string]string{
 		"app/views.py": "from flask import request\nfrom app.util import shell\n\ndef h():\n    shell(request.args.get(\"c\"))\n",
 		"app/util.py":  "import os\n\ndef shell(c):\n    os.system(c)\n",
 	})
-	res := runEngine(t, engine.Input{Repos: []engine.Repo{
+	res := run(t, Input{Repos: []Repo{
 		{URL: "https://git.example/web", Dir: web, Primary: true},
 		{URL: "https://git.example/lib", Dir: lib},
 		{URL: "https://git.example/both", Dir: both},
@@ -129,11 +104,11 @@ def shell(c):
 
 func TestRunDoesNotFollowSymlinks(t *testing.T) {
 	t.Parallel()
-	outside := tree(t, map[string]string{"secret.py": "import os\nos.system(input())\n"})
-	dir := tree(t, map[string]string{"app.py": "x = 1\n"})
+	outside := writeTree(t, map[string]string{"secret.py": "import os\nos.system(input())\n"})
+	dir := writeTree(t, map[string]string{"app.py": "x = 1\n"})
 	require.NoError(t, os.Symlink(filepath.Join(outside, "secret.py"), filepath.Join(dir, "linked.py")))
 	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "linkdir")))
-	res := runEngine(t, engine.Input{Repos: []engine.Repo{{URL: "r", Dir: dir, Primary: true}}})
+	res := run(t, Input{Repos: []Repo{{URL: "r", Dir: dir, Primary: true}}})
 	for _, f := range res.Findings {
 		require.NotContains(t, f.AffectedFile, "linked")
 		require.NotContains(t, f.AffectedFile, "linkdir")
@@ -144,32 +119,32 @@ func TestRunDoesNotFollowSymlinks(t *testing.T) {
 func TestRunExcludePatternsBeyondTheLimitAreIgnored(t *testing.T) {
 	t.Parallel()
 	vuln := "from flask import request\nimport os\n\ndef h():\n    os.system(request.args.get('c'))\n"
-	dir := tree(t, map[string]string{"a/x.py": vuln, "b/x.py": vuln, "c/x.py": vuln})
-	res := runEngine(t, engine.Input{
-		Repos:         []engine.Repo{{URL: "r", Dir: dir, Primary: true}},
+	dir := writeTree(t, map[string]string{"a/x.py": vuln, "b/x.py": vuln, "c/x.py": vuln})
+	res := run(t, Input{
+		Repos:         []Repo{{URL: "r", Dir: dir, Primary: true}},
 		CustomContext: "exclude: a/**\nexclude: b/**\nexclude: c/**\n",
-	}, engine.WithExcludeLimits(exclude.Limits{MaxPatterns: 2, MaxBytes: 100}))
+	}, WithExcludeLimits(exclude.Limits{MaxPatterns: 2, MaxBytes: 100}))
 	require.Equal(t, []string{"python.cmdi.shell r c/x.py:5"}, located(res))
 	require.Equal(t, 2, res.Stats.SkippedReasons["excluded"])
 }
 
 func TestRunEmptyInput(t *testing.T) {
 	t.Parallel()
-	res := runEngine(t, engine.Input{})
+	res := run(t, Input{})
 	require.Empty(t, res.Findings)
 	require.Zero(t, res.Stats.FilesAnalyzed)
 
-	res = runEngine(t, engine.Input{Repos: []engine.Repo{{URL: "r", Dir: t.TempDir(), Primary: true}}})
+	res = run(t, Input{Repos: []Repo{{URL: "r", Dir: t.TempDir(), Primary: true}}})
 	require.Empty(t, res.Findings)
 	require.Zero(t, res.Stats.FilesAnalyzed)
 
 	// Live targets without a client are not probed.
-	res = runEngine(t, engine.Input{TargetURLs: []string{"https://example.invalid/"}})
+	res = run(t, Input{TargetURLs: []string{"https://example.invalid/"}})
 	require.Zero(t, res.Stats.TargetsProbed)
 }
 
 func TestRunMissingDirectory(t *testing.T) {
 	t.Parallel()
-	_, err := engine.New().Run(context.Background(), engine.Input{Repos: []engine.Repo{{URL: "r", Dir: filepath.Join(t.TempDir(), "gone"), Primary: true}}}, nil)
+	_, err := New().Run(context.Background(), Input{Repos: []Repo{{URL: "r", Dir: filepath.Join(t.TempDir(), "gone"), Primary: true}}}, nil)
 	require.Error(t, err)
 }

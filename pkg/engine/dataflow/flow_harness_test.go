@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,17 +20,13 @@ import (
 // findings with the lines of the program marked "want:<rule id>" (in a
 // comment). A case without marks is a safe variant: it must report nothing.
 
-var (
-	analyzerOnce sync.Once
-	analyzer     *sast.Analyzer
-	analyzerErr  error
-)
-
-func sharedAnalyzer(t *testing.T) *sast.Analyzer {
+// newAnalyzer returns an analyzer of the embedded rules (compiled once per
+// process by sast.New).
+func newAnalyzer(t *testing.T) *sast.Analyzer {
 	t.Helper()
-	analyzerOnce.Do(func() { analyzer, analyzerErr = sast.New(sast.Limits{}) })
-	require.NoError(t, analyzerErr)
-	return analyzer
+	a, err := sast.New(sast.Limits{})
+	require.NoError(t, err)
+	return a
 }
 
 // src is one file of a test repository.
@@ -65,7 +60,7 @@ func expected(files []src) []string {
 // returning its findings as sorted "rule file:line" strings.
 func analyze(t *testing.T, files []src, props map[string]string) []string {
 	t.Helper()
-	a := sharedAnalyzer(t)
+	a := newAnalyzer(t)
 	w := a.NewWorker()
 	defer w.Close()
 	var irs []*ir.File

@@ -27,6 +27,38 @@ func check(t *testing.T, kind, rel, data string) []string {
 	return out
 }
 
+// checkCase is one file and the "rule:line" findings it must produce
+// (none: a safe variant).
+type checkCase struct {
+	name, data string
+	want       []string
+}
+
+func runChecks(t *testing.T, kind, rel string, cases []checkCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			want := tc.want
+			if want == nil {
+				want = []string{}
+			}
+			require.Equal(t, want, check(t, kind, rel, tc.data))
+		})
+	}
+}
+
+// securityGroup is an aws_security_group with one rule block.
+func securityGroup(block, from, to, cidrKey, cidr string) string {
+	return fmt.Sprintf(`resource "aws_security_group" "s" {
+  %s {
+    from_port   = %s
+    to_port     = %s
+    %s = ["%s"]
+  }
+}`, block, from, to, cidrKey, cidr)
+}
+
 func TestKindOfFiles(t *testing.T) {
 	t.Parallel()
 	k8s := "apiVersion: v1\nkind: Pod\n"
@@ -63,10 +95,7 @@ func TestCheckUnknownKind(t *testing.T) {
 
 func TestDockerfileChecks(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name, data string
-		want       []string
-	}{
+	cases := []checkCase{
 		{"pinned image with a user", "FROM alpine:3.19\nUSER app\n", nil},
 		{"no tag and no user", "FROM alpine\nRUN true\n", []string{"docker.unpinned-base:1", "docker.user-root:1"}},
 		{"latest tag", "FROM node:latest\nUSER node\n", []string{"docker.unpinned-base:1"}},
@@ -92,24 +121,12 @@ func TestDockerfileChecks(t *testing.T) {
 		{"windows line endings", "FROM alpine\r\nUSER app\r\n", []string{"docker.unpinned-base:1"}},
 		{"empty file", "", nil},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			want := tc.want
-			if want == nil {
-				want = []string{}
-			}
-			require.Equal(t, want, check(t, iac.Dockerfile, "Dockerfile", tc.data))
-		})
-	}
+	runChecks(t, iac.Dockerfile, "Dockerfile", cases)
 }
 
 func TestTerraformChecks(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name, data string
-		want       []string
-	}{
+	cases := []checkCase{
 		{"public bucket acl", `resource "aws_s3_bucket" "b" {
   acl = "public-read"
 }`, []string{"terraform.public-bucket:2"}},
@@ -136,41 +153,11 @@ func TestTerraformChecks(t *testing.T) {
   ignore_public_acls      = false
   restrict_public_buckets = true
 }`, []string{"terraform.public-access-block-disabled:2", "terraform.public-access-block-disabled:4"}},
-		{"ssh open to the world", `resource "aws_security_group" "s" {
-  ingress {
-    from_port   = 22
-    to_port     = 22
-    cidr_blocks = ["0.0.0.0/0"]
-  }
-}`, []string{"terraform.open-security-group:5"}},
-		{"https open to the world", `resource "aws_security_group" "s" {
-  ingress {
-    from_port   = 443
-    to_port     = 443
-    cidr_blocks = ["0.0.0.0/0"]
-  }
-}`, nil},
-		{"all ports open over ipv6", `resource "aws_security_group" "s" {
-  ingress {
-    from_port        = 0
-    to_port          = 65535
-    ipv6_cidr_blocks = ["::/0"]
-  }
-}`, []string{"terraform.open-security-group:5"}},
-		{"egress to the world", `resource "aws_security_group" "s" {
-  egress {
-    from_port   = 0
-    to_port     = 0
-    cidr_blocks = ["0.0.0.0/0"]
-  }
-}`, nil},
-		{"ssh from a private range", `resource "aws_security_group" "s" {
-  ingress {
-    from_port   = 22
-    to_port     = 22
-    cidr_blocks = ["10.0.0.0/8"]
-  }
-}`, nil},
+		{"ssh open to the world", securityGroup("ingress", "22", "22", "cidr_blocks", "0.0.0.0/0"), []string{"terraform.open-security-group:5"}},
+		{"https open to the world", securityGroup("ingress", "443", "443", "cidr_blocks", "0.0.0.0/0"), nil},
+		{"all ports open over ipv6", securityGroup("ingress", "0", "65535", "ipv6_cidr_blocks", "::/0"), []string{"terraform.open-security-group:5"}},
+		{"egress to the world", securityGroup("egress", "0", "0", "cidr_blocks", "0.0.0.0/0"), nil},
+		{"ssh from a private range", securityGroup("ingress", "22", "22", "cidr_blocks", "10.0.0.0/8"), nil},
 		{"separate ingress rule resource", `resource "aws_security_group_rule" "r" {
   type        = "ingress"
   from_port   = 3306
@@ -195,16 +182,7 @@ func TestTerraformChecks(t *testing.T) {
   publicly_accessible = true # temporary
 }`, []string{"terraform.public-database:2"}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			want := tc.want
-			if want == nil {
-				want = []string{}
-			}
-			require.Equal(t, want, check(t, iac.Terraform, "main.tf", tc.data))
-		})
-	}
+	runChecks(t, iac.Terraform, "main.tf", cases)
 }
 
 func TestKubernetesChecks(t *testing.T) {
@@ -212,10 +190,7 @@ func TestKubernetesChecks(t *testing.T) {
 	pod := func(spec string) string {
 		return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n" + spec
 	}
-	cases := []struct {
-		name, data string
-		want       []string
-	}{
+	cases := []checkCase{
 		{"hardened pod", pod(`  securityContext:
     runAsNonRoot: true
   containers:
@@ -322,24 +297,12 @@ spec:
 		{"malformed yaml", "apiVersion: v1\nkind: Pod\nspec: [\n", nil},
 		{"spec that is not a mapping", pod("  - a\n"), nil},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			want := tc.want
-			if want == nil {
-				want = []string{}
-			}
-			require.Equal(t, want, check(t, iac.Kubernetes, "k8s/p.yaml", tc.data))
-		})
-	}
+	runChecks(t, iac.Kubernetes, "k8s/p.yaml", cases)
 }
 
 func TestWorkflowChecks(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name, data string
-		want       []string
-	}{
+	cases := []checkCase{
 		{"pull_request_target checking out the head", `on: pull_request_target
 jobs:
   build:
@@ -424,16 +387,7 @@ jobs:
 		{"jobs as a list", "on: push\njobs: [a, b]\n", nil},
 		{"empty document", "", nil},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			want := tc.want
-			if want == nil {
-				want = []string{}
-			}
-			require.Equal(t, want, check(t, iac.Workflow, ".github/workflows/ci.yml", tc.data))
-		})
-	}
+	runChecks(t, iac.Workflow, ".github/workflows/ci.yml", cases)
 }
 
 func TestFingerprintKeysDistinguishResources(t *testing.T) {

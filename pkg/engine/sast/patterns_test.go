@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,17 +14,13 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/engine/sast"
 )
 
-var (
-	analyzerOnce sync.Once
-	analyzer     *sast.Analyzer
-	analyzerErr  error
-)
-
+// shared returns an analyzer with the default limits (rules and models are
+// compiled once per process by New).
 func shared(t *testing.T) *sast.Analyzer {
 	t.Helper()
-	analyzerOnce.Do(func() { analyzer, analyzerErr = sast.New(sast.DefaultLimits) })
-	require.NoError(t, analyzerErr)
-	return analyzer
+	a, err := sast.New(sast.DefaultLimits)
+	require.NoError(t, err)
+	return a
 }
 
 var mark = regexp.MustCompile(`want:([\w.\-]+)`)

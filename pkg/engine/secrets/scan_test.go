@@ -21,17 +21,13 @@ var (
 	rsaKey    = "-----BEGIN RSA PRIVATE" + " KEY-----\n" + rsaBody + "\n-----END RSA PRIVATE" + " KEY-----"
 )
 
-var (
-	scannerOnce sync.Once
-	scanner     *secrets.Scanner
-	scannerErr  error
-)
-
+// newScanner returns a scanner (the detector is built once per process by
+// New).
 func newScanner(t *testing.T) *secrets.Scanner {
 	t.Helper()
-	scannerOnce.Do(func() { scanner, scannerErr = secrets.New() })
-	require.NoError(t, scannerErr)
-	return scanner
+	s, err := secrets.New()
+	require.NoError(t, err)
+	return s
 }
 
 func TestScanFindsCredentials(t *testing.T) {
