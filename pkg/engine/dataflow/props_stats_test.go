@@ -94,13 +94,8 @@ func TestStatsAdd(t *testing.T) {
 	a := dataflow.Stats{Functions: 1, Summaries: 2, Rounds: 3, OverBudget: 4, NotAnalyzed: 5, Failed: 6, CallsResolved: 7, CallsToLibrary: 8}
 	b := dataflow.Stats{Functions: 10, Summaries: 20, Rounds: 1, OverBudget: 40, NotAnalyzed: 50, Failed: 60, CallsResolved: 70, CallsToLibrary: 80}
 	a.Add(b)
-	require.Equal(t, 11, a.Functions)
-	require.Equal(t, 22, a.Summaries)
-	require.Equal(t, 44, a.OverBudget)
-	require.Equal(t, 55, a.NotAnalyzed)
-	require.Equal(t, 66, a.Failed)
-	require.Equal(t, 77, a.CallsResolved)
-	require.Equal(t, 88, a.CallsToLibrary)
+	require.Equal(t, dataflow.Stats{Functions: 11, Summaries: 22, Rounds: 3, OverBudget: 44, NotAnalyzed: 55, Failed: 66,
+		CallsResolved: 77, CallsToLibrary: 88}, a)
 	require.Equal(t, 3, a.Rounds, "rounds are the most any repository needed, not a sum")
 	a.Add(dataflow.Stats{Rounds: 5})
 	require.Equal(t, 5, a.Rounds)

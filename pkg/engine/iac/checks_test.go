@@ -190,6 +190,11 @@ func TestKubernetesChecks(t *testing.T) {
 	pod := func(spec string) string {
 		return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n" + spec
 	}
+	// nonRootPod is a pod that runs as non-root, with one container of the
+	// given security context (indented under it).
+	nonRootPod := func(sc string) string {
+		return pod("  securityContext:\n    runAsNonRoot: true\n  containers:\n    - name: a\n      securityContext:\n" + sc)
+	}
 	cases := []checkCase{
 		{"hardened pod", pod(`  securityContext:
     runAsNonRoot: true
@@ -201,41 +206,21 @@ func TestKubernetesChecks(t *testing.T) {
     - name: a
       image: a:1
 `), []string{"k8s.run-as-root:7"}},
-		{"container runs as uid zero despite the pod", pod(`  securityContext:
-    runAsNonRoot: true
-  containers:
-    - name: a
-      securityContext:
-        runAsUser: 0
+		{"container runs as uid zero despite the pod", nonRootPod(`        runAsUser: 0
 `), []string{"k8s.run-as-root:9"}},
 		{"non-zero user is enough", pod(`  containers:
     - name: a
       securityContext:
         runAsUser: 1000
 `), nil},
-		{"container overrides the pod to allow root", pod(`  securityContext:
-    runAsNonRoot: true
-  containers:
-    - name: a
-      securityContext:
-        runAsNonRoot: false
+		{"container overrides the pod to allow root", nonRootPod(`        runAsNonRoot: false
 `), []string{"k8s.run-as-root:9"}},
-		{"privileged, escalation and capabilities", pod(`  securityContext:
-    runAsNonRoot: true
-  containers:
-    - name: a
-      securityContext:
-        privileged: true
+		{"privileged, escalation and capabilities", nonRootPod(`        privileged: true
         allowPrivilegeEscalation: true
         capabilities:
           add: ["NET_BIND_SERVICE", "CAP_SYS_ADMIN", "all"]
 `), []string{"k8s.privileged:11", "k8s.privilege-escalation:12", "k8s.dangerous-capabilities:14", "k8s.dangerous-capabilities:14"}},
-		{"privileged false", pod(`  securityContext:
-    runAsNonRoot: true
-  containers:
-    - name: a
-      securityContext:
-        privileged: false
+		{"privileged false", nonRootPod(`        privileged: false
         allowPrivilegeEscalation: false
         capabilities:
           add: [NET_RAW]
