@@ -287,15 +287,14 @@ spec:
 
 func TestWorkflowChecks(t *testing.T) {
 	t.Parallel()
+	// checkoutHead is a workflow on the given trigger that checks out the
+	// pull request's head commit.
+	checkoutHead := func(on string) string {
+		return "on: " + on + "\njobs:\n  build:\n    steps:\n      - uses: actions/checkout@v4\n        with:\n" +
+			"          ref: ${{ github.event.pull_request.head.sha }}\n"
+	}
 	cases := []checkCase{
-		{"pull_request_target checking out the head", `on: pull_request_target
-jobs:
-  build:
-    steps:
-      - uses: actions/checkout@v4
-        with:
-          ref: ${{ github.event.pull_request.head.sha }}
-`, []string{"ci.pull-request-target-checkout:7"}},
+		{"pull_request_target checking out the head", checkoutHead("pull_request_target"), []string{"ci.pull-request-target-checkout:7"}},
 		{"pull_request_target in a list", `on: [push, pull_request_target]
 jobs:
   build:
@@ -319,14 +318,7 @@ jobs:
     steps:
       - uses: actions/checkout@v4
 `, nil},
-		{"pull_request checking out the head", `on: pull_request
-jobs:
-  build:
-    steps:
-      - uses: actions/checkout@v4
-        with:
-          ref: ${{ github.event.pull_request.head.sha }}
-`, nil},
+		{"pull_request checking out the head", checkoutHead("pull_request"), nil},
 		{"title in a run script", `on: issues
 jobs:
   triage:
