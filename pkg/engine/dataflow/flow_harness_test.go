@@ -13,6 +13,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/engine/dataflow"
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
 	"github.com/vulnscan/vulnscan/pkg/engine/sast"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // The source-level tests below run the front ends, the embedded models and
@@ -77,6 +78,13 @@ func analyze(t *testing.T, files []src, props map[string]string) []string {
 	require.Zero(t, stats.OverBudget)
 	out := make([]string, 0, len(fs))
 	for _, f := range fs {
+		require.True(t, vocab.Categories.Contains(f.Category), "%s has a category of the findings contract: %q", f.RuleID, f.Category)
+		require.True(t, vocab.Severity(f.Severity).Valid(), "%s severity %q", f.RuleID, f.Severity)
+		if f.Evidence.Flow { // taint rules carry their path; constant and property rules have none
+			require.NotNil(t, f.MermaidTrace, "%s carries its path", f.RuleID)
+			require.NotEmpty(t, f.Path, "%s carries its steps", f.RuleID)
+			require.Equal(t, f.StartLine, f.Path[len(f.Path)-1].Line, "%s: the path ends at the sink", f.RuleID)
+		}
 		out = append(out, fmt.Sprintf("%s %s:%d", f.RuleID, f.AffectedFile, f.StartLine))
 	}
 	sort.Strings(out)
