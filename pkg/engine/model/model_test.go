@@ -2,6 +2,8 @@ package model_test
 
 import (
 	"math/bits"
+	"regexp"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -254,6 +256,68 @@ func TestBuiltinWeakRandomSourcesNameTheirClass(t *testing.T) {
 		for _, src := range s.Sources {
 			if src.Kind == "weakrand" {
 				require.Contains(t, src.Classes, "weakrand", "%s weakrand source %v", lang, src.Targets)
+			}
+		}
+	}
+}
+
+// Every target of the embedded models names a callable: "Type#method",
+// "module#function", "*#name", "?#name", "#name" (a bare name reads the
+// same).
+func TestBuiltinTargetsAreWellFormed(t *testing.T) {
+	t.Parallel()
+	for _, lang := range []string{"go", "java", "javascript", "php", "python", "ruby"} {
+		s, err := model.Builtin(lang)
+		require.NoError(t, err)
+		check := func(what string, targets []string) {
+			for _, tg := range targets {
+				i := strings.LastIndex(tg, "#")
+				require.Less(t, i, len(tg)-1, "%s %s target %q names no callable", lang, what, tg)
+				require.NotContains(t, tg[:max(i, 0)], "#", "%s %s target %q", lang, what, tg)
+				require.Equal(t, strings.TrimSpace(tg), tg, "%s %s target %q has spaces", lang, what, tg)
+			}
+		}
+		for _, x := range s.Sources {
+			check("source", x.Targets)
+		}
+		for _, x := range s.Sanitizers {
+			check("sanitizer", x.Targets)
+		}
+		for _, x := range s.Propagators {
+			check("propagator", x.Targets)
+		}
+		for _, x := range s.Containers {
+			check("container", x.Targets)
+		}
+		for _, x := range s.Setters {
+			check("setter", x.Targets)
+		}
+		for _, x := range s.Evaluators {
+			check("evaluator", x.Targets)
+		}
+		for _, x := range s.EntryPoints {
+			check("entry point override", x.Overrides)
+			check("entry point registration", x.Registrations)
+		}
+		check("noreturn", s.NoReturn)
+	}
+}
+
+// Propagators name only the positions the model language knows.
+func TestBuiltinPropagatorPositions(t *testing.T) {
+	t.Parallel()
+	pos := regexp.MustCompile(`^(recv|ret|args|arg\d+(\.\.)?)$`)
+	for _, lang := range []string{"go", "java", "javascript", "php", "python", "ruby"} {
+		s, err := model.Builtin(lang)
+		require.NoError(t, err)
+		for _, p := range s.Propagators {
+			for _, f := range append(append([]string{}, p.From...), p.To...) {
+				require.Regexp(t, pos, f, "%s propagator %v", lang, p.Targets)
+			}
+		}
+		for _, src := range s.Sources {
+			for _, f := range src.Taints {
+				require.Regexp(t, pos, f, "%s source %v", lang, src.Targets)
 			}
 		}
 	}
