@@ -331,3 +331,32 @@ module Shell
 `)},
 	})
 }
+
+// A method called on a receiver of unknown type reaches the one
+// repository class that declares it, parameters with defaults counted.
+func TestFlowUntypedReceivers(t *testing.T) {
+	t.Parallel()
+	runFlowCases(t, []flowCase{
+		{"one declaring class", py(`
+class Runner:
+    def execute_shell(self, c, mode="x"):
+        os.system(c)  # want:python.cmdi.shell
+def dispatch(obj):
+    obj.execute_shell(request.args.get("c"))
+`)},
+		{"one declaring class, every argument given", py(`
+class Runner:
+    def execute_shell(self, c, mode="x"):
+        os.system(c)  # want:python.cmdi.shell
+def dispatch(obj):
+    obj.execute_shell(request.args.get("c"), "y")
+`)},
+		{"too few arguments for the only declaration", py(`
+class Runner:
+    def execute_shell(self, c, mode):
+        os.system(c)
+def dispatch(obj):
+    obj.execute_shell(request.args.get("c"))
+`)},
+	})
+}
