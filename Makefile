@@ -101,6 +101,13 @@ bench-edge: build ## Hot paths through the real processes beside their floors (Q
 	@status=0; VULNSCAN_BIN_DIR=$(BIN) go run ./services/findings/internal/edgebench $(if $(QUICK),-quick) $(if $(ONLY),-only $(ONLY)) $(if $(PROFILE),-profile $(abspath $(PROFILE))) || status=$$?; \
 	  deploy/local/stores.sh stop; exit $$status
 
+.PHONY: test-ratio
+test-ratio: ## Lines of tests against lines of hand-written Go (generated code aside); fixtures under testdata count as tests
+	@code=$$(git ls-files '*.go' | grep -v -e '_test\.go$$' -e '\.pb\.go$$' -e '\.pb\.gw\.go$$' -e '/testdata/' | xargs cat | wc -l); \
+	  gotests=$$(git ls-files '*_test.go' | grep -v '/testdata/' | xargs cat | wc -l); \
+	  fixtures=$$(git ls-files | grep '/testdata/' | xargs cat | wc -l); \
+	  awk -v c=$$code -v t=$$gotests -v f=$$fixtures 'BEGIN { printf "code %d lines; tests %d lines of Go + %d of fixtures; ratio %.2f (Go tests alone %.2f)\n", c, t, f, (t+f)/c, t/c }'
+
 .PHONY: deploy-check
 deploy-check: ## Render every Kubernetes overlay and check it strictly
 	go test -count=1 ./deploy/...
