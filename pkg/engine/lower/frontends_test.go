@@ -1,7 +1,8 @@
-// Package lower_test checks what each front end makes of language
+package lower_test
+
+// The tests of this package check what each front end makes of language
 // constructs, through the lowered IR's dump: literal values, operators,
 // declarations and the control flow of statements.
-package lower_test
 
 import (
 	"testing"
