@@ -7,6 +7,26 @@ import "testing"
 // weak random values never count as request data.
 func TestFlowWeakRandomness(t *testing.T) {
 	t.Parallel()
+	// goCookie is a handler that makes a value with the given rand package
+	// and sets it as a secure cookie.
+	goCookie := func(randPkg, gen, value, mark string) []src {
+		return one("app/h.go", `package app
+
+import (
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"`+randPkg+`"
+)
+
+var _, _ = hex.EncodeToString, strconv.Itoa
+
+func h(w http.ResponseWriter, r *http.Request) {
+	`+gen+`
+	http.SetCookie(w, &http.Cookie{Name: "s", Value: `+value+`, Secure: true, HttpOnly: true})`+mark+`
+}
+`)
+	}
 	runFlowCases(t, []flowCase{
 		{"java Random into a cookie", java(`
   protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
@@ -34,33 +54,8 @@ app.get("/login", (req, res) => {
   res.cookie("session", token, { httpOnly: true, secure: true });
 });
 `)},
-		{"go math/rand into a cookie", one("app/h.go", `package app
-
-import (
-	"math/rand"
-	"net/http"
-	"strconv"
-)
-
-func h(w http.ResponseWriter, r *http.Request) {
-	v := strconv.Itoa(rand.Int())
-	http.SetCookie(w, &http.Cookie{Name: "s", Value: v, Secure: true, HttpOnly: true}) // want:go.weakrand.token
-}
-`)},
-		{"go crypto/rand into a cookie", one("app/h.go", `package app
-
-import (
-	"crypto/rand"
-	"encoding/hex"
-	"net/http"
-)
-
-func h(w http.ResponseWriter, r *http.Request) {
-	b := make([]byte, 16)
-	rand.Read(b)
-	http.SetCookie(w, &http.Cookie{Name: "s", Value: hex.EncodeToString(b), Secure: true, HttpOnly: true})
-}
-`)},
+		{"go math/rand into a cookie", goCookie("math/rand", "v := strconv.Itoa(rand.Int())", "v", " // want:go.weakrand.token")},
+		{"go crypto/rand into a cookie", goCookie("crypto/rand", "b := make([]byte, 16)\n\trand.Read(b)", "hex.EncodeToString(b)", "")},
 		{"php rand into a cookie", php(`
 $t = (string) rand();
 setcookie("session", $t, ["secure" => true, "httponly" => true]); // want:php.weakrand.security-use

@@ -269,37 +269,37 @@ func TestBuiltinTargetsAreWellFormed(t *testing.T) {
 	for _, lang := range []string{"go", "java", "javascript", "php", "python", "ruby"} {
 		s, err := model.Builtin(lang)
 		require.NoError(t, err)
-		check := func(what string, targets []string) {
-			for _, tg := range targets {
+		targets := map[string][]string{"noreturn": s.NoReturn}
+		add := func(what string, tgs []string) { targets[what] = append(targets[what], tgs...) }
+		for _, x := range s.Sources {
+			add("source", x.Targets)
+		}
+		for _, x := range s.Sanitizers {
+			add("sanitizer", x.Targets)
+		}
+		for _, x := range s.Propagators {
+			add("propagator", x.Targets)
+		}
+		for _, x := range s.Containers {
+			add("container", x.Targets)
+		}
+		for _, x := range s.Setters {
+			add("setter", x.Targets)
+		}
+		for _, x := range s.Evaluators {
+			add("evaluator", x.Targets)
+		}
+		for _, x := range s.EntryPoints {
+			add("entry point", append(append([]string{}, x.Overrides...), x.Registrations...))
+		}
+		for what, tgs := range targets {
+			for _, tg := range tgs {
 				i := strings.LastIndex(tg, "#")
 				require.Less(t, i, len(tg)-1, "%s %s target %q names no callable", lang, what, tg)
 				require.NotContains(t, tg[:max(i, 0)], "#", "%s %s target %q", lang, what, tg)
 				require.Equal(t, strings.TrimSpace(tg), tg, "%s %s target %q has spaces", lang, what, tg)
 			}
 		}
-		for _, x := range s.Sources {
-			check("source", x.Targets)
-		}
-		for _, x := range s.Sanitizers {
-			check("sanitizer", x.Targets)
-		}
-		for _, x := range s.Propagators {
-			check("propagator", x.Targets)
-		}
-		for _, x := range s.Containers {
-			check("container", x.Targets)
-		}
-		for _, x := range s.Setters {
-			check("setter", x.Targets)
-		}
-		for _, x := range s.Evaluators {
-			check("evaluator", x.Targets)
-		}
-		for _, x := range s.EntryPoints {
-			check("entry point override", x.Overrides)
-			check("entry point registration", x.Registrations)
-		}
-		check("noreturn", s.NoReturn)
 	}
 }
 
