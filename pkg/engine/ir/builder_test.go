@@ -1,6 +1,7 @@
 package ir_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -418,4 +419,103 @@ func TestBuilderLoopShape(t *testing.T) {
 	require.NoError(t, ir.Validate(fn))
 	require.Equal(t, []int{head}, fn.Blocks[body].Succs, "continue is the back edge")
 	require.Equal(t, []int{body, exit}, fn.Blocks[head].Succs)
+}
+
+func TestBuilderLoopBody(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		body     func(b *ir.Builder)
+		wantBody []int // successors of the body's first block
+	}{
+		{"falls through to continue", func(b *ir.Builder) { b.Assign(b.Var("x", ""), ir.C(ir.Int(1)), at(2)) }, []int{1}},
+		{"break leaves the loop", func(b *ir.Builder) { b.Break("", at(2)) }, []int{2}},
+		{"continue restarts it", func(b *ir.Builder) { b.Continue("", at(2)) }, []int{1}},
+		{"labelled break", func(b *ir.Builder) { b.Break("outer", at(2)) }, []int{2}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBuilder()
+			head, exit := b.NewBlock(), b.NewBlock()
+			b.Jump(head, at(1))
+			b.SetBlock(head)
+			body := b.Current()
+			b.LoopBody("outer", exit, head, at(3), func() { tc.body(b) })
+			require.False(t, b.Reachable(), "the body ends in a jump")
+			fn := b.Finish(at(4))
+			require.NoError(t, ir.Validate(fn))
+			require.Equal(t, ir.TermJump, fn.Blocks[body].Term)
+			require.Equal(t, tc.wantBody, fn.Blocks[body].Succs)
+		})
+	}
+
+	// The loop is unregistered afterwards: a break there has no target.
+	b := newBuilder()
+	b.LoopBody("", 0, 0, at(1), func() {})
+	b.Assign(b.Var("y", ""), ir.C(ir.Int(0)), at(2))
+	b.Break("", at(3))
+	require.Equal(t, ir.TermEnd, b.Fn.Blocks[len(b.Fn.Blocks)-1].Term)
+}
+
+func TestBuilderLabeled(t *testing.T) {
+	t.Parallel()
+	b := newBuilder()
+	x := b.Var("x", "")
+	b.Labeled("blk", at(1), func() {
+		b.Assign(x, ir.C(ir.Int(1)), at(2))
+		then, els := b.NewBlock(), b.NewBlock()
+		b.If(ir.V(x), then, els, at(3))
+		b.SetBlock(then)
+		b.Break("blk", at(4)) // leaves the labelled statement
+		b.SetBlock(els)
+		b.Assign(x, ir.C(ir.Int(2)), at(5))
+	})
+	end := b.Current()
+	b.Return(ir.V(x), at(6))
+	fn := b.Finish(at(7))
+	require.NoError(t, ir.Validate(fn))
+	var jumpsToEnd int
+	for _, blk := range fn.Blocks {
+		if blk.Term == ir.TermJump && blk.Succs[0] == end {
+			jumpsToEnd++
+		}
+	}
+	require.Equal(t, 2, jumpsToEnd, "the break and the fall-through both reach the end:\n%s", dumpOf(fn))
+	require.Equal(t, ir.TermReturn, fn.Blocks[end].Term)
+
+	// A labelled statement ending in a return leaves its end unreachable
+	// from the body.
+	b2 := newBuilder()
+	b2.Labeled("l", at(1), func() { b2.Return(ir.None, at(2)) })
+	require.True(t, b2.Reachable(), "code after the statement goes to its end block")
+	require.NoError(t, ir.Validate(b2.Finish(at(3))))
+}
+
+// Finish clears the terminator operands a block's kind does not use, so a
+// block never seems to branch on or return variable 0.
+func TestFinishClearsUnusedTerminatorOperands(t *testing.T) {
+	t.Parallel()
+	b := newBuilder()
+	x := b.Var("x", "")
+	b.Assign(x, ir.C(ir.Int(1)), at(1))
+	nb := b.NewBlock()
+	b.Jump(nb, at(2))
+	b.SetBlock(nb)
+	b.Return(ir.V(x), at(3))
+	fn := b.Finish(at(4))
+	for _, blk := range fn.Blocks {
+		require.True(t, blk.Cond.IsNone(), "b%d cond", blk.ID)
+		if blk.Term != ir.TermReturn {
+			require.True(t, blk.Val.IsNone(), "b%d val", blk.ID)
+		}
+	}
+	require.Equal(t, ir.V(x), fn.Blocks[nb].Val)
+	require.Contains(t, dumpOf(fn), "x = 1\n    jump b1\n  b1:\n    return x")
+}
+
+func dumpOf(fn *ir.Func) string {
+	var sb strings.Builder
+	ir.DumpFunc(&sb, fn)
+	return sb.String()
 }
