@@ -7,9 +7,11 @@ import (
 	"strings"
 
 	"github.com/vulnscan/vulnscan/pkg/client"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
-var states = []string{"open", "true_positive", "false_positive", "accepted_risk", "resolved"}
+var states = vocab.FindingStates.Strings()
 
 func estimateCmd(ctx context.Context, args []string, e env) error {
 	fs := newFlagSet("estimate")

@@ -21,6 +21,8 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/engine"
 	"github.com/vulnscan/vulnscan/pkg/engine/finding"
 	"github.com/vulnscan/vulnscan/pkg/sarif"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // pollEvery is how often estimations and scans are polled.
@@ -248,7 +250,7 @@ type outcome struct {
 
 // blocking are the states in which a finding fails a build: triaged away
 // (false positive, accepted risk) or resolved findings never do.
-var blocking = map[string]bool{"open": true, "true_positive": true}
+var blocking = map[string]bool{string(vocab.Open): true, string(vocab.TruePositive): true}
 
 // finish writes the SARIF log (sarif: the server's export; nil: an empty
 // log), prints the findings and applies --fail-on.
@@ -269,7 +271,7 @@ func (o outcome) finish(fs []client.Finding, log []byte, e env) error {
 	failing := 0
 	for _, f := range fs {
 		counts[f.Severity]++
-		if o.failOn != "" && blocking[f.State] && severityRank(f.Severity) <= severityRank(o.failOn) {
+		if o.failOn != "" && blocking[f.State] && severityRank(f.Severity) >= severityRank(o.failOn) {
 			failing++
 		}
 	}
@@ -392,7 +394,7 @@ func localScan(ctx context.Context, dir string, o outcome, p *progress, e env) e
 	sort.SliceStable(found, func(i, j int) bool {
 		a, b := found[i].sarif, found[j].sarif
 		if ra, rb := severityRank(a.Severity), severityRank(b.Severity); ra != rb {
-			return ra < rb
+			return ra > rb
 		}
 		if a.AffectedFile != b.AffectedFile {
 			return a.AffectedFile < b.AffectedFile
