@@ -29,7 +29,6 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/vulnscan/vulnscan/gateway/internal/httperr"
@@ -100,10 +99,7 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	}
 
 	mux := runtime.NewServeMux(
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, bodyMarshaler{&runtime.JSONPb{
-			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
-			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
-		}}),
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, newFastJSON(gatewayJSON())),
 		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
