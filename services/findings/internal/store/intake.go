@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -146,24 +145,35 @@ func dedupe(batch []Reported) ([]Reported, map[string]int) {
 	return uniq, firstOf
 }
 
-// newFinding is one row of the insert, as JSON for jsonb_to_recordset.
-type newFinding struct {
-	ID             string   `json:"id"`
-	Fingerprint    string   `json:"fingerprint"`
-	Title          string   `json:"title"`
-	Category       string   `json:"category"`
-	Severity       string   `json:"severity"`
-	SeverityRank   int      `json:"severity_rank"`
-	Description    string   `json:"description"`
-	AffectedFile   string   `json:"affected_file"`
-	AffectedCode   string   `json:"affected_code"`
-	ProofOfConcept *string  `json:"proof_of_concept"`
-	Tags           []string `json:"tags"`
-	MermaidTrace   *string  `json:"mermaid_trace"`
-	StartLine      int32    `json:"start_line"`
-	EndLine        int32    `json:"end_line"`
-	Status         string   `json:"verification_status"`
-	Ord            int      `json:"ord"`
+// newRows are the batch's findings as the insert's columns, sent as arrays
+// (pgx's binary encoding) and read back with unnest.
+type newRows struct {
+	ids, fps, titles, categories, severities, descriptions, files, codes, tags, statuses []string
+	ranks                                                                                []int16
+	pocs, traces                                                                         []*string
+	starts, ends                                                                         []int32
+}
+
+// pgTextArray renders tags as a text[] literal: every element quoted, with
+// backslashes and double quotes escaped.
+func pgTextArray(tags []string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, t := range tags {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		for j := 0; j < len(t); j++ {
+			if t[j] == '"' || t[j] == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(t[j])
+		}
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
 }
 
 // report does Report's work for the sorted distinct findings uniq and
@@ -173,27 +183,21 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 	if len(uniq) == 0 {
 		return byFP, nil
 	}
-	rows := make([]newFinding, len(uniq))
-	fps := make([]string, len(uniq))
+	n := len(uniq)
+	rows := newRows{ids: make([]string, n), fps: make([]string, n), titles: make([]string, n), categories: make([]string, n),
+		severities: make([]string, n), descriptions: make([]string, n), files: make([]string, n), codes: make([]string, n),
+		tags: make([]string, n), statuses: make([]string, n), ranks: make([]int16, n), pocs: make([]*string, n), traces: make([]*string, n),
+		starts: make([]int32, n), ends: make([]int32, n)}
 	for i, r := range uniq {
 		status := Pending
 		if r.Verified && autoApprove {
 			status = Approved
 		}
-		tags := r.Tags
-		if tags == nil {
-			tags = []string{}
-		}
-		rows[i] = newFinding{ID: uuid.NewString(), Fingerprint: r.Fingerprint, Title: r.Title, Category: r.Category, Severity: r.Severity,
-			SeverityRank: SeverityRank(r.Severity), Description: r.Description, AffectedFile: r.AffectedFile, AffectedCode: r.AffectedCode,
-			ProofOfConcept: r.ProofOfConcept, Tags: tags, MermaidTrace: r.MermaidTrace, StartLine: r.StartLine, EndLine: r.EndLine,
-			Status: status, Ord: i}
-		fps[i] = r.Fingerprint
+		rows.ids[i], rows.fps[i], rows.titles[i], rows.categories[i], rows.severities[i] = uuid.NewString(), r.Fingerprint, r.Title, r.Category, r.Severity
+		rows.ranks[i], rows.descriptions[i], rows.files[i], rows.codes[i] = int16(SeverityRank(r.Severity)), r.Description, r.AffectedFile, r.AffectedCode
+		rows.pocs[i], rows.tags[i], rows.traces[i], rows.starts[i], rows.ends[i] = r.ProofOfConcept, pgTextArray(r.Tags), r.MermaidTrace, r.StartLine, r.EndLine
+		rows.statuses[i] = status
 		byFP[r.Fingerprint] = &ReportResult{Fingerprint: r.Fingerprint}
-	}
-	payload, err := json.Marshal(rows)
-	if err != nil {
-		return nil, fmt.Errorf("encode findings: %w", err)
 	}
 
 	// 1. The new findings, inserted in fingerprint order. A fingerprint
@@ -201,12 +205,15 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 	ins, err := tx.Query(ctx, `INSERT INTO findings.findings (id, org_id, repo_key, fingerprint, scan_id, title, category, severity,
 			severity_rank, description, affected_file, affected_code, proof_of_concept, tags, mermaid_trace, start_line, end_line, verification_status)
 		SELECT r.id, $1, $2, r.fingerprint, $3, r.title, r.category, r.severity, r.severity_rank, r.description, r.affected_file,
-			r.affected_code, r.proof_of_concept, r.tags, r.mermaid_trace, r.start_line, r.end_line, r.verification_status
-		FROM jsonb_to_recordset($4::jsonb) AS r(id uuid, fingerprint text, title text, category text, severity text, severity_rank smallint,
-			description text, affected_file text, affected_code text, proof_of_concept text, tags text[], mermaid_trace text,
-			start_line integer, end_line integer, verification_status text, ord integer)
+			r.affected_code, r.proof_of_concept, r.tags::text[], r.mermaid_trace, r.start_line, r.end_line, r.verification_status
+		FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::smallint[], $10::text[], $11::text[], $12::text[],
+			$13::text[], $14::text[], $15::text[], $16::integer[], $17::integer[], $18::text[]) WITH ORDINALITY
+			AS r(id, fingerprint, title, category, severity, severity_rank, description, affected_file, affected_code, proof_of_concept,
+			tags, mermaid_trace, start_line, end_line, verification_status, ord)
 		ORDER BY r.ord
-		ON CONFLICT (org_id, repo_key, fingerprint) DO NOTHING RETURNING fingerprint`, sc.OrgID, repoKey, sc.ID, payload)
+		ON CONFLICT (org_id, repo_key, fingerprint) DO NOTHING RETURNING fingerprint`, sc.OrgID, repoKey, sc.ID,
+		rows.ids, rows.fps, rows.titles, rows.categories, rows.severities, rows.ranks, rows.descriptions, rows.files, rows.codes,
+		rows.pocs, rows.tags, rows.traces, rows.starts, rows.ends, rows.statuses)
 	if err != nil {
 		return nil, fmt.Errorf("insert findings: %w", err)
 	}
@@ -218,11 +225,11 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 	for _, fp := range created {
 		isNew[fp] = true
 	}
-	for _, row := range rows {
-		if isNew[row.Fingerprint] {
-			res := byFP[row.Fingerprint]
-			res.FindingID, res.VerificationStatus, res.Created = row.ID, row.Status, true
-			res.visible = row.Status == Approved
+	for i, fp := range rows.fps {
+		if isNew[fp] {
+			res := byFP[fp]
+			res.FindingID, res.VerificationStatus, res.Created = rows.ids[i], rows.statuses[i], true
+			res.visible = rows.statuses[i] == Approved
 		}
 	}
 
