@@ -345,9 +345,11 @@ type limitedBody struct {
 
 func (b limitedBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		*b.hit = true
+	if err != nil && err != io.EOF { //nolint:errorlint // io.EOF is returned unwrapped by contract
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			*b.hit = true
+		}
 	}
 	return n, err
 }
