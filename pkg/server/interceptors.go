@@ -62,10 +62,10 @@ func requestIDInterceptor(ctx context.Context, req any, _ *grpc.UnaryServerInfo,
 
 // incomingRequestID is the caller's request id, or a new one.
 func incomingRequestID(ctx context.Context) string {
-	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if v := md.Get(RequestIDKey); len(v) > 0 && v[0] != "" && len(v[0]) <= 128 {
-			return v[0]
-		}
+	// ValueFromIncomingContext copies this key's values only, not the
+	// whole metadata.
+	if v := metadata.ValueFromIncomingContext(ctx, RequestIDKey); len(v) > 0 && v[0] != "" && len(v[0]) <= 128 {
+		return v[0]
 	}
 	return uuid.NewString()
 }
