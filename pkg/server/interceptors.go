@@ -181,7 +181,7 @@ func propagateRequestID(ctx context.Context, method string, req, reply any, cc *
 // outgoingRequestID adds ctx's request id to its outgoing metadata.
 func outgoingRequestID(ctx context.Context) context.Context {
 	if id := logging.RequestID(ctx); id != "" {
-		if md, _ := metadata.FromOutgoingContext(ctx); len(md.Get(RequestIDKey)) == 0 {
+		if len(metadata.ValueFromOutgoingContext(ctx, RequestIDKey)) == 0 {
 			ctx = metadata.AppendToOutgoingContext(ctx, RequestIDKey, id)
 		}
 	}
