@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -145,36 +146,53 @@ func dedupe(batch []Reported) ([]Reported, map[string]int) {
 	return uniq, firstOf
 }
 
-// newRows are the batch's findings as the insert's columns, sent as arrays
-// (pgx's binary encoding) and read back with unnest.
-type newRows struct {
-	ids, fps, titles, categories, severities, descriptions, files, codes, tags, statuses []string
-	ranks                                                                                []int16
-	pocs, traces                                                                         []*string
-	starts, ends                                                                         []int32
+// arrayLiteral builds a PostgreSQL array literal ({"a","b",NULL,3}). The
+// batch's columns travel as such literals, one text parameter each, cast to
+// their array types in SQL: one string per column instead of one boxed
+// value per element, and nothing for Postgres to parse but the literal.
+type arrayLiteral struct{ b []byte }
+
+func newArrayLiteral(size int) *arrayLiteral {
+	a := &arrayLiteral{b: make([]byte, 1, size+2)}
+	a.b[0] = '{'
+	return a
 }
 
-// pgTextArray renders tags as a text[] literal: every element quoted, with
-// backslashes and double quotes escaped.
-func pgTextArray(tags []string) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, t := range tags {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('"')
-		for j := 0; j < len(t); j++ {
-			if t[j] == '"' || t[j] == '\\' {
-				b.WriteByte('\\')
-			}
-			b.WriteByte(t[j])
-		}
-		b.WriteByte('"')
+func (a *arrayLiteral) next() {
+	if len(a.b) > 1 {
+		a.b = append(a.b, ',')
 	}
-	b.WriteByte('}')
-	return b.String()
 }
+
+// str adds s quoted, with backslashes and double quotes escaped.
+func (a *arrayLiteral) str(s string) {
+	a.next()
+	a.b = append(a.b, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' || s[i] == '\\' {
+			a.b = append(a.b, '\\')
+		}
+		a.b = append(a.b, s[i])
+	}
+	a.b = append(a.b, '"')
+}
+
+// opt adds *s, or NULL when s is nil.
+func (a *arrayLiteral) opt(s *string) {
+	if s == nil {
+		a.next()
+		a.b = append(a.b, "NULL"...)
+		return
+	}
+	a.str(*s)
+}
+
+func (a *arrayLiteral) int(n int64) {
+	a.next()
+	a.b = strconv.AppendInt(a.b, n, 10)
+}
+
+func (a *arrayLiteral) String() string { return string(append(a.b, '}')) }
 
 // report does Report's work for the sorted distinct findings uniq and
 // returns the result of each fingerprint.
@@ -184,19 +202,51 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 		return byFP, nil
 	}
 	n := len(uniq)
-	rows := newRows{ids: make([]string, n), fps: make([]string, n), titles: make([]string, n), categories: make([]string, n),
-		severities: make([]string, n), descriptions: make([]string, n), files: make([]string, n), codes: make([]string, n),
-		tags: make([]string, n), statuses: make([]string, n), ranks: make([]int16, n), pocs: make([]*string, n), traces: make([]*string, n),
-		starts: make([]int32, n), ends: make([]int32, n)}
-	for i, r := range uniq {
-		status := Pending
-		if r.Verified && autoApprove {
-			status = Approved
+	size := func(f func(r Reported) int) int {
+		t := 0
+		for _, r := range uniq {
+			t += f(r) + 3
 		}
-		rows.ids[i], rows.fps[i], rows.titles[i], rows.categories[i], rows.severities[i] = uuid.NewString(), r.Fingerprint, r.Title, r.Category, r.Severity
-		rows.ranks[i], rows.descriptions[i], rows.files[i], rows.codes[i] = int16(SeverityRank(r.Severity)), r.Description, r.AffectedFile, r.AffectedCode
-		rows.pocs[i], rows.tags[i], rows.traces[i], rows.starts[i], rows.ends[i] = r.ProofOfConcept, pgTextArray(r.Tags), r.MermaidTrace, r.StartLine, r.EndLine
-		rows.statuses[i] = status
+		return t + t/16
+	}
+	ids, statuses := make([]string, n), make([]string, n)
+	idCol, statusCol := newArrayLiteral(n*39), newArrayLiteral(n*11)
+	fpCol := newArrayLiteral(size(func(r Reported) int { return len(r.Fingerprint) }))
+	titleCol := newArrayLiteral(size(func(r Reported) int { return len(r.Title) }))
+	categoryCol := newArrayLiteral(size(func(r Reported) int { return len(r.Category) }))
+	severityCol, rankCol := newArrayLiteral(n*11), newArrayLiteral(n*2)
+	descCol := newArrayLiteral(size(func(r Reported) int { return len(r.Description) }))
+	fileCol := newArrayLiteral(size(func(r Reported) int { return len(r.AffectedFile) }))
+	codeCol := newArrayLiteral(size(func(r Reported) int { return len(r.AffectedCode) }))
+	pocCol := newArrayLiteral(size(func(r Reported) int { return len(deref(r.ProofOfConcept)) + 2 }))
+	traceCol := newArrayLiteral(size(func(r Reported) int { return len(deref(r.MermaidTrace)) + 2 }))
+	tagsCol := newArrayLiteral(size(func(r Reported) int { return 2 * (len(r.Tags)*3 + len(strings.Join(r.Tags, ""))) }))
+	startCol, endCol := newArrayLiteral(n*6), newArrayLiteral(n*6)
+	for i, r := range uniq {
+		statuses[i] = Pending
+		if r.Verified && autoApprove {
+			statuses[i] = Approved
+		}
+		ids[i] = uuid.NewString()
+		tags := newArrayLiteral(len(r.Tags) * 16)
+		for _, t := range r.Tags {
+			tags.str(t)
+		}
+		idCol.str(ids[i])
+		statusCol.str(statuses[i])
+		fpCol.str(r.Fingerprint)
+		titleCol.str(r.Title)
+		categoryCol.str(r.Category)
+		severityCol.str(r.Severity)
+		rankCol.int(int64(SeverityRank(r.Severity)))
+		descCol.str(r.Description)
+		fileCol.str(r.AffectedFile)
+		codeCol.str(r.AffectedCode)
+		pocCol.opt(r.ProofOfConcept)
+		traceCol.opt(r.MermaidTrace)
+		tagsCol.str(tags.String())
+		startCol.int(int64(r.StartLine))
+		endCol.int(int64(r.EndLine))
 		byFP[r.Fingerprint] = &ReportResult{Fingerprint: r.Fingerprint}
 	}
 
@@ -206,14 +256,16 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 			severity_rank, description, affected_file, affected_code, proof_of_concept, tags, mermaid_trace, start_line, end_line, verification_status)
 		SELECT r.id, $1, $2, r.fingerprint, $3, r.title, r.category, r.severity, r.severity_rank, r.description, r.affected_file,
 			r.affected_code, r.proof_of_concept, r.tags::text[], r.mermaid_trace, r.start_line, r.end_line, r.verification_status
-		FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::smallint[], $10::text[], $11::text[], $12::text[],
-			$13::text[], $14::text[], $15::text[], $16::integer[], $17::integer[], $18::text[]) WITH ORDINALITY
+		FROM unnest($4::text::uuid[], $5::text::text[], $6::text::text[], $7::text::text[], $8::text::text[], $9::text::smallint[],
+			$10::text::text[], $11::text::text[], $12::text::text[], $13::text::text[], $14::text::text[], $15::text::text[],
+			$16::text::integer[], $17::text::integer[], $18::text::text[]) WITH ORDINALITY
 			AS r(id, fingerprint, title, category, severity, severity_rank, description, affected_file, affected_code, proof_of_concept,
 			tags, mermaid_trace, start_line, end_line, verification_status, ord)
 		ORDER BY r.ord
 		ON CONFLICT (org_id, repo_key, fingerprint) DO NOTHING RETURNING fingerprint`, sc.OrgID, repoKey, sc.ID,
-		rows.ids, rows.fps, rows.titles, rows.categories, rows.severities, rows.ranks, rows.descriptions, rows.files, rows.codes,
-		rows.pocs, rows.tags, rows.traces, rows.starts, rows.ends, rows.statuses)
+		idCol.String(), fpCol.String(), titleCol.String(), categoryCol.String(), severityCol.String(), rankCol.String(), descCol.String(),
+		fileCol.String(), codeCol.String(), pocCol.String(), tagsCol.String(), traceCol.String(), startCol.String(), endCol.String(),
+		statusCol.String())
 	if err != nil {
 		return nil, fmt.Errorf("insert findings: %w", err)
 	}
@@ -225,11 +277,11 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 	for _, fp := range created {
 		isNew[fp] = true
 	}
-	for i, fp := range rows.fps {
-		if isNew[fp] {
-			res := byFP[fp]
-			res.FindingID, res.VerificationStatus, res.Created = rows.ids[i], rows.statuses[i], true
-			res.visible = rows.statuses[i] == Approved
+	for i, r := range uniq {
+		if isNew[r.Fingerprint] {
+			res := byFP[r.Fingerprint]
+			res.FindingID, res.VerificationStatus, res.Created = ids[i], statuses[i], true
+			res.visible = statuses[i] == Approved
 		}
 	}
 
@@ -275,13 +327,13 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 
 	// 3. One occurrence per finding for this scan; for a finding seen
 	// before, a new occurrence is what makes this report count.
-	ids := make([]string, len(uniq))
-	for i, r := range uniq {
-		ids[i] = byFP[r.Fingerprint].FindingID
+	findingCol := newArrayLiteral(len(uniq) * 39)
+	for _, r := range uniq {
+		findingCol.str(byFP[r.Fingerprint].FindingID)
 	}
 	occ, err := tx.Query(ctx, `INSERT INTO findings.occurrences (scan_id, finding_id)
-		SELECT $1, u.id FROM unnest($2::uuid[]) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord
-		ON CONFLICT DO NOTHING RETURNING finding_id::text`, sc.ID, ids)
+		SELECT $1, u.id FROM unnest($2::text::uuid[]) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord
+		ON CONFLICT DO NOTHING RETURNING finding_id::text`, sc.ID, findingCol.String())
 	if err != nil {
 		return nil, fmt.Errorf("insert occurrences: %w", err)
 	}
@@ -351,6 +403,13 @@ func recordReopened(ctx context.Context, tx pgx.Tx, sc Scan, ids []string) error
 		return err
 	}
 	return enqueueMany(ctx, tx, sc.OrgID, ids, "finding.reopened", actor, changes, reason)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // SetVerification sets a finding's verification status.

@@ -19,16 +19,17 @@ func TestReportStoresEveryColumn(t *testing.T) {
 	sc := Scan{ID: uuid.NewString(), OrgID: uuid.NewString(), RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
 	_, err := s.RegisterScan(ctx, sc)
 	require.NoError(t, err)
-	poc, trace := `curl "x" \ 'y'`, "graph TD; A-->B"
+	poc, trace, null := `curl "x" \ 'y'`, "graph TD; A-->B", "NULL"
 	batch := []Reported{
 		{Fingerprint: "fp-1", Title: `Quote " and \ backslash`, Category: "injection", Severity: "critical", Description: "line\nbreak, 日本",
 			AffectedFile: "a/b.go", AffectedCode: "x := `y`", ProofOfConcept: &poc, MermaidTrace: &trace, StartLine: 3, EndLine: 9,
 			Tags: []string{`q"uote`, `back\slash`, "com,ma", "{brace}", "sp ace", "", "NULL", "ü"}, Verified: true},
-		{Fingerprint: "fp-2", Title: "no tags", Category: "xss", Severity: "info"},
+		{Fingerprint: "fp-2", Title: "no tags", Category: "xss", Severity: "info", MermaidTrace: &null},
+		{Fingerprint: "fp-3", Title: "", Category: "xss", Severity: "low", Tags: []string{"{}", `\"`}, StartLine: 2147483647},
 	}
 	res, err := s.Report(ctx, sc, batch, true)
 	require.NoError(t, err)
-	require.Len(t, res, 2)
+	require.Len(t, res, len(batch))
 	for i, want := range batch {
 		var got Reported
 		var rank int16
