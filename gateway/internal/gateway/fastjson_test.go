@@ -143,7 +143,7 @@ func TestFastJSONFallsBack(t *testing.T) {
 	require.Equal(t, string(want), string(got), "a nil list element is left to protojson")
 
 	j := gatewayJSON()
-	j.MarshalOptions.EmitUnpopulated = false
+	j.EmitUnpopulated = false
 	require.False(t, newFastJSON(j).fast)
 }
 
