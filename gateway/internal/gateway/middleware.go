@@ -345,7 +345,7 @@ type limitedBody struct {
 
 func (b limitedBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
-	if err != nil && err != io.EOF { //nolint:errorlint // io.EOF is returned unwrapped by contract
+	if err != nil && !errors.Is(err, io.EOF) {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			*b.hit = true
