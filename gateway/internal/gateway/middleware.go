@@ -291,36 +291,27 @@ func rateLimit(l *leases, local *buckets, localBurst int, log *slog.Logger, limi
 
 // sharedLimit is a limit shared by every replica through Redis, with an
 // in-process fallback per key when Redis does not answer, so the API stays
-// up without ever letting everything through. After a failure it stays in
-// process for redisRetry before asking Redis again, so an outage does not
-// add a failing round trip to every request.
+// up without ever letting everything through.
 type sharedLimit struct {
-	shared    *leases
-	local     *buckets
-	log       *slog.Logger
-	warning   string
-	lastWarn  atomic.Int64
-	downUntil atomic.Int64 // unix nanoseconds
+	shared   *leases
+	local    *buckets
+	log      *slog.Logger
+	warning  string
+	lastWarn atomic.Int64
 }
-
-// redisRetry is how long the limit stays in process after Redis failed.
-const redisRetry = time.Second
 
 // take spends one request of redisKey's shared limit, or of localKey's
 // in-process bucket when Redis fails (inProcess). It says whether the
 // request is allowed, what is left of the burst, and how long to wait.
 func (s *sharedLimit) take(r *http.Request, redisKey, localKey string) (allowed bool, left int, wait time.Duration, inProcess bool) {
-	if time.Now().UnixNano() >= s.downUntil.Load() {
-		ctx, cancel := context.WithTimeout(r.Context(), redisTimeout)
-		allowed, left, wait, err := s.shared.take(ctx, redisKey)
-		cancel()
-		if err == nil {
-			return allowed, left, wait, false
-		}
-		s.downUntil.Store(time.Now().Add(redisRetry).UnixNano())
-		if now := time.Now().Unix(); s.lastWarn.Swap(now) != now { // at most one line a second
-			s.log.WarnContext(r.Context(), s.warning, "error", err.Error())
-		}
+	ctx, cancel := context.WithTimeout(r.Context(), redisTimeout)
+	allowed, left, wait, err := s.shared.take(ctx, redisKey)
+	cancel()
+	if err == nil {
+		return allowed, left, wait, false
+	}
+	if now := time.Now().Unix(); s.lastWarn.Swap(now) != now { // at most one line a second
+		s.log.WarnContext(r.Context(), s.warning, "error", err.Error())
 	}
 	allowed, left, wait = s.local.take(localKey)
 	return allowed, left, wait, true
