@@ -220,7 +220,13 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 	codeCol := newArrayLiteral(size(func(r Reported) int { return len(r.AffectedCode) }))
 	pocCol := newArrayLiteral(size(func(r Reported) int { return len(deref(r.ProofOfConcept)) + 2 }))
 	traceCol := newArrayLiteral(size(func(r Reported) int { return len(deref(r.MermaidTrace)) + 2 }))
-	tagsCol := newArrayLiteral(size(func(r Reported) int { return 2 * (len(r.Tags)*3 + len(strings.Join(r.Tags, ""))) }))
+	tagsCol := newArrayLiteral(size(func(r Reported) int {
+		n := 0
+		for _, t := range r.Tags {
+			n += len(t) + 3
+		}
+		return 2 * n
+	}))
 	startCol, endCol := newArrayLiteral(n*6), newArrayLiteral(n*6)
 	for i, r := range uniq {
 		statuses[i] = Pending
