@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/vulnscan/vulnscan/services/findings/internal/outbox"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
 
@@ -22,20 +23,12 @@ type Worker struct {
 	Now func() time.Time
 }
 
-// Run reopens expired acceptances until ctx ends.
+// Run reopens expired acceptances every Every until ctx ends.
 func (w *Worker) Run(ctx context.Context) error {
-	t := time.NewTicker(w.Every)
-	defer t.Stop()
-	for {
-		if _, err := w.Once(ctx); err != nil && ctx.Err() == nil {
-			w.Log.ErrorContext(ctx, "reopen expired risk acceptances", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	return outbox.Loop(ctx, w.Every, w.Log, "reopen expired risk acceptances", func(ctx context.Context) (bool, error) {
+		_, err := w.Once(ctx)
+		return false, err
+	})
 }
 
 // Once reopens every acceptance expired by the worker's clock, a batch per

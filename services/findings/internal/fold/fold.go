@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/vulnscan/vulnscan/services/findings/internal/outbox"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
 
@@ -23,25 +24,11 @@ type Worker struct {
 // Run folds every Every; a round that removed at least Keys rows goes on
 // at once, so a burst of reports is folded in a few rounds.
 func (w *Worker) Run(ctx context.Context) error {
-	t := time.NewTicker(w.Every)
-	defer t.Stop()
-	for {
-		for {
-			n, err := w.Store.FoldCounts(ctx, w.Keys)
-			if err != nil {
-				if ctx.Err() == nil {
-					w.Log.ErrorContext(ctx, "folding counters failed", "error", err)
-				}
-				break
-			}
-			if n < int64(w.Keys) || ctx.Err() != nil {
-				break
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	return outbox.Loop(ctx, w.Every, w.Log, "folding counters failed", w.Once)
+}
+
+// Once folds one round and says whether more may be pending.
+func (w *Worker) Once(ctx context.Context) (more bool, err error) {
+	n, err := w.Store.FoldCounts(ctx, w.Keys)
+	return err == nil && n >= int64(w.Keys), err
 }
