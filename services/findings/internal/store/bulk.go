@@ -57,7 +57,8 @@ type BatchFinding struct {
 // locked (in id order, so concurrent bulk changes queue rather than
 // deadlock) and changed as a PATCH would change it, its audit records carry
 // one batch id, and each integration gets one event per scan for the whole
-// batch instead of one per finding. Any error (a missing id, an invalid
+// batch instead of one per finding, and each webhook subscribed to
+// finding.updated one finding.bulk_updated message. Any error (a missing id, an invalid
 // duplicate link) rolls everything back.
 func (s *Store) ApplyBulk(ctx context.Context, orgID string, ids []string, filter *Filter, u Update, actor Actor) (BulkResult, error) {
 	res := BulkResult{BatchID: uuid.NewString()}
@@ -88,7 +89,7 @@ func (s *Store) ApplyBulk(ctx context.Context, orgID string, ids []string, filte
 		if u.State == nil && !u.DuplicateSet {
 			comment = u.SeverityReason
 		}
-		if err := emitUpdated(ctx, tx, orgID, order, func(id string) []Change { return changed[id] }, comment, &res.BatchID, actor); err != nil {
+		if err := emitBatch(ctx, tx, orgID, res.BatchID, order, changed, comment, actor); err != nil {
 			return err
 		}
 		return enqueueBatch(ctx, tx, orgID, res.BatchID, order, changed, actor, comment)

@@ -215,7 +215,7 @@ func (s *Store) recordChange(ctx context.Context, tx pgx.Tx, orgID, id string, a
 	if comment != nil {
 		c = *comment
 	}
-	if err := emitUpdated(ctx, tx, orgID, []string{id}, func(string) []Change { return changes }, c, nil, actor); err != nil {
+	if err := emitUpdated(ctx, tx, orgID, []string{id}, func(string) []Change { return changes }, c, actor); err != nil {
 		return err
 	}
 	return enqueue(ctx, tx, orgID, id, event, actor, changes, c)
