@@ -5,9 +5,11 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
+	"github.com/vulnscan/vulnscan/services/findings/internal/webhook"
 )
 
 // unit is what a store unit test works on: a store over a database of its
@@ -84,3 +86,75 @@ func (u *unit) state(id string) string {
 var apiActor = Actor{UserID: uuid.NewString(), Username: "ana", KeyID: "k-1234567890", Source: "api"}
 
 func ptr[T any](v T) *T { return &v }
+
+// outboxRow is an integration event as a test reads it back.
+type outboxRow struct {
+	Event, Integration, Finding, Batch string
+	Payload                            map[string]any
+}
+
+// outboxRows lists the organization's integration events, oldest first.
+func (u *unit) outboxRows() []outboxRow {
+	u.t.Helper()
+	rows, err := u.s.Pool.Query(u.ctx, `SELECT event, integration_id::text, coalesce(finding_id::text, ''), coalesce(batch_id::text, ''), payload
+		FROM findings.outbox WHERE org_id = $1 ORDER BY id`, u.org)
+	require.NoError(u.t, err)
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (outboxRow, error) {
+		var o outboxRow
+		return o, r.Scan(&o.Event, &o.Integration, &o.Finding, &o.Batch, &o.Payload)
+	})
+	require.NoError(u.t, err)
+	return out
+}
+
+// hook registers an outbound webhook of the organization for events.
+func (u *unit) hook(events ...string) string {
+	u.t.Helper()
+	w, err := (&webhook.Store{Pool: u.s.Pool}).Create(u.ctx, webhook.Webhook{ID: uuid.NewString(), OrgID: u.org, URL: "https://hooks.example.com/in",
+		URLEnc: []byte("sealed-url"), SecretEnc: []byte("sealed-secret"), Events: events}, 10)
+	require.NoError(u.t, err)
+	return w.ID
+}
+
+// hookEvent is an outbound webhook event with the webhooks it is queued for.
+type hookEvent struct {
+	Type     string
+	Payload  map[string]any
+	Webhooks []string
+}
+
+// hookEvents lists the organization's webhook events, oldest first.
+func (u *unit) hookEvents() []hookEvent {
+	u.t.Helper()
+	rows, err := u.s.Pool.Query(u.ctx, `SELECT e.type, e.payload, coalesce(array_agg(d.webhook_id::text ORDER BY d.webhook_id) FILTER (WHERE d.id IS NOT NULL), '{}')
+		FROM findings.webhook_events e LEFT JOIN findings.webhook_deliveries d ON d.event_id = e.id
+		WHERE e.org_id = $1 GROUP BY e.id, e.type, e.payload, e.created_at ORDER BY e.created_at, e.type`, u.org)
+	require.NoError(u.t, err)
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (hookEvent, error) {
+		var e hookEvent
+		return e, r.Scan(&e.Type, &e.Payload, &e.Webhooks)
+	})
+	require.NoError(u.t, err)
+	return out
+}
+
+// auditRow is one audit record.
+type auditRow struct {
+	Field, Source    string
+	From, To, Reason *string
+	KeyID, Batch     *string
+}
+
+// audit lists a finding's audit records, oldest first.
+func (u *unit) audit(id string) []auditRow {
+	u.t.Helper()
+	rows, err := u.s.Pool.Query(u.ctx, `SELECT field, source, from_value, to_value, reason, actor_key_id, batch_id::text
+		FROM findings.audit_log WHERE finding_id = $1 ORDER BY id`, id)
+	require.NoError(u.t, err)
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (auditRow, error) {
+		var a auditRow
+		return a, r.Scan(&a.Field, &a.Source, &a.From, &a.To, &a.Reason, &a.KeyID, &a.Batch)
+	})
+	require.NoError(u.t, err)
+	return out
+}
