@@ -2,7 +2,6 @@ package expiry_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"testing"
 	"time"
@@ -10,9 +9,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vulnscan/vulnscan/pkg/dbtest"
 	"github.com/vulnscan/vulnscan/services/findings/internal/expiry"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
+	"github.com/vulnscan/vulnscan/services/findings/internal/store/storetest"
 )
 
 // TestOnce: the worker reopens, by its own clock, every acceptance that
@@ -21,27 +20,23 @@ import (
 func TestOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := &store.Store{Pool: dbtest.Migrated(t, "findings_expiry", store.Migrate)}
+	s := storetest.New(t, "findings_expiry")
 	org := uuid.NewString()
-	sc := store.Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
-	_, err := s.RegisterScan(ctx, sc)
-	require.NoError(t, err)
-	var batch []store.Reported
+	var fs []store.Reported
 	for _, fp := range []string{"a", "b", "c", "d", "e"} {
-		batch = append(batch, store.Reported{Fingerprint: fp, Title: "t " + fp, Category: "injection", Severity: "high", Verified: true})
+		fs = append(fs, store.Reported{Fingerprint: fp, Title: "t " + fp, Category: "injection", Severity: "high"})
 	}
-	res, err := s.Report(ctx, sc, batch, true)
-	require.NoError(t, err)
+	ids := storetest.Report(t, s, storetest.Scan(t, s, org, "https://git.example.com/acme/app"), fs...)
 	now := time.Now().UTC()
 	accepted := "accepted_risk"
 	actor := store.Actor{UserID: uuid.NewString(), Username: "ana", Source: "api"}
-	for i, r := range res {
+	for i, id := range ids {
 		end := now.Add(time.Duration(i+1) * time.Hour) // a: +1h … e: +5h
-		_, err := s.Apply(ctx, org, r.FindingID, store.Update{State: &accepted, ExpiresAt: &end}, actor)
+		_, err := s.Apply(ctx, org, id, store.Update{State: &accepted, ExpiresAt: &end}, actor)
 		require.NoError(t, err)
 	}
 
-	w := &expiry.Worker{Store: s, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Every: time.Hour, Batch: 2,
+	w := &expiry.Worker{Store: s, Log: slog.New(slog.DiscardHandler), Every: time.Hour, Batch: 2,
 		Now: func() time.Time { return now.Add(3*time.Hour + time.Minute) }}
 	n, err := w.Once(ctx)
 	require.NoError(t, err)
@@ -49,14 +44,14 @@ func TestOnce(t *testing.T) {
 	n, err = w.Once(ctx)
 	require.NoError(t, err)
 	require.Zero(t, n)
-	for i, r := range res {
-		d, err := s.Get(ctx, org, r.FindingID)
+	for i, id := range ids {
+		d, err := s.Get(ctx, org, id)
 		require.NoError(t, err)
 		if i < 3 {
-			require.Equal(t, "open", d.State, r.Fingerprint)
+			require.Equal(t, "open", d.State, i)
 			require.Nil(t, d.RiskExpiresAt)
 		} else {
-			require.Equal(t, "accepted_risk", d.State, r.Fingerprint)
+			require.Equal(t, "accepted_risk", d.State, i)
 			require.NotNil(t, d.RiskExpiresAt)
 		}
 	}

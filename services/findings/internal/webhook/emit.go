@@ -79,15 +79,8 @@ func subscribers(ctx context.Context, q db.DBTX, orgID, typ string) ([]string, e
 // shows each finding as it is in tx, after the change. Nothing is written
 // when no webhook subscribes to typ.
 func EmitFindings(ctx context.Context, tx pgx.Tx, orgID, typ string, items []FindingItem, actor *Actor) error {
-	if len(items) == 0 {
-		return nil
-	}
-	hooks, err := subscribers(ctx, tx, orgID, typ)
+	hooks, found, err := audience(ctx, tx, orgID, typ, items)
 	if err != nil || len(hooks) == 0 {
-		return err
-	}
-	found, err := loadFindings(ctx, tx, items)
-	if err != nil {
 		return err
 	}
 	now := time.Now().UTC()
@@ -121,15 +114,8 @@ type batchFinding struct {
 // finding.updated: a bulk change reaches each webhook as one message, not
 // one per finding. Nothing is written when no webhook subscribes.
 func EmitBatch(ctx context.Context, tx pgx.Tx, orgID, batchID string, items []FindingItem, comment string, actor *Actor) error {
-	if len(items) == 0 {
-		return nil
-	}
-	hooks, err := subscribers(ctx, tx, orgID, FindingUpdated)
+	hooks, found, err := audience(ctx, tx, orgID, FindingUpdated, items)
 	if err != nil || len(hooks) == 0 {
-		return err
-	}
-	found, err := loadFindings(ctx, tx, items)
-	if err != nil {
 		return err
 	}
 	data := batchPayload{BatchID: batchID, Findings: make([]batchFinding, len(items)), Comment: comment, Actor: actor}
@@ -142,6 +128,24 @@ func EmitBatch(ctx context.Context, tx pgx.Tx, orgID, batchID string, items []Fi
 		return err
 	}
 	return insertEvents(ctx, tx, orgID, FindingBulkUpdated, []string{id}, []string{payload}, hooks)
+}
+
+// audience returns the organization's webhooks subscribed to typ and,
+// when there are any, the findings of items as they are in tx; no webhooks
+// when items is empty.
+func audience(ctx context.Context, tx pgx.Tx, orgID, typ string, items []FindingItem) ([]string, []FindingData, error) {
+	if len(items) == 0 {
+		return nil, nil, nil
+	}
+	hooks, err := subscribers(ctx, tx, orgID, typ)
+	if err != nil || len(hooks) == 0 {
+		return nil, nil, err
+	}
+	found, err := loadFindings(ctx, tx, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	return hooks, found, nil
 }
 
 // encode renders an event's payload: data in the versioned envelope.
