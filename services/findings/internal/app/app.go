@@ -166,8 +166,14 @@ func Run(ctx context.Context, version string) error {
 	p.Worker((&webhook.Worker{Store: hooks.Store, Box: box, Client: hookClient, Log: log,
 		Schedule: outbox.Schedule{Poll: cfg.Webhooks.Poll, BaseBackoff: cfg.Webhooks.Backoff, MaxBackoff: cfg.Webhooks.MaxBackoff,
 			MaxAttempts: cfg.Webhooks.MaxAttempts, Batch: 20}}).Run)
-	p.Worker((&fold.Worker{Store: st, Log: log, Every: cfg.CountFoldEvery, Keys: 1000}).Run)
-	p.Worker((&expiry.Worker{Store: st, Log: log, Every: cfg.RiskExpiryEvery}).Run)
+	folder := &fold.Worker{Store: st, Keys: 1000}
+	p.Worker(func(ctx context.Context) error {
+		return outbox.Loop(ctx, cfg.CountFoldEvery, log, "folding counters failed", folder.Once)
+	})
+	reopener := &expiry.Worker{Store: st, Log: log}
+	p.Worker(func(ctx context.Context) error {
+		return outbox.Loop(ctx, cfg.RiskExpiryEvery, log, "reopen expired risk acceptances", reopener.Round)
+	})
 	log.InfoContext(ctx, "starting", "version", version, "delivery_poll", cfg.DeliveryPoll.String())
 	return p.Run(ctx, cfg.ShutdownGrace)
 }

@@ -7,15 +7,14 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/vulnscan/vulnscan/services/findings/internal/outbox"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
 
-// Worker reopens expired risk acceptances every Every.
+// Worker reopens expired risk acceptances; the service runs it every
+// FINDINGS_RISK_EXPIRY_EVERY in the shared loop (outbox.Loop).
 type Worker struct {
 	Store *store.Store
 	Log   *slog.Logger
-	Every time.Duration
 	// Batch bounds the findings reopened per transaction.
 	Batch int
 	// Now is the worker's clock; nil means time.Now. Tests set it to move
@@ -23,12 +22,11 @@ type Worker struct {
 	Now func() time.Time
 }
 
-// Run reopens expired acceptances every Every until ctx ends.
-func (w *Worker) Run(ctx context.Context) error {
-	return outbox.Loop(ctx, w.Every, w.Log, "reopen expired risk acceptances", func(ctx context.Context) (bool, error) {
-		_, err := w.Once(ctx)
-		return false, err
-	})
+// Round is Once as a round of the loop: it reopens everything due, so the
+// loop need not come back before its next tick.
+func (w *Worker) Round(ctx context.Context) (more bool, err error) {
+	_, err = w.Once(ctx)
+	return false, err
 }
 
 // Once reopens every acceptance expired by the worker's clock, a batch per

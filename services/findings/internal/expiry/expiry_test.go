@@ -36,7 +36,7 @@ func TestOnce(t *testing.T) {
 		require.NoError(t, err)
 	}
 
-	w := &expiry.Worker{Store: s, Log: slog.New(slog.DiscardHandler), Every: time.Hour, Batch: 2,
+	w := &expiry.Worker{Store: s, Log: slog.New(slog.DiscardHandler), Batch: 2,
 		Now: func() time.Time { return now.Add(3*time.Hour + time.Minute) }}
 	n, err := w.Once(ctx)
 	require.NoError(t, err)

@@ -3,10 +3,7 @@ package fold_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -55,7 +52,7 @@ func TestOnce(t *testing.T) {
 	require.NoError(t, s.Pool.QueryRow(ctx, `SELECT count(DISTINCT (scan_id, severity, state)) FROM findings.finding_counts WHERE org_id = $1`, org).Scan(&keys))
 	require.Equal(t, 3*keys, rows("pending"), "three deltas per key before folding")
 
-	w := &fold.Worker{Store: s, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Every: time.Hour, Keys: 1}
+	w := &fold.Worker{Store: s, Keys: 1}
 	rounds := 0
 	for {
 		more, err := w.Once(ctx)
