@@ -70,7 +70,7 @@ func TestApplyBulk(t *testing.T) {
 		require.Equal(t, "accepted_risk", f["finding"].(map[string]any)["state"])
 		require.Len(t, f["changes"], 1)
 	}
-	require.Equal(t, first, listed)
+	require.ElementsMatch(t, first, listed, "the changed findings")
 }
 
 // TestApplyBulkAllOrNothing: a missing id or an invalid duplicate link on
