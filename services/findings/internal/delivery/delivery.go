@@ -50,9 +50,14 @@ type Worker struct {
 
 // Run polls for due events and delivers them, a batch at a time, through
 // the shared outbox loop.
-func (w *Worker) Run(ctx context.Context) error {
-	return (&outbox.Worker[store.Delivery]{Schedule: w.Schedule, Log: w.Log, Name: "delivery",
-		Claim: w.Store.Claim, Deliver: w.deliverOne}).Run(ctx)
+func (w *Worker) Run(ctx context.Context) error { return w.loop().Run(ctx) }
+
+// Once claims one batch of due events and delivers it; more says the batch
+// was full.
+func (w *Worker) Once(ctx context.Context) (more bool, err error) { return w.loop().Once(ctx) }
+
+func (w *Worker) loop() *outbox.Worker[store.Delivery] {
+	return &outbox.Worker[store.Delivery]{Schedule: w.Schedule, Log: w.Log, Name: "delivery", Claim: w.Store.Claim, Deliver: w.deliverOne}
 }
 
 func (w *Worker) deliverOne(ctx context.Context, d store.Delivery) {
