@@ -111,8 +111,7 @@ func TestWorkerRunDrains(t *testing.T) {
 		q.rows = append(q.rows, i)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var w *outbox.Worker[int]
-	w = &outbox.Worker[int]{Schedule: outbox.Schedule{Batch: 10, Poll: time.Hour}, Log: quiet, Name: "test", Claim: q.claim,
+	w := &outbox.Worker[int]{Schedule: outbox.Schedule{Batch: 10, Poll: time.Hour}, Log: quiet, Name: "test", Claim: q.claim,
 		Deliver: func(ctx context.Context, row int) {
 			q.deliver(ctx, row)
 			q.mu.Lock()
