@@ -91,7 +91,8 @@ func TestWebhooks(t *testing.T) {
 		requireError(t, do(t, "GET", "/webhooks/not-a-uuid", o.ReadKey, nil), 400, "id")
 	})
 
-	// Findings: created at intake, updated by PATCH and bulk, commented.
+	// Findings: created at intake, updated by PATCH, commented, changed
+	// in bulk (one message for the batch).
 	scanID := newScan(t, o, "https://github.example.com/acme/hooks-"+uuid.NewString()[:8]+".git")
 	fids := report(t, scanID, fnd("wh-1", "high"), fnd("wh-2", "low"))
 	created := recv.WaitFor(t, 2, time.Minute, "finding.created", systest.OfType("finding.created"))
@@ -113,10 +114,11 @@ func TestWebhooks(t *testing.T) {
 	r = do(t, "POST", "/findings/bulk", o.WriteKey, map[string]any{"ids": fids, "severity": "medium", "severity_reason": "triaged"})
 	require.Equal(t, 200, r.Status, "%s", r.Body)
 	batch := r.JSON()["batch_id"]
-	bulk := recv.WaitFor(t, 2, time.Minute, "bulk finding.updated", func(m systest.WebhookMessage) bool {
-		return m.Type() == "finding.updated" && m.Data()["batch_id"] == batch
+	bulk := recv.WaitFor(t, 1, time.Minute, "finding.bulk_updated", func(m systest.WebhookMessage) bool {
+		return m.Type() == "finding.bulk_updated" && m.Data()["batch_id"] == batch
 	})
-	require.Len(t, bulk, 2)
+	require.Len(t, bulk, 1)
+	require.Len(t, bulk[0].Data()["findings"], 2)
 
 	// A scan event published by the scan service, twice: delivered once.
 	pub := publisher(t)
@@ -239,6 +241,79 @@ func TestWebhooks(t *testing.T) {
 		requireError(t, do(t, "GET", "/webhooks/"+id, o.ReadKey, nil), 404, "Webhook not found")
 		requireError(t, do(t, "DELETE", "/webhooks/"+id, o.WriteKey, nil), 404, "Webhook not found")
 	})
+}
+
+// TestWebhookBulkChange: a bulk change of many findings reaches each
+// webhook subscribed to finding.updated as one signed finding.bulk_updated
+// message carrying the whole batch, not one message per finding; a webhook
+// not subscribed to finding.updated gets nothing of it; a single PATCH
+// still sends finding.updated.
+func TestWebhookBulkChange(t *testing.T) {
+	t.Parallel()
+	const n = 40
+	o := newOrg(t, "auto")
+	_, ids := seedMany(t, o.ID, n, "high")
+	type hook struct {
+		recv       *systest.WebhookReceiver
+		id, secret string
+	}
+	var hooks []hook
+	for _, events := range [][]string{{"finding.updated"}, {"finding.commented", "finding.updated"}} {
+		recv := systest.NewWebhookReceiver(t)
+		id, secret := createWebhook(t, o.WriteKey, recv.URL, events...)
+		hooks = append(hooks, hook{recv, id, secret})
+	}
+	otherRecv := systest.NewWebhookReceiver(t)
+	other, _ := createWebhook(t, o.WriteKey, otherRecv.URL, "finding.commented")
+
+	r := do(t, "POST", "/findings/bulk", o.WriteKey, map[string]any{"ids": ids, "state": "accepted_risk", "reason": "vendor fix pending"})
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	res := r.JSON()
+	require.EqualValues(t, n, res["changed"])
+	batch := res["batch_id"].(string)
+
+	// Deliveries are written in the bulk change's transaction, so the logs
+	// are complete as soon as it answered: one delivery per webhook.
+	for _, h := range hooks {
+		l := deliveriesOf(t, o.ReadKey, h.id, "?limit=100")
+		require.Equal(t, 1, l.Total, "one delivery for %d findings", n)
+		require.Equal(t, "finding.bulk_updated", l.Data[0]["event"])
+	}
+	require.Zero(t, deliveriesOf(t, o.ReadKey, other, "").Total)
+
+	for _, h := range hooks {
+		m := h.recv.WaitFor(t, 1, time.Minute, "finding.bulk_updated", systest.OfType("finding.bulk_updated"))[0]
+		require.True(t, m.Verify(h.secret), "signature")
+		require.EqualValues(t, 1, m.Payload["version"])
+		require.Equal(t, m.ID, m.Payload["id"])
+		d := m.Data()
+		require.Equal(t, batch, d["batch_id"])
+		require.Equal(t, "vendor fix pending", d["comment"])
+		require.Equal(t, "api", d["actor"].(map[string]any)["source"])
+		items := d["findings"].([]any)
+		require.Len(t, items, n)
+		var got []string
+		for _, it := range items {
+			f := it.(map[string]any)["finding"].(map[string]any)
+			got = append(got, f["id"].(string))
+			require.Equal(t, "accepted_risk", f["state"])
+			require.Equal(t, []any{map[string]any{"field": "state", "from": "open", "to": "accepted_risk", "reason": "vendor fix pending"}},
+				it.(map[string]any)["changes"])
+		}
+		require.ElementsMatch(t, ids, got)
+		require.Empty(t, h.recv.Matching(systest.OfType("finding.updated")), "no per-finding messages for a bulk change")
+	}
+
+	r = do(t, "PATCH", "/findings/"+ids[0], o.WriteKey, map[string]any{"state": "open", "reason": "fix shipped"})
+	require.Equal(t, 200, r.Status, "%s", r.Body)
+	for _, h := range hooks {
+		m := h.recv.WaitFor(t, 1, time.Minute, "finding.updated", systest.OfType("finding.updated"))[0]
+		require.True(t, m.Verify(h.secret))
+		require.Equal(t, ids[0], findingOf(m)["id"])
+		require.NotContains(t, m.Data(), "batch_id")
+		require.Len(t, h.recv.Messages(), 2, "one bulk message and one update, nothing else")
+	}
+	require.Empty(t, otherRecv.Messages())
 }
 
 func findingOf(m systest.WebhookMessage) map[string]any {

@@ -1,6 +1,7 @@
 // Package app wires the findings service process: configuration, store,
 // migrations, the auth client, the three gRPC APIs, the integration
-// delivery worker, the outbound webhooks and the counter fold worker.
+// delivery worker, the outbound webhooks, the counter fold worker and the
+// risk-expiry worker (the periodic ones all run package outbox's loop).
 package app
 
 import (
@@ -24,6 +25,7 @@ import (
 	"github.com/vulnscan/vulnscan/services/findings/internal/delivery"
 	"github.com/vulnscan/vulnscan/services/findings/internal/expiry"
 	"github.com/vulnscan/vulnscan/services/findings/internal/fold"
+	"github.com/vulnscan/vulnscan/services/findings/internal/outbox"
 	"github.com/vulnscan/vulnscan/services/findings/internal/service"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 	"github.com/vulnscan/vulnscan/services/findings/internal/webhook"
@@ -147,9 +149,9 @@ func Run(ctx context.Context, version string) error {
 	findingsv1.RegisterFindingsIntakeServiceServer(p.Admin, &service.Intake{Service: svc})
 	findingsv1.RegisterFindingsAdminServiceServer(p.Admin, &service.Admin{Service: svc})
 	findingsv1.RegisterFindingsInboundServiceServer(p.GRPC, &service.Inbound{Service: svc, Now: time.Now})
-	w := &delivery.Worker{Store: st, Box: box, Client: guard.Client(20*time.Second, 3), Log: log,
-		Poll: cfg.DeliveryPoll, BaseBackoff: cfg.DeliveryBackoff, MaxBackoff: cfg.DeliveryMaxBackoff,
-		MaxAttempts: cfg.DeliveryMaxAttempts, Batch: 20, PublicURL: cfg.PublicURL}
+	w := &delivery.Worker{Store: st, Box: box, Client: guard.Client(20*time.Second, 3), Log: log, PublicURL: cfg.PublicURL,
+		Schedule: outbox.Schedule{Poll: cfg.DeliveryPoll, BaseBackoff: cfg.DeliveryBackoff, MaxBackoff: cfg.DeliveryMaxBackoff,
+			MaxAttempts: cfg.DeliveryMaxAttempts, Batch: 20}}
 	p.Worker(w.Run)
 	// Outbound webhooks: the API on the public listener, event publishing
 	// for the scan and estimation services, operator access on the admin
@@ -161,10 +163,17 @@ func Run(ctx context.Context, version string) error {
 	findingsv1.RegisterWebhookAdminServiceServer(p.Admin, &webhook.Admin{API: hooks})
 	hookClient := guard.Client(20*time.Second, 0)
 	hookClient.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	p.Worker((&webhook.Worker{Store: hooks.Store, Box: box, Client: hookClient, Log: log, Poll: cfg.Webhooks.Poll,
-		BaseBackoff: cfg.Webhooks.Backoff, MaxBackoff: cfg.Webhooks.MaxBackoff, MaxAttempts: cfg.Webhooks.MaxAttempts, Batch: 20}).Run)
-	p.Worker((&fold.Worker{Store: st, Log: log, Every: cfg.CountFoldEvery, Keys: 1000}).Run)
-	p.Worker((&expiry.Worker{Store: st, Log: log, Every: cfg.RiskExpiryEvery}).Run)
+	p.Worker((&webhook.Worker{Store: hooks.Store, Box: box, Client: hookClient, Log: log,
+		Schedule: outbox.Schedule{Poll: cfg.Webhooks.Poll, BaseBackoff: cfg.Webhooks.Backoff, MaxBackoff: cfg.Webhooks.MaxBackoff,
+			MaxAttempts: cfg.Webhooks.MaxAttempts, Batch: 20}}).Run)
+	folder := &fold.Worker{Store: st, Keys: 1000}
+	p.Worker(func(ctx context.Context) error {
+		return outbox.Loop(ctx, cfg.CountFoldEvery, log, "folding counters failed", folder.Once)
+	})
+	reopener := &expiry.Worker{Store: st, Log: log}
+	p.Worker(func(ctx context.Context) error {
+		return outbox.Loop(ctx, cfg.RiskExpiryEvery, log, "reopen expired risk acceptances", reopener.Round)
+	})
 	log.InfoContext(ctx, "starting", "version", version, "delivery_poll", cfg.DeliveryPoll.String())
 	return p.Run(ctx, cfg.ShutdownGrace)
 }

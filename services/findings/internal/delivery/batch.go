@@ -2,7 +2,6 @@ package delivery
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
@@ -46,20 +45,7 @@ func buildBatch(d store.Delivery, ev store.BatchEvent, token string) ([]request,
 	case "slack":
 		return []request{{url: d.Integration.URL, body: map[string]any{"text": msg, "event": ev}}}, nil
 	case "github":
-		owner, repo, ok := ownerRepo(ev.Scan.RepoURL)
-		if !ok {
-			return nil, fmt.Errorf("repository %q has no owner/name path", ev.Scan.RepoURL)
-		}
-		h := githubHeaders(token)
-		switch {
-		case ev.Scan.PullRequest > 0:
-			return []request{{url: fmt.Sprintf("%s/repos/%s/%s/issues/%d/comments", base, owner, repo, ev.Scan.PullRequest),
-				body: map[string]any{"body": msg}, headers: h}}, nil
-		case ev.Scan.CommitSHA != "":
-			return []request{{url: fmt.Sprintf("%s/repos/%s/%s/commits/%s/comments", base, owner, repo, url.PathEscape(ev.Scan.CommitSHA)),
-				body: map[string]any{"body": msg}, headers: h}}, nil
-		}
-		return nil, errNoTarget
+		return githubComment(base, ev.Scan, token, msg, map[string]any{"body": msg}, nil)
 	case "jira":
 		h := map[string]string{"Accept": "application/json"}
 		if token != "" {

@@ -8,7 +8,9 @@
 // When the integration has a secret, each request carries an HMAC-SHA256
 // signature (X-Vulnscan-Signature: sha256=HEX over "TIMESTAMP.BODY", with
 // the timestamp in X-Vulnscan-Timestamp) and X-Vulnscan-Delivery, a stable
-// id receivers can use to drop repeats.
+// id receivers can use to drop repeats. The polling, leasing and retry
+// schedule are package outbox's, shared with the outbound webhooks; its
+// doc says why these events go through an outbox table rather than River.
 package delivery
 
 import (
@@ -22,76 +24,40 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/vulnscan/vulnscan/pkg/redact"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/services/findings/internal/outbox"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
 
 // Worker delivers due outbox events until its context ends.
 type Worker struct {
-	Store       *store.Store
-	Box         *secretbox.Box
-	Client      *http.Client
-	Log         *slog.Logger
-	Poll        time.Duration // how often to look for due events
-	BaseBackoff time.Duration // first retry delay; doubles per attempt
-	MaxBackoff  time.Duration
-	MaxAttempts int // attempts before an event is dead-lettered
-	Batch       int
+	outbox.Schedule
+	Store  *store.Store
+	Box    *secretbox.Box
+	Client *http.Client
+	Log    *slog.Logger
 	// PublicURL is the API's address as users reach it (VULNSCAN_PUBLIC_URL);
 	// pull request comments link to findings under it.
 	PublicURL string
 }
 
-// Run polls for due events and delivers them, a batch at a time.
-func (w *Worker) Run(ctx context.Context) error {
-	t := time.NewTicker(w.Poll)
-	defer t.Stop()
-	for {
-		for {
-			n, err := w.once(ctx)
-			if err != nil && ctx.Err() == nil {
-				w.Log.ErrorContext(ctx, "delivery batch failed", "error", err)
-			}
-			if n < w.Batch || ctx.Err() != nil {
-				break
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
-}
+// Run polls for due events and delivers them, a batch at a time, through
+// the shared outbox loop.
+func (w *Worker) Run(ctx context.Context) error { return w.loop().Run(ctx) }
 
-// once claims one batch and delivers it; it returns how many it claimed.
-func (w *Worker) once(ctx context.Context) (int, error) {
-	ds, err := w.Store.Claim(ctx, w.Batch, 2*time.Minute)
-	if err != nil {
-		return 0, err
-	}
-	var wg sync.WaitGroup
-	for _, d := range ds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// A delivery in flight finishes even while the process stops.
-			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			defer cancel()
-			w.deliverOne(dctx, d)
-		}()
-	}
-	wg.Wait()
-	return len(ds), nil
+// Once claims one batch of due events and delivers it; more says the batch
+// was full.
+func (w *Worker) Once(ctx context.Context) (more bool, err error) { return w.loop().Once(ctx) }
+
+func (w *Worker) loop() *outbox.Worker[store.Delivery] {
+	return &outbox.Worker[store.Delivery]{Schedule: w.Schedule, Log: w.Log, Name: "delivery", Claim: w.Store.Claim, Deliver: w.deliverOne}
 }
 
 func (w *Worker) deliverOne(ctx context.Context, d store.Delivery) {
@@ -102,8 +68,7 @@ func (w *Worker) deliverOne(ctx context.Context, d store.Delivery) {
 		}
 		return
 	}
-	dead := d.Attempts >= w.MaxAttempts
-	backoff := w.backoff(d.Attempts)
+	backoff, dead := w.Retry(d.Attempts)
 	reason := w.redacted(d, err)
 	w.Log.WarnContext(ctx, "delivery failed", "event", d.ID, "integration", d.Integration.ID, "kind", d.Integration.Kind,
 		"attempt", d.Attempts, "dead", dead, "error", reason)
@@ -127,18 +92,6 @@ func (w *Worker) redacted(d store.Delivery, err error) string {
 
 // WebhookKind is the integration kind whose URL is a secret.
 const WebhookKind = "slack"
-
-// backoff is BaseBackoff·2^(attempt-1), capped at MaxBackoff, ±20% jitter.
-func (w *Worker) backoff(attempt int) time.Duration {
-	d := w.BaseBackoff
-	for i := 1; i < attempt && d < w.MaxBackoff; i++ {
-		d *= 2
-	}
-	if d > w.MaxBackoff {
-		d = w.MaxBackoff
-	}
-	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
-}
 
 // request is one HTTP call to a receiver.
 type request struct {
@@ -356,6 +309,26 @@ func githubCommentRef(b []byte) string {
 	return "comment:" + strconv.FormatInt(r.ID, 10)
 }
 
+// githubComment returns the call that comments msg on the scan's pull
+// request or else, with commitBody, on its commit. ref, when set, reads the
+// created comment's reference from the answer.
+func githubComment(base string, sc store.EventScan, token, msg string, commitBody map[string]any, ref func([]byte) string) ([]request, error) {
+	owner, repo, ok := ownerRepo(sc.RepoURL)
+	if !ok {
+		return nil, fmt.Errorf("repository %q has no owner/name path", sc.RepoURL)
+	}
+	h := githubHeaders(token)
+	switch {
+	case sc.PullRequest > 0:
+		return []request{{url: fmt.Sprintf("%s/repos/%s/%s/issues/%d/comments", base, owner, repo, sc.PullRequest),
+			body: map[string]any{"body": msg}, headers: h, ref: ref}}, nil
+	case sc.CommitSHA != "":
+		return []request{{url: fmt.Sprintf("%s/repos/%s/%s/commits/%s/comments", base, owner, repo, url.PathEscape(sc.CommitSHA)),
+			body: commitBody, headers: h, ref: ref}}, nil
+	}
+	return nil, errNoTarget
+}
+
 // build returns the calls that deliver ev to d's integration.
 func build(d store.Delivery, ev store.Event, token string) ([]request, error) {
 	base := strings.TrimSuffix(d.Integration.URL, "/")
@@ -365,27 +338,15 @@ func build(d store.Delivery, ev store.Event, token string) ([]request, error) {
 		return []request{{url: d.Integration.URL, body: map[string]any{"text": msg, "event": ev}}}, nil
 
 	case "github":
-		owner, repo, ok := ownerRepo(ev.Scan.RepoURL)
-		if !ok {
-			return nil, fmt.Errorf("repository %q has no owner/name path", ev.Scan.RepoURL)
-		}
-		h := githubHeaders(token)
-		switch {
-		case ev.Scan.PullRequest > 0:
-			return []request{{url: fmt.Sprintf("%s/repos/%s/%s/issues/%d/comments", base, owner, repo, ev.Scan.PullRequest),
-				body: map[string]any{"body": msg}, headers: h, ref: githubCommentRef}}, nil
-		case ev.Scan.CommitSHA != "":
-			body := map[string]any{"body": msg}
-			if ev.Finding.AffectedFile != "" {
-				body["path"] = ev.Finding.AffectedFile
-				if ev.Finding.StartLine > 0 {
-					body["line"] = ev.Finding.StartLine
-				}
+		// A commit comment sits on the finding's line when it has one.
+		body := map[string]any{"body": msg}
+		if ev.Finding.AffectedFile != "" {
+			body["path"] = ev.Finding.AffectedFile
+			if ev.Finding.StartLine > 0 {
+				body["line"] = ev.Finding.StartLine
 			}
-			return []request{{url: fmt.Sprintf("%s/repos/%s/%s/commits/%s/comments", base, owner, repo, url.PathEscape(ev.Scan.CommitSHA)),
-				body: body, headers: h, ref: githubCommentRef}}, nil
 		}
-		return nil, errNoTarget
+		return githubComment(base, ev.Scan, token, msg, body, githubCommentRef)
 
 	case "jira":
 		h := map[string]string{"Accept": "application/json"}

@@ -10,11 +10,11 @@ import (
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
 
-// Worker reopens expired risk acceptances every Every.
+// Worker reopens expired risk acceptances; the service runs it every
+// FINDINGS_RISK_EXPIRY_EVERY in the shared loop (outbox.Loop).
 type Worker struct {
 	Store *store.Store
 	Log   *slog.Logger
-	Every time.Duration
 	// Batch bounds the findings reopened per transaction.
 	Batch int
 	// Now is the worker's clock; nil means time.Now. Tests set it to move
@@ -22,20 +22,11 @@ type Worker struct {
 	Now func() time.Time
 }
 
-// Run reopens expired acceptances until ctx ends.
-func (w *Worker) Run(ctx context.Context) error {
-	t := time.NewTicker(w.Every)
-	defer t.Stop()
-	for {
-		if _, err := w.Once(ctx); err != nil && ctx.Err() == nil {
-			w.Log.ErrorContext(ctx, "reopen expired risk acceptances", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+// Round is Once as a round of the loop: it reopens everything due, so the
+// loop need not come back before its next tick.
+func (w *Worker) Round(ctx context.Context) (more bool, err error) {
+	_, err = w.Once(ctx)
+	return false, err
 }
 
 // Once reopens every acceptance expired by the worker's clock, a batch per

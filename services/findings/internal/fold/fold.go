@@ -6,42 +6,22 @@ package fold
 
 import (
 	"context"
-	"log/slog"
-	"time"
 
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
 
-// Worker folds pending counter deltas until its context ends.
+// Worker folds pending counter deltas, a round at a time; the service runs
+// its rounds every FINDINGS_COUNT_FOLD_EVERY in the shared loop
+// (outbox.Loop).
 type Worker struct {
 	Store *store.Store
-	Log   *slog.Logger
-	Every time.Duration // pause between rounds once nothing is pending
-	Keys  int           // counter keys folded per statement
+	Keys  int // counter keys folded per statement
 }
 
-// Run folds every Every; a round that removed at least Keys rows goes on
-// at once, so a burst of reports is folded in a few rounds.
-func (w *Worker) Run(ctx context.Context) error {
-	t := time.NewTicker(w.Every)
-	defer t.Stop()
-	for {
-		for {
-			n, err := w.Store.FoldCounts(ctx, w.Keys)
-			if err != nil {
-				if ctx.Err() == nil {
-					w.Log.ErrorContext(ctx, "folding counters failed", "error", err)
-				}
-				break
-			}
-			if n < int64(w.Keys) || ctx.Err() != nil {
-				break
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+// Once folds one round. It says there may be more pending when the round
+// removed at least Keys rows, so a burst of reports is folded in a few
+// rounds in a row.
+func (w *Worker) Once(ctx context.Context) (more bool, err error) {
+	n, err := w.Store.FoldCounts(ctx, w.Keys)
+	return err == nil && n >= int64(w.Keys), err
 }

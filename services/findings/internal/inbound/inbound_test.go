@@ -31,17 +31,23 @@ func TestVerifyGitHub(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			err := VerifyGitHub("s3cret-s3cret-s3", tc.header, tc.body)
-			if tc.msg == "" {
-				require.NoError(t, err)
-				return
-			}
-			var e *Error
-			require.True(t, errors.As(err, &e))
-			require.True(t, e.Unauthenticated)
-			require.Contains(t, e.Msg, tc.msg)
+			requireVerdict(t, VerifyGitHub("s3cret-s3cret-s3", tc.header, tc.body), tc.msg)
 		})
 	}
+}
+
+// requireVerdict checks a signature check's answer: none when msg is
+// empty, else an unauthenticated refusal whose message contains msg.
+func requireVerdict(t *testing.T, err error, msg string) {
+	t.Helper()
+	if msg == "" {
+		require.NoError(t, err)
+		return
+	}
+	var e *Error
+	require.True(t, errors.As(err, &e))
+	require.True(t, e.Unauthenticated)
+	require.Contains(t, e.Msg, msg)
 }
 
 func upper(s string) string {
@@ -78,15 +84,7 @@ func TestVerifySlack(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			err := VerifySlack("slack-signing-secret", tc.sig, tc.ts, body, now)
-			if tc.msg == "" {
-				require.NoError(t, err)
-				return
-			}
-			var e *Error
-			require.True(t, errors.As(err, &e))
-			require.True(t, e.Unauthenticated)
-			require.Contains(t, e.Msg, tc.msg)
+			requireVerdict(t, VerifySlack("slack-signing-secret", tc.sig, tc.ts, body, now), tc.msg)
 		})
 	}
 }

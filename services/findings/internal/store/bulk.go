@@ -2,10 +2,8 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -16,9 +14,6 @@ import (
 // MaxBulk is the most findings one bulk change may touch: the change is one
 // transaction holding a row lock on each, so it stays bounded.
 const MaxBulk = 1000
-
-// EventBulkUpdated is the outbox event of a bulk change.
-const EventBulkUpdated = "finding.bulk_updated"
 
 // MissingError names a finding of a bulk change that does not exist for
 // the organization (unknown, foreign or still in verification).
@@ -35,29 +30,13 @@ type BulkResult struct {
 	Matched, Changed int
 }
 
-// BatchEvent is the payload of one bulk change's event for one scan.
-type BatchEvent struct {
-	Event      string         `json:"event"`
-	BatchID    string         `json:"batch_id"`
-	OccurredAt time.Time      `json:"occurred_at"`
-	Scan       EventScan      `json:"scan"`
-	Findings   []BatchFinding `json:"findings"`
-	Comment    string         `json:"comment,omitempty"`
-	Actor      EventActor     `json:"actor"`
-}
-
-// BatchFinding is one changed finding of a batch event with its changes.
-type BatchFinding struct {
-	EventFinding
-	Changes []Change `json:"changes"`
-}
-
 // ApplyBulk applies u to the findings given by ids, or else to those
 // matching filter (at most MaxBulk), in one transaction: every finding is
 // locked (in id order, so concurrent bulk changes queue rather than
 // deadlock) and changed as a PATCH would change it, its audit records carry
 // one batch id, and each integration gets one event per scan for the whole
-// batch instead of one per finding. Any error (a missing id, an invalid
+// batch instead of one per finding, and each webhook subscribed to
+// finding.updated one finding.bulk_updated message. Any error (a missing id, an invalid
 // duplicate link) rolls everything back.
 func (s *Store) ApplyBulk(ctx context.Context, orgID string, ids []string, filter *Filter, u Update, actor Actor) (BulkResult, error) {
 	res := BulkResult{BatchID: uuid.NewString()}
@@ -88,7 +67,7 @@ func (s *Store) ApplyBulk(ctx context.Context, orgID string, ids []string, filte
 		if u.State == nil && !u.DuplicateSet {
 			comment = u.SeverityReason
 		}
-		if err := emitUpdated(ctx, tx, orgID, order, func(id string) []Change { return changed[id] }, comment, &res.BatchID, actor); err != nil {
+		if err := emitBatch(ctx, tx, orgID, res.BatchID, order, changed, comment, actor); err != nil {
 			return err
 		}
 		return enqueueBatch(ctx, tx, orgID, res.BatchID, order, changed, actor, comment)
@@ -138,64 +117,4 @@ func lockTargets(ctx context.Context, tx pgx.Tx, orgID string, ids []string, fil
 		}
 	}
 	return got, nil
-}
-
-// enqueueBatch writes, per active integration, one event per scan holding
-// the batch's changed findings of that scan (a git hosting comment lands on
-// one commit or pull request, so a scan is the widest common target).
-func enqueueBatch(ctx context.Context, tx pgx.Tx, orgID, batchID string, ids []string, changes map[string][]Change, actor Actor, comment string) error {
-	var n int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM findings.integrations WHERE org_id = $1 AND removed_at IS NULL`, orgID).Scan(&n); err != nil {
-		return fmt.Errorf("count integrations: %w", err)
-	}
-	if n == 0 || len(ids) == 0 {
-		return nil
-	}
-	rows, err := tx.Query(ctx, `SELECT f.id::text, f.title, f.category, f.severity, f.state, f.affected_file, f.start_line, f.duplicate_of::text,
-		s.id::text, s.repo_url, s.scan_type, s.commit_sha, s.pull_request
-		FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, ord) JOIN findings.findings f ON f.id = u.id JOIN findings.scans s ON s.id = f.scan_id
-		ORDER BY u.ord`, ids)
-	if err != nil {
-		return fmt.Errorf("event findings: %w", err)
-	}
-	occurred := time.Now().UTC()
-	byScan := map[string]*BatchEvent{}
-	var scans []string
-	_, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (struct{}, error) {
-		var bf BatchFinding
-		var sc EventScan
-		if err := r.Scan(&bf.ID, &bf.Title, &bf.Category, &bf.Severity, &bf.State, &bf.AffectedFile, &bf.StartLine, &bf.DuplicateOf,
-			&sc.ID, &sc.RepoURL, &sc.ScanType, &sc.CommitSHA, &sc.PullRequest); err != nil {
-			return struct{}{}, err
-		}
-		bf.Changes = changes[bf.ID]
-		ev := byScan[sc.ID]
-		if ev == nil {
-			ev = &BatchEvent{Event: EventBulkUpdated, BatchID: batchID, OccurredAt: occurred, Scan: sc, Comment: comment,
-				Actor: EventActor{UserID: actor.UserID, Username: actor.Username, Source: actor.Source}}
-			byScan[sc.ID] = ev
-			scans = append(scans, sc.ID)
-		}
-		ev.Findings = append(ev.Findings, bf)
-		return struct{}{}, nil
-	})
-	if err != nil {
-		return fmt.Errorf("event findings: %w", err)
-	}
-	payloads := make([]string, len(scans))
-	for i, id := range scans {
-		b, err := json.Marshal(byScan[id])
-		if err != nil {
-			return fmt.Errorf("encode event: %w", err)
-		}
-		payloads[i] = string(b)
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO findings.outbox (org_id, integration_id, finding_id, batch_id, event, payload)
-		SELECT $1, i.id, NULL, $2, $3, e.payload::jsonb
-		FROM unnest($4::text[]) WITH ORDINALITY AS e(payload, ord)
-		CROSS JOIN findings.integrations i WHERE i.org_id = $1 AND i.removed_at IS NULL
-		ORDER BY e.ord, i.id`, orgID, batchID, EventBulkUpdated, payloads); err != nil {
-		return fmt.Errorf("enqueue batch events: %w", err)
-	}
-	return nil
 }

@@ -405,7 +405,7 @@ func recordReopened(ctx context.Context, tx pgx.Tx, sc Scan, ids []string) error
 		return fmt.Errorf("insert triage entries: %w", err)
 	}
 	changes := []Change{{Field: "state", From: &from, To: &to, Reason: reason}}
-	if err := emitUpdated(ctx, tx, sc.OrgID, ids, func(string) []Change { return changes }, reason, nil, actor); err != nil {
+	if err := emitUpdated(ctx, tx, sc.OrgID, ids, func(string) []Change { return changes }, reason, actor); err != nil {
 		return err
 	}
 	return enqueueMany(ctx, tx, sc.OrgID, ids, "finding.reopened", actor, changes, reason)

@@ -49,12 +49,8 @@ func TestConcurrentReports(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			pool := dbtest.New(t)
-			require.NoError(t, Migrate(ctx, pool))
-			s := &Store{Pool: pool}
-			org := uuid.NewString()
+			u := newUnit(t)
+			ctx, s, org, pool := u.ctx, u.s, u.org, u.s.Pool
 			repo := func(i int) string { return fmt.Sprintf("https://git.example.com/acme/r%d", i%tc.repos) }
 
 			// Before the scans: a first scan of each repository found the
@@ -282,10 +278,7 @@ func scanIDs(scans []Scan) []string {
 // then prints the ratio of the two rates.
 func BenchmarkIntake(b *testing.B) {
 	ctx := context.Background()
-	pool := dbtest.New(b)
-	if err := Migrate(ctx, pool); err != nil {
-		b.Fatal(err)
-	}
+	pool := dbtest.Migrated(b, "findings_store", Migrate)
 	s := &Store{Pool: pool}
 	org := uuid.NewString()
 	const batchSize = 100

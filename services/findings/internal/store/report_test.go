@@ -1,24 +1,17 @@
 package store
 
 import (
-	"context"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
-
-	"github.com/vulnscan/vulnscan/pkg/dbtest"
 )
 
 // TestReportResults checks what Report says about each entry of a batch,
 // in batch order: created, seen again, repeated within the batch, reopened.
 func TestReportResults(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	pool := dbtest.New(t)
-	require.NoError(t, Migrate(ctx, pool))
-	s := &Store{Pool: pool}
-	org := uuid.NewString()
+	u := newUnit(t)
+	ctx, s, org, pool := u.ctx, u.s, u.org, u.s.Pool
 	first := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
 	second := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/app.git", ScanType: "pr"}
 	for _, sc := range []Scan{first, second} {

@@ -1,13 +1,10 @@
 package store
 
 import (
-	"context"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
-
-	"github.com/vulnscan/vulnscan/pkg/dbtest"
 )
 
 // TestCompleteScan: completing a PR scan queues one review comment per
@@ -15,12 +12,8 @@ import (
 // later scan of the same pull request comments only on findings not
 // commented before; full scans and other integration kinds get nothing.
 func TestCompleteScan(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	pool := dbtest.New(t)
-	require.NoError(t, Migrate(ctx, pool))
-	s := &Store{Pool: pool}
-	org := uuid.NewString()
+	u := newUnit(t)
+	ctx, s, org, pool := u.ctx, u.s, u.org, u.s.Pool
 	gitHost, err := s.AddIntegration(ctx, Integration{OrgID: org, Kind: GitHostingKind, Name: "git", URL: "https://git.example.com/api"})
 	require.NoError(t, err)
 	_, err = s.AddIntegration(ctx, Integration{OrgID: org, Kind: "slack", Name: "chat", URL: "https://chat.example.com/REDACTED"})

@@ -2,12 +2,10 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/vulnscan/vulnscan/pkg/db"
@@ -215,7 +213,7 @@ func (s *Store) recordChange(ctx context.Context, tx pgx.Tx, orgID, id string, a
 	if comment != nil {
 		c = *comment
 	}
-	if err := emitUpdated(ctx, tx, orgID, []string{id}, func(string) []Change { return changes }, c, nil, actor); err != nil {
+	if err := emitUpdated(ctx, tx, orgID, []string{id}, func(string) []Change { return changes }, c, actor); err != nil {
 		return err
 	}
 	return enqueue(ctx, tx, orgID, id, event, actor, changes, c)
@@ -226,147 +224,4 @@ func nullIfEmpty(s string) *string {
 		return nil
 	}
 	return &s
-}
-
-func addEntry(ctx context.Context, tx pgx.Tx, findingID string, reaction, comment *string, actor Actor) (string, error) {
-	eid := uuid.NewString()
-	if _, err := tx.Exec(ctx, `INSERT INTO findings.triage_entries (id, finding_id, reaction, comment, user_id, username, source)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`, eid, findingID, reaction, comment, actor.UserID, actor.Username, actor.Source); err != nil {
-		return "", fmt.Errorf("insert triage entry: %w", err)
-	}
-	return eid, nil
-}
-
-// AddComment adds a comment to an approved finding's thread and enqueues
-// it for the integrations.
-func (s *Store) AddComment(ctx context.Context, orgID, id, comment string, actor Actor) (string, error) {
-	var eid string
-	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
-		var err error
-		eid, err = commentTx(ctx, tx, orgID, id, nil, &comment, actor)
-		return err
-	})
-	return eid, err
-}
-
-// commentTx adds a thread entry (a comment, or a reaction that changes
-// nothing) to an approved finding inside tx and enqueues it for the
-// integrations.
-func commentTx(ctx context.Context, tx pgx.Tx, orgID, id string, reaction, comment *string, actor Actor) (string, error) {
-	var one int
-	err := tx.QueryRow(ctx, `SELECT 1 FROM findings.findings WHERE id = $1 AND org_id = $2 AND verification_status = 'approved'`, id, orgID).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", ErrNotFound
-	}
-	if err != nil {
-		return "", fmt.Errorf("find finding: %w", err)
-	}
-	eid, err := addEntry(ctx, tx, id, reaction, comment, actor)
-	if err != nil {
-		return "", err
-	}
-	c := ""
-	if comment != nil {
-		c = *comment
-		if err := emitCommented(ctx, tx, orgID, id, c, actor); err != nil {
-			return "", err
-		}
-	}
-	return eid, enqueue(ctx, tx, orgID, id, "finding.commented", actor, nil, c)
-}
-
-// Event is the payload of an outbox event.
-type Event struct {
-	Event      string       `json:"event"`
-	OccurredAt time.Time    `json:"occurred_at"`
-	Finding    EventFinding `json:"finding"`
-	Scan       EventScan    `json:"scan"`
-	Changes    []Change     `json:"changes"`
-	Comment    string       `json:"comment,omitempty"`
-	Actor      EventActor   `json:"actor"`
-}
-
-type EventFinding struct {
-	ID           string  `json:"id"`
-	Title        string  `json:"title"`
-	Category     string  `json:"category"`
-	Severity     string  `json:"severity"`
-	State        string  `json:"state"`
-	AffectedFile string  `json:"affected_file"`
-	StartLine    int32   `json:"start_line"`
-	DuplicateOf  *string `json:"duplicate_of"`
-}
-
-type EventScan struct {
-	ID          string `json:"id"`
-	RepoURL     string `json:"repo_url"`
-	ScanType    string `json:"scan_type"`
-	CommitSHA   string `json:"commit_sha"`
-	PullRequest int32  `json:"pull_request"`
-}
-
-type EventActor struct {
-	UserID   string `json:"user_id"`
-	Username string `json:"username"`
-	Source   string `json:"source"`
-}
-
-// enqueue writes one outbox event per active integration of the organization.
-func enqueue(ctx context.Context, tx pgx.Tx, orgID, id, event string, actor Actor, changes []Change, comment string) error {
-	return enqueueMany(ctx, tx, orgID, []string{id}, event, actor, changes, comment)
-}
-
-// enqueueMany writes, for each finding of ids, one outbox event per active
-// integration of the organization, all in one statement.
-func enqueueMany(ctx context.Context, tx pgx.Tx, orgID string, ids []string, event string, actor Actor, changes []Change, comment string) error {
-	var n int
-	origin := nullIfEmpty(actor.Origin)
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM findings.integrations WHERE org_id = $1 AND removed_at IS NULL
-		AND id IS DISTINCT FROM $2::uuid`, orgID, origin).Scan(&n); err != nil {
-		return fmt.Errorf("count integrations: %w", err)
-	}
-	if n == 0 || len(ids) == 0 {
-		return nil
-	}
-	if changes == nil {
-		changes = []Change{}
-	}
-	rows, err := tx.Query(ctx, `SELECT f.id::text, f.title, f.category, f.severity, f.state, f.affected_file, f.start_line, f.duplicate_of::text,
-		s.id::text, s.repo_url, s.scan_type, s.commit_sha, s.pull_request
-		FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, ord) JOIN findings.findings f ON f.id = u.id JOIN findings.scans s ON s.id = f.scan_id
-		ORDER BY u.ord`, ids)
-	if err != nil {
-		return fmt.Errorf("event findings: %w", err)
-	}
-	occurred := time.Now().UTC()
-	evs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Event, error) {
-		ev := Event{Event: event, OccurredAt: occurred, Changes: changes, Comment: comment,
-			Actor: EventActor{UserID: actor.UserID, Username: actor.Username, Source: actor.Source}}
-		err := r.Scan(&ev.Finding.ID, &ev.Finding.Title, &ev.Finding.Category, &ev.Finding.Severity, &ev.Finding.State, &ev.Finding.AffectedFile,
-			&ev.Finding.StartLine, &ev.Finding.DuplicateOf, &ev.Scan.ID, &ev.Scan.RepoURL, &ev.Scan.ScanType, &ev.Scan.CommitSHA, &ev.Scan.PullRequest)
-		return ev, err
-	})
-	if err != nil {
-		return fmt.Errorf("event findings: %w", err)
-	}
-	if len(evs) != len(ids) {
-		return fmt.Errorf("event findings: %d of %d findings not found", len(ids)-len(evs), len(ids))
-	}
-	evIDs := make([]string, len(evs))
-	payloads := make([]string, len(evs))
-	for i, ev := range evs {
-		payload, err := json.Marshal(ev)
-		if err != nil {
-			return fmt.Errorf("encode event: %w", err)
-		}
-		evIDs[i], payloads[i] = ev.Finding.ID, string(payload)
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO findings.outbox (org_id, integration_id, finding_id, event, payload)
-		SELECT $1, i.id, e.id, $2, e.payload::jsonb
-		FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS e(id, payload, ord)
-		CROSS JOIN findings.integrations i WHERE i.org_id = $1 AND i.removed_at IS NULL AND i.id IS DISTINCT FROM $5::uuid
-		ORDER BY e.ord, i.id`, orgID, event, evIDs, payloads, origin); err != nil {
-		return fmt.Errorf("enqueue events: %w", err)
-	}
-	return nil
 }

@@ -1,13 +1,10 @@
 package store
 
 import (
-	"context"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
-
-	"github.com/vulnscan/vulnscan/pkg/dbtest"
 )
 
 func TestConfidence(t *testing.T) {
@@ -39,11 +36,8 @@ func TestConfidence(t *testing.T) {
 }
 
 func TestListForReviewAndVerificationCounts(t *testing.T) {
-	ctx := context.Background()
-	pool := dbtest.New(t)
-	require.NoError(t, Migrate(ctx, pool))
-	s := &Store{Pool: pool}
-	org, other := uuid.NewString(), uuid.NewString()
+	u := newUnit(t)
+	ctx, s, org, other := u.ctx, u.s, u.org, uuid.NewString()
 	sc := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
 	sx := Scan{ID: uuid.NewString(), OrgID: other, RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
 	for _, x := range []Scan{sc, sx} {

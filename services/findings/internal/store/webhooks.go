@@ -11,8 +11,10 @@ import (
 // The outbound webhooks' finding events, written in the changing
 // transaction (package webhook delivers them): finding.created when a
 // finding becomes visible (approved at intake or by an operator),
-// finding.updated for every triage change (PATCH, bulk, expiry, reopened by
-// a later scan) and finding.commented for a comment.
+// finding.updated for every triage change of one finding (PATCH, expiry,
+// reopened by a later scan), one finding.bulk_updated per bulk change for
+// the webhooks subscribed to finding.updated, and finding.commented for a
+// comment.
 
 func hookActor(a Actor) *webhook.Actor {
 	return &webhook.Actor{UserID: a.UserID, Username: a.Username, Source: a.Source}
@@ -20,15 +22,22 @@ func hookActor(a Actor) *webhook.Actor {
 
 // emitUpdated writes one finding.updated event per finding of ids, each
 // with its changes.
-func emitUpdated(ctx context.Context, tx pgx.Tx, orgID string, ids []string, changes func(id string) []Change, comment string, batchID *string, actor Actor) error {
+func emitUpdated(ctx context.Context, tx pgx.Tx, orgID string, ids []string, changes func(id string) []Change, comment string, actor Actor) error {
 	items := make([]webhook.FindingItem, len(ids))
 	for i, id := range ids {
 		items[i] = webhook.FindingItem{ID: id, Changes: changes(id), Comment: comment}
-		if batchID != nil {
-			items[i].BatchID = *batchID
-		}
 	}
 	return webhook.EmitFindings(ctx, tx, orgID, webhook.FindingUpdated, items, hookActor(actor))
+}
+
+// emitBatch writes the one finding.bulk_updated event of a bulk change:
+// the changed findings of ids, each with its changes.
+func emitBatch(ctx context.Context, tx pgx.Tx, orgID, batchID string, ids []string, changes map[string][]Change, comment string, actor Actor) error {
+	items := make([]webhook.FindingItem, len(ids))
+	for i, id := range ids {
+		items[i] = webhook.FindingItem{ID: id, Changes: changes[id]}
+	}
+	return webhook.EmitBatch(ctx, tx, orgID, batchID, items, comment, hookActor(actor))
 }
 
 // emitCreated writes one finding.created event per finding of ids.

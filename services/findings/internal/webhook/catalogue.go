@@ -12,6 +12,11 @@ const (
 	EstimationFailed    = "estimation.failed"
 )
 
+// FindingBulkUpdated is the one message a bulk change sends to each
+// webhook subscribed to FindingUpdated, carrying every changed finding; it
+// is not subscribed to by itself.
+const FindingBulkUpdated = "finding.bulk_updated"
+
 // Catalogue lists every event type a webhook may subscribe to.
 var Catalogue = []string{FindingCreated, FindingUpdated, FindingCommented, ScanCompleted, ScanFailed, ScanCancelled, EstimationCompleted, EstimationFailed}
 

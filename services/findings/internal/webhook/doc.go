@@ -20,4 +20,6 @@
 // until MaxAttempts; the delivery is then failed and can be redelivered on
 // request. Connections go through pkg/netguard, so an address that stopped
 // being public (DNS rebinding) is refused at delivery as at registration.
+// The polling loop, lease and retry schedule are package outbox's, the same
+// as the integration deliveries'.
 package webhook

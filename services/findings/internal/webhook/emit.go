@@ -36,7 +36,6 @@ type FindingItem struct {
 	// a created or commented finding.
 	Changes any
 	Comment string
-	BatchID string
 }
 
 // FindingData is a finding as finding.* payloads carry it.
@@ -62,7 +61,6 @@ type findingPayload struct {
 	Finding FindingData `json:"finding"`
 	Changes any         `json:"changes,omitempty"`
 	Comment string      `json:"comment,omitempty"`
-	BatchID string      `json:"batch_id,omitempty"`
 	Actor   *Actor      `json:"actor,omitempty"`
 }
 
@@ -81,13 +79,86 @@ func subscribers(ctx context.Context, q db.DBTX, orgID, typ string) ([]string, e
 // shows each finding as it is in tx, after the change. Nothing is written
 // when no webhook subscribes to typ.
 func EmitFindings(ctx context.Context, tx pgx.Tx, orgID, typ string, items []FindingItem, actor *Actor) error {
-	if len(items) == 0 {
-		return nil
-	}
-	hooks, err := subscribers(ctx, tx, orgID, typ)
+	hooks, found, err := audience(ctx, tx, orgID, typ, items)
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
+	now := time.Now().UTC()
+	evIDs := make([]string, len(items))
+	payloads := make([]string, len(items))
+	for i, it := range items {
+		evIDs[i] = uuid.NewString()
+		if payloads[i], err = encode(evIDs[i], typ, now, findingPayload{Finding: found[i], Changes: it.Changes, Comment: it.Comment, Actor: actor}); err != nil {
+			return err
+		}
+	}
+	return insertEvents(ctx, tx, orgID, typ, evIDs, payloads, hooks)
+}
+
+// batchPayload is the data of a finding.bulk_updated event.
+type batchPayload struct {
+	BatchID  string         `json:"batch_id"`
+	Findings []batchFinding `json:"findings"`
+	Comment  string         `json:"comment,omitempty"`
+	Actor    *Actor         `json:"actor"`
+}
+
+type batchFinding struct {
+	Finding FindingData `json:"finding"`
+	Changes any         `json:"changes"`
+}
+
+// EmitBatch writes, inside tx, the one finding.bulk_updated event of a bulk
+// change (every changed finding of items, after the change, with its
+// changes) and one delivery per webhook of the organization subscribed to
+// finding.updated: a bulk change reaches each webhook as one message, not
+// one per finding. Nothing is written when no webhook subscribes.
+func EmitBatch(ctx context.Context, tx pgx.Tx, orgID, batchID string, items []FindingItem, comment string, actor *Actor) error {
+	hooks, found, err := audience(ctx, tx, orgID, FindingUpdated, items)
+	if err != nil || len(hooks) == 0 {
+		return err
+	}
+	data := batchPayload{BatchID: batchID, Findings: make([]batchFinding, len(items)), Comment: comment, Actor: actor}
+	for i, it := range items {
+		data.Findings[i] = batchFinding{Finding: found[i], Changes: it.Changes}
+	}
+	id := uuid.NewString()
+	payload, err := encode(id, FindingBulkUpdated, time.Now().UTC(), data)
+	if err != nil {
+		return err
+	}
+	return insertEvents(ctx, tx, orgID, FindingBulkUpdated, []string{id}, []string{payload}, hooks)
+}
+
+// audience returns the organization's webhooks subscribed to typ and,
+// when there are any, the findings of items as they are in tx; no webhooks
+// when items is empty.
+func audience(ctx context.Context, tx pgx.Tx, orgID, typ string, items []FindingItem) ([]string, []FindingData, error) {
+	if len(items) == 0 {
+		return nil, nil, nil
+	}
+	hooks, err := subscribers(ctx, tx, orgID, typ)
+	if err != nil || len(hooks) == 0 {
+		return nil, nil, err
+	}
+	found, err := loadFindings(ctx, tx, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	return hooks, found, nil
+}
+
+// encode renders an event's payload: data in the versioned envelope.
+func encode(id, typ string, at time.Time, data any) (string, error) {
+	b, err := json.Marshal(Envelope{Version: PayloadVersion, ID: id, Type: typ, Timestamp: at, Data: data})
+	if err != nil {
+		return "", fmt.Errorf("encode webhook event: %w", err)
+	}
+	return string(b), nil
+}
+
+// loadFindings reads the findings of items as they are in tx, in order.
+func loadFindings(ctx context.Context, tx pgx.Tx, items []FindingItem) ([]FindingData, error) {
 	ids := make([]string, len(items))
 	for i, it := range items {
 		ids[i] = it.ID
@@ -97,7 +168,7 @@ func EmitFindings(ctx context.Context, tx pgx.Tx, orgID, typ string, items []Fin
 		FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, ord) JOIN findings.findings f ON f.id = u.id JOIN findings.scans s ON s.id = f.scan_id
 		ORDER BY u.ord`, ids)
 	if err != nil {
-		return fmt.Errorf("webhook event findings: %w", err)
+		return nil, fmt.Errorf("webhook event findings: %w", err)
 	}
 	found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (FindingData, error) {
 		var f FindingData
@@ -110,24 +181,12 @@ func EmitFindings(ctx context.Context, tx pgx.Tx, orgID, typ string, items []Fin
 		return f, err
 	})
 	if err != nil {
-		return fmt.Errorf("webhook event findings: %w", err)
+		return nil, fmt.Errorf("webhook event findings: %w", err)
 	}
 	if len(found) != len(items) {
-		return fmt.Errorf("webhook event findings: %d of %d findings not found", len(items)-len(found), len(items))
+		return nil, fmt.Errorf("webhook event findings: %d of %d findings not found", len(items)-len(found), len(items))
 	}
-	now := time.Now().UTC()
-	evIDs := make([]string, len(items))
-	payloads := make([]string, len(items))
-	for i, it := range items {
-		evIDs[i] = uuid.NewString()
-		b, err := json.Marshal(Envelope{Version: PayloadVersion, ID: evIDs[i], Type: typ, Timestamp: now,
-			Data: findingPayload{Finding: found[i], Changes: it.Changes, Comment: it.Comment, BatchID: it.BatchID, Actor: actor}})
-		if err != nil {
-			return fmt.Errorf("encode webhook event: %w", err)
-		}
-		payloads[i] = string(b)
-	}
-	return insertEvents(ctx, tx, orgID, typ, evIDs, payloads, hooks)
+	return found, nil
 }
 
 func insertEvents(ctx context.Context, tx pgx.Tx, orgID, typ string, evIDs, payloads, hooks []string) error {
@@ -148,12 +207,12 @@ func insertEvents(ctx context.Context, tx pgx.Tx, orgID, typ string, evIDs, payl
 func (s *Store) Publish(ctx context.Context, eventID, orgID, typ string, occurred time.Time, data any) (int, error) {
 	var n int
 	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
-		b, err := json.Marshal(Envelope{Version: PayloadVersion, ID: eventID, Type: typ, Timestamp: occurred.UTC(), Data: data})
+		payload, err := encode(eventID, typ, occurred.UTC(), data)
 		if err != nil {
-			return fmt.Errorf("encode webhook event: %w", err)
+			return err
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO findings.webhook_events (id, org_id, type, payload) VALUES ($1, $2, $3, $4::jsonb)
-			ON CONFLICT (id) DO NOTHING`, eventID, orgID, typ, string(b))
+			ON CONFLICT (id) DO NOTHING`, eventID, orgID, typ, payload)
 		if err != nil {
 			return fmt.Errorf("write webhook event: %w", err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/services/findings/internal/outbox"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 	"github.com/vulnscan/vulnscan/services/findings/internal/webhook"
 )
@@ -35,26 +36,13 @@ func TestSign(t *testing.T) {
 	require.Len(t, s, len("whsec_")+32)
 }
 
-func TestBackoff(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		attempt int
-		want    time.Duration
-	}{{1, 30 * time.Second}, {2, time.Minute}, {4, 4 * time.Minute}, {10, 4 * time.Hour}, {30, 4 * time.Hour}} {
-		got := webhook.Backoff(30*time.Second, 4*time.Hour, c.attempt)
-		require.GreaterOrEqual(t, got, c.want*8/10, "attempt %d", c.attempt)
-		require.LessOrEqual(t, got, c.want*12/10, "attempt %d", c.attempt)
-	}
-}
-
 // TestDeliveryChecksAddressAtConnect: a webhook whose host stopped being
 // public (DNS rebinding) is refused when delivering, not only at
 // registration; with the address exempted the same delivery goes through.
 func TestDeliveryChecksAddressAtConnect(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := dbtest.New(t)
-	require.NoError(t, store.Migrate(ctx, pool))
+	pool := dbtest.Migrated(t, "findings_webhook", store.Migrate)
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	box, err := secretbox.New(key)
@@ -85,7 +73,7 @@ func TestDeliveryChecksAddressAtConnect(t *testing.T) {
 		done := make(chan error, 1)
 		go func() {
 			done <- (&webhook.Worker{Store: st, Box: box, Client: g.Client(5*time.Second, 0), Log: logging.New(testWriter{t}, "test"),
-				Poll: 50 * time.Millisecond, BaseBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond, MaxAttempts: 100, Batch: 10}).Run(wctx)
+				Schedule: outbox.Schedule{Poll: 50 * time.Millisecond, BaseBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond, MaxAttempts: 100, Batch: 10}}).Run(wctx)
 		}()
 		defer func() { cancel(); require.NoError(t, <-done) }()
 		var d webhook.Delivery

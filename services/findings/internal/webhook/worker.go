@@ -6,73 +6,33 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/vulnscan/vulnscan/pkg/redact"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/services/findings/internal/outbox"
 )
 
 // Worker delivers due webhook deliveries until its context ends.
 type Worker struct {
+	outbox.Schedule
 	Store *Store
 	Box   *secretbox.Box
 	// Client must refuse non-public addresses on every connection
 	// (netguard) and follow no redirects.
-	Client      *http.Client
-	Log         *slog.Logger
-	Poll        time.Duration // how often to look for due deliveries
-	BaseBackoff time.Duration // delay after the first failed attempt; doubles per attempt
-	MaxBackoff  time.Duration
-	MaxAttempts int // attempts before a delivery fails for good
-	Batch       int
+	Client *http.Client
+	Log    *slog.Logger
 	// Now is the clock of the webhook-timestamp header.
 	Now func() time.Time
 }
 
-// Run polls for due deliveries and sends them, a batch at a time.
+// Run polls for due deliveries and sends them, a batch at a time, through
+// the shared outbox loop.
 func (w *Worker) Run(ctx context.Context) error {
-	t := time.NewTicker(w.Poll)
-	defer t.Stop()
-	for {
-		for {
-			n, err := w.once(ctx)
-			if err != nil && ctx.Err() == nil {
-				w.Log.ErrorContext(ctx, "webhook delivery batch failed", "error", err)
-			}
-			if n < w.Batch || ctx.Err() != nil {
-				break
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
-}
-
-func (w *Worker) once(ctx context.Context) (int, error) {
-	ds, err := w.Store.claim(ctx, w.Batch, 2*time.Minute)
-	if err != nil {
-		return 0, err
-	}
-	var wg sync.WaitGroup
-	for _, d := range ds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// An attempt in flight finishes even while the process stops.
-			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			defer cancel()
-			w.deliver(dctx, d)
-		}()
-	}
-	wg.Wait()
-	return len(ds), nil
+	return (&outbox.Worker[due]{Schedule: w.Schedule, Log: w.Log, Name: "webhook delivery",
+		Claim: w.Store.claim, Deliver: w.deliver}).Run(ctx)
 }
 
 func (w *Worker) deliver(ctx context.Context, d due) {
@@ -83,25 +43,12 @@ func (w *Worker) deliver(ctx context.Context, d due) {
 		}
 		return
 	}
-	final := d.Attempts >= w.MaxAttempts
-	backoff := Backoff(w.BaseBackoff, w.MaxBackoff, d.Attempts)
+	backoff, final := w.Retry(d.Attempts)
 	w.Log.WarnContext(ctx, "webhook delivery failed", "delivery", d.ID, "webhook", d.Webhook.ID, "event", d.EventID, "attempt", d.Attempts,
 		"final", final, "status_code", code, "error", err.Error())
 	if err := w.Store.attempted(ctx, d.ID, false, code, err.Error(), backoff, final); err != nil {
 		w.Log.ErrorContext(ctx, "mark webhook delivery failed", "delivery", d.ID, "error", err)
 	}
-}
-
-// Backoff is base·2^(attempt-1), capped at max, ±20% jitter.
-func Backoff(base, max time.Duration, attempt int) time.Duration {
-	d := base
-	for i := 1; i < attempt && d < max; i++ {
-		d *= 2
-	}
-	if d > max {
-		d = max
-	}
-	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 }
 
 // send makes one attempt; it returns the receiver's status code (0 when

@@ -109,7 +109,9 @@ type CreateWebhookRequest struct {
 	Url string `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
 	// events: at least one of finding.created, finding.updated,
 	// finding.commented, scan.completed, scan.failed, scan.cancelled,
-	// estimation.completed, estimation.failed.
+	// estimation.completed, estimation.failed. A webhook subscribed to
+	// finding.updated receives a bulk change (POST /v1/findings/bulk) as one
+	// finding.bulk_updated message carrying every changed finding.
 	Events []string `protobuf:"bytes,2,rep,name=events,proto3" json:"events,omitempty"`
 	// description is a free label, at most 200 characters.
 	Description   string `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
