@@ -36,13 +36,15 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // Window is how far a chat request's timestamp may be from now.
 const Window = 5 * time.Minute
 
 // States are the finding states a command or reaction may name.
-var States = []string{"open", "true_positive", "false_positive", "accepted_risk", "resolved"}
+var States = vocab.FindingStates.Strings()
 
 // Error is a refused event: Unauthenticated for signature and replay-window
 // failures, otherwise a bad request.
@@ -226,9 +228,9 @@ func ParseGitHub(event string, body []byte) (Event, error) {
 		}
 		switch p.Reaction.Content {
 		case "+1":
-			ev = Event{Kind: State, State: "true_positive", Reaction: true}
+			ev = Event{Kind: State, State: string(vocab.TruePositive), Reaction: true}
 		case "-1":
-			ev = Event{Kind: State, State: "false_positive", Reaction: true}
+			ev = Event{Kind: State, State: string(vocab.FalsePositive), Reaction: true}
 		default:
 			return Event{}, nil
 		}

@@ -13,6 +13,8 @@ import (
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // MaxBatch bounds the findings of one report.
@@ -234,8 +236,8 @@ func (s *Intake) GetScanSummaries(ctx context.Context, req *findingsv1.GetScanSu
 	}
 	for _, id := range req.GetScanIds() {
 		m := all[id]
-		sum := &findingsv1.ScanSummary{ScanId: id, Critical: int32(m["critical"]), High: int32(m["high"]),
-			Medium: int32(m["medium"]), Low: int32(m["low"]), Info: int32(m["info"])}
+		sum := &findingsv1.ScanSummary{ScanId: id, Critical: int32(m[string(vocab.Critical)]), High: int32(m[string(vocab.High)]),
+			Medium: int32(m[string(vocab.Medium)]), Low: int32(m[string(vocab.Low)]), Info: int32(m[string(vocab.Info)])}
 		if ver != nil {
 			v := ver[id]
 			sum.Verification = &findingsv1.VerificationCounts{Candidates: int32(v[store.Approved] + v[store.Pending] + v[store.Rejected]),

@@ -13,6 +13,8 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/validate"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // Limits of the finding lists and triage texts.
@@ -179,7 +181,7 @@ func update(req *findingsv1.UpdateFindingRequest) (store.Update, error) {
 			}
 			v := strings.ToLower(k.StringValue)
 			u.DuplicateOf = &v
-			if u.State != nil && *u.State != "resolved" {
+			if u.State != nil && *u.State != string(vocab.Resolved) {
 				return u, apierr.Invalid("state must be resolved (or omitted) when duplicate_of is set")
 			}
 		default:
@@ -197,7 +199,7 @@ func update(req *findingsv1.UpdateFindingRequest) (store.Update, error) {
 		}
 	}
 	if req.ExpiresAt != nil {
-		if u.State == nil || *u.State != "accepted_risk" {
+		if u.State == nil || *u.State != string(vocab.AcceptedRisk) {
 			return u, apierr.Invalid("expires_at requires state accepted_risk")
 		}
 		at, err := time.Parse(time.RFC3339Nano, req.GetExpiresAt())

@@ -8,6 +8,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/vulnscan/vulnscan/pkg/db"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // Agent is the actor of changes the service makes on its own.
@@ -39,7 +41,7 @@ func (s *Store) ReopenExpired(ctx context.Context, now time.Time, limit int) (in
 		if err != nil {
 			return fmt.Errorf("expired acceptances: %w", err)
 		}
-		open := "open"
+		open := string(vocab.Open)
 		for _, d := range ds {
 			reason := "Risk acceptance expired at " + d.at.UTC().Format(time.RFC3339)
 			if _, _, err := s.applyTx(ctx, tx, d.org, d.id, Update{State: &open, StateReason: reason}, Agent, nil); err != nil {

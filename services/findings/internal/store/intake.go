@@ -365,8 +365,8 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 			res.VerificationStatus, res.visible = Approved, true
 		}
 		state := x.state
-		if x.state == "resolved" && x.dup == nil {
-			res.Reopened, state = true, "open"
+		if x.state == string(vocab.Resolved) && x.dup == nil {
+			res.Reopened, state = true, string(vocab.Open)
 			reopened = append(reopened, x.id)
 		}
 		upIDs, upStatus, upState = append(upIDs, x.id), append(upStatus, res.VerificationStatus), append(upState, state)
@@ -392,7 +392,7 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 // the integrations' events, each as one statement for all of them.
 func recordReopened(ctx context.Context, tx pgx.Tx, sc Scan, ids []string) error {
 	reason := "Seen again in scan " + sc.ID
-	from, to := "resolved", "open"
+	from, to := string(vocab.Resolved), string(vocab.Open)
 	actor := Actor{UserID: AgentUserID, Username: AgentUsername, Source: "agent"}
 	if _, err := tx.Exec(ctx, `INSERT INTO findings.audit_log (finding_id, org_id, field, from_value, to_value, reason, actor_user_id, source)
 		SELECT u.id, $2, 'state', $3, $4, $5, $6, $7 FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord`,

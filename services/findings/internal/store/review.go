@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/vulnscan/vulnscan/pkg/db"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // Events of a pull request (PR) scan, delivered to git hosting integrations
@@ -94,7 +96,10 @@ func (s *Store) CompleteScan(ctx context.Context, orgID, scanID string) (int, er
 		}
 		now := time.Now().UTC()
 		sum := ReviewSummary{Event: EventReviewSummary, OccurredAt: now, Scan: sc, Findings: fs,
-			Counts: map[string]int{"critical": 0, "high": 0, "medium": 0, "low": 0, "info": 0}}
+			Counts: map[string]int{}}
+		for _, sev := range vocab.Severities.Strings() {
+			sum.Counts[sev] = 0
+		}
 		if sum.Findings == nil {
 			sum.Findings = []EventFinding{}
 		}

@@ -9,6 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/vulnscan/vulnscan/pkg/db"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // Change is one changed field, as the audit trail records it.
@@ -75,14 +77,14 @@ func (s *Store) applyTx(ctx context.Context, tx pgx.Tx, orgID, id string, u Upda
 				if err := checkCanonical(ctx, tx, orgID, id, repoKey, *u.DuplicateOf); err != nil {
 					return err
 				}
-				newDup, newState = u.DuplicateOf, "resolved"
+				newDup, newState = u.DuplicateOf, string(vocab.Resolved)
 			} else if dup != nil {
-				newDup, newState = nil, "open"
+				newDup, newState = nil, string(vocab.Open)
 			}
 		}
 		if u.State != nil {
 			newState = *u.State
-			if newState != "resolved" && newDup != nil {
+			if newState != string(vocab.Resolved) && newDup != nil {
 				newDup = nil // a duplicate link means closed: moving on drops it
 			}
 		}
@@ -93,9 +95,9 @@ func (s *Store) applyTx(ctx context.Context, tx pgx.Tx, orgID, id string, u Upda
 		// and dropped when the finding leaves accepted_risk.
 		newExpires := expires
 		switch {
-		case u.State != nil && *u.State == "accepted_risk":
+		case u.State != nil && *u.State == string(vocab.AcceptedRisk):
 			newExpires = u.ExpiresAt
-		case newState != "accepted_risk":
+		case newState != string(vocab.AcceptedRisk):
 			newExpires = nil
 		}
 
