@@ -27,14 +27,6 @@ const (
 	TombstoneTTL = 2 * TTL
 )
 
-// Statuses of an entry: the API key statuses of pkg/vocab.
-const (
-	StatusActive  = string(vocab.KeyActive)
-	StatusRevoked = string(vocab.KeyRevoked)
-	StatusExpired = string(vocab.KeyExpired)
-	StatusUnknown = string(vocab.KeyUnknown)
-)
-
 // Entry is the cached result of verifying one key.
 type Entry struct {
 	Status    string     `json:"status"`
@@ -51,7 +43,7 @@ func Key(hash string) string { return "vulnscan:apikey:" + hash }
 // Revoke records the revocation of the key with this hash and tells every
 // gateway to forget it.
 func Revoke(ctx context.Context, rdb redis.UniversalClient, hash string) error {
-	b, _ := json.Marshal(Entry{Status: StatusRevoked})
+	b, _ := json.Marshal(Entry{Status: string(vocab.KeyRevoked)})
 	pipe := rdb.TxPipeline()
 	pipe.Set(ctx, Key(hash), b, TombstoneTTL)
 	pipe.Publish(ctx, Channel, hash)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 func TestLRUEvictsLeastRecentlyUsed(t *testing.T) {
@@ -14,11 +16,11 @@ func TestLRUEvictsLeastRecentlyUsed(t *testing.T) {
 	later := now.Add(time.Minute)
 	c := NewLRU(3)
 	for _, h := range []string{"a", "b", "c"} {
-		c.Put(h, Entry{Status: StatusActive, KeyID: h}, later)
+		c.Put(h, Entry{Status: string(vocab.KeyActive), KeyID: h}, later)
 	}
 	_, ok := c.Get("a", now) // a becomes the most recent
 	require.True(t, ok)
-	c.Put("d", Entry{Status: StatusActive}, later)
+	c.Put("d", Entry{Status: string(vocab.KeyActive)}, later)
 	require.Equal(t, 3, c.Len())
 	_, ok = c.Get("b", now)
 	require.False(t, ok, "the least recently used entry is evicted")
@@ -31,7 +33,7 @@ func TestLRUEvictsLeastRecentlyUsed(t *testing.T) {
 	// more than the bound requires.
 	_, _ = c.Get("a", now)
 	for i := range 10000 {
-		c.Put(fmt.Sprintf("flood-%d", i), Entry{Status: StatusUnknown}, later)
+		c.Put(fmt.Sprintf("flood-%d", i), Entry{Status: string(vocab.KeyUnknown)}, later)
 		_, ok := c.Get("a", now)
 		require.True(t, ok, "a hot entry survives the flood")
 	}
@@ -42,7 +44,7 @@ func TestLRUExpiryAndDelete(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
 	c := NewLRU(10)
-	c.Put("x", Entry{Status: StatusActive}, now.Add(time.Second))
+	c.Put("x", Entry{Status: string(vocab.KeyActive)}, now.Add(time.Second))
 	_, ok := c.Get("x", now)
 	require.True(t, ok)
 	_, ok = c.Get("x", now.Add(time.Second))

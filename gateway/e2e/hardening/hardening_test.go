@@ -21,6 +21,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/apikey"
 	"github.com/vulnscan/vulnscan/pkg/keycache"
 	"github.com/vulnscan/vulnscan/pkg/systest"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // client never waits long: a hang is a failure, not a slow pass.
@@ -193,7 +194,7 @@ func TestRevocationWhileRedisIsDown(t *testing.T) {
 	require.NoError(t, err)
 	var e keycache.Entry
 	require.NoError(t, json.Unmarshal(b, &e))
-	require.Equal(t, keycache.StatusRevoked, e.Status)
+	require.Equal(t, string(vocab.KeyRevoked), e.Status)
 	require.Equal(t, http.StatusUnauthorized, call(t, "GET", "/credits", victim, nil).Status)
 	require.Equal(t, http.StatusOK, call(t, "GET", "/credits", o.ReadKey, nil).Status)
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/apikey"
 	"github.com/vulnscan/vulnscan/pkg/keycache"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 )
 
@@ -118,7 +119,7 @@ func (v *Verifier) evict(hash string) { v.local.Delete(hash) }
 
 func (v *Verifier) put(hash string, e keycache.Entry) {
 	ttl := v.localTTL
-	if e.Status == keycache.StatusUnknown {
+	if e.Status == string(vocab.KeyUnknown) {
 		ttl = max(ttl, NegativeTTL)
 	}
 	v.local.Put(hash, e, v.now().Add(ttl))
@@ -153,14 +154,14 @@ func (v *Verifier) Verify(ctx context.Context, key string) (keycache.Entry, erro
 
 func (v *Verifier) judge(e keycache.Entry) error {
 	switch e.Status {
-	case keycache.StatusActive:
+	case string(vocab.KeyActive):
 		if e.ExpiresAt != nil && !v.now().Before(*e.ExpiresAt) {
 			return ErrExpired
 		}
 		return nil
-	case keycache.StatusRevoked:
+	case string(vocab.KeyRevoked):
 		return ErrRevoked
-	case keycache.StatusExpired:
+	case string(vocab.KeyExpired):
 		return ErrExpired
 	default:
 		return ErrUnknown
@@ -201,7 +202,7 @@ func (v *Verifier) lookup(ctx context.Context, hash string) (keycache.Entry, err
 	// write below evicts this copy; one that landed before makes SET NX fail.
 	v.put(hash, e)
 	ttl := keycache.TTL
-	if e.Status == keycache.StatusUnknown {
+	if e.Status == string(vocab.KeyUnknown) {
 		ttl = NegativeTTL
 	}
 	payload, _ := json.Marshal(e)

@@ -16,6 +16,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/apikey"
 	"github.com/vulnscan/vulnscan/pkg/config"
 	"github.com/vulnscan/vulnscan/pkg/keycache"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 )
 
@@ -32,7 +33,7 @@ func (s *authStub) VerifyAPIKey(_ context.Context, in *authv1.VerifyAPIKeyReques
 	if r, ok := s.keys[in.GetKeyHash()]; ok {
 		return r, nil
 	}
-	return &authv1.VerifyAPIKeyResponse{Status: keycache.StatusUnknown}, nil
+	return &authv1.VerifyAPIKeyResponse{Status: string(vocab.KeyUnknown)}, nil
 }
 
 func redisClient(t testing.TB) *redis.Client {
@@ -53,7 +54,7 @@ func setup(t testing.TB) (*Verifier, *authStub, string, *redis.Client) {
 	key, _, hash, err := apikey.Generate()
 	require.NoError(t, err)
 	stub := &authStub{keys: map[string]*authv1.VerifyAPIKeyResponse{
-		hash: {Status: keycache.StatusActive, KeyId: "k1", OrgId: "o1", UserId: "u1", Scopes: []string{"read"}},
+		hash: {Status: string(vocab.KeyActive), KeyId: "k1", OrgId: "o1", UserId: "u1", Scopes: []string{"read"}},
 	}}
 	rdb := redisClient(t)
 	t.Cleanup(func() { rdb.Del(context.Background(), keycache.Key(hash)) })
@@ -133,7 +134,7 @@ func TestTombstoneIsNeverOverwritten(t *testing.T) {
 	require.ErrorIs(t, err, ErrRevoked)
 	b, err := rdb.Get(context.Background(), keycache.Key(apikey.Hash(key))).Bytes()
 	require.NoError(t, err)
-	require.Contains(t, string(b), keycache.StatusRevoked)
+	require.Contains(t, string(b), string(vocab.KeyRevoked))
 }
 
 func TestVerifyOutcomes(t *testing.T) {
@@ -146,9 +147,9 @@ func TestVerifyOutcomes(t *testing.T) {
 	revoked, hr := mk()
 	unknown, _ := mk()
 	stub := &authStub{keys: map[string]*authv1.VerifyAPIKeyResponse{
-		ha: {Status: keycache.StatusActive, KeyId: "a", OrgId: "o", UserId: "u"},
-		he: {Status: keycache.StatusActive, KeyId: "e", OrgId: "o", UserId: "u", ExpiresAt: timestamp(past)},
-		hr: {Status: keycache.StatusRevoked, KeyId: "r"},
+		ha: {Status: string(vocab.KeyActive), KeyId: "a", OrgId: "o", UserId: "u"},
+		he: {Status: string(vocab.KeyActive), KeyId: "e", OrgId: "o", UserId: "u", ExpiresAt: timestamp(past)},
+		hr: {Status: string(vocab.KeyRevoked), KeyId: "r"},
 	}}
 	v := New(rdb, stub, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Minute, 1000)
 	tests := []struct {

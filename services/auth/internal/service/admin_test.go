@@ -12,7 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/vulnscan/vulnscan/pkg/apikey"
-	"github.com/vulnscan/vulnscan/pkg/keycache"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 )
 
@@ -246,7 +246,7 @@ func TestAdminIssuesListsAndRevokesKeys(t *testing.T) {
 	require.Equal(t, []string{"read", "write"}, first.GetScopes(), "scopes are trimmed, sorted and unique")
 	require.True(t, first.GetExpiresAt().AsTime().Equal(exp))
 	v := verify(t, in, first.GetKey())
-	require.Equal(t, keycache.StatusActive, v.GetStatus())
+	require.Equal(t, string(vocab.KeyActive), v.GetStatus())
 	require.Equal(t, owner, v.GetUserId())
 	require.Equal(t, first.GetId(), v.GetKeyId())
 
@@ -277,7 +277,7 @@ func TestAdminIssuesListsAndRevokesKeys(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, first.GetId(), revoked.GetId())
 	require.NotNil(t, revoked.GetRevokedAt())
-	require.Equal(t, keycache.StatusRevoked, verify(t, in, first.GetKey()).GetStatus())
+	require.Equal(t, string(vocab.KeyRevoked), verify(t, in, first.GetKey()).GetStatus())
 
 	// The revoked key frees its place and is still listed, as revoked.
 	_, err = a.IssueAPIKey(ctx, &authv1.IssueAPIKeyRequest{OrgId: org, Scopes: []string{"read"}})

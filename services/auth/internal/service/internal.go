@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/vulnscan/vulnscan/pkg/apierr"
-	"github.com/vulnscan/vulnscan/pkg/keycache"
 	"github.com/vulnscan/vulnscan/pkg/validate"
 	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
@@ -19,17 +18,17 @@ func (s *Internal) VerifyAPIKey(ctx context.Context, req *authv1.VerifyAPIKeyReq
 	}
 	k, err := s.Store.KeyByHash(ctx, req.GetKeyHash())
 	if errors.Is(err, store.ErrNotFound) {
-		return &authv1.VerifyAPIKeyResponse{Status: keycache.StatusUnknown}, nil
+		return &authv1.VerifyAPIKeyResponse{Status: string(vocab.KeyUnknown)}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	status := keycache.StatusActive
+	status := string(vocab.KeyActive)
 	switch {
 	case k.RevokedAt != nil:
-		status = keycache.StatusRevoked
+		status = string(vocab.KeyRevoked)
 	case k.ExpiresAt != nil && !k.ExpiresAt.After(time.Now()):
-		status = keycache.StatusExpired
+		status = string(vocab.KeyExpired)
 	}
 	return &authv1.VerifyAPIKeyResponse{
 		Status: status, KeyId: k.ID, OrgId: k.OrgID, UserId: k.UserID, Scopes: k.Scopes, ExpiresAt: ts(k.ExpiresAt),

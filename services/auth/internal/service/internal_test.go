@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/vulnscan/vulnscan/pkg/apikey"
-	"github.com/vulnscan/vulnscan/pkg/keycache"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 )
 
@@ -25,7 +25,7 @@ func TestVerifyAPIKeyReportsTheKey(t *testing.T) {
 	require.NoError(t, err)
 
 	v := verify(t, in, key)
-	require.Equal(t, keycache.StatusActive, v.GetStatus())
+	require.Equal(t, string(vocab.KeyActive), v.GetStatus())
 	require.Equal(t, k.ID, v.GetKeyId())
 	require.Equal(t, org, v.GetOrgId())
 	require.Equal(t, user, v.GetUserId())
@@ -36,10 +36,10 @@ func TestVerifyAPIKeyReportsTheKey(t *testing.T) {
 	// final, expiry is not the reason it stops working.
 	_, err = s.Store.Pool.Exec(ctx, `UPDATE auth.api_keys SET expires_at = now() - interval '1 minute' WHERE id = $1`, k.ID)
 	require.NoError(t, err)
-	require.Equal(t, keycache.StatusExpired, verify(t, in, key).GetStatus())
+	require.Equal(t, string(vocab.KeyExpired), verify(t, in, key).GetStatus())
 	_, _, err = s.Store.RevokeKey(ctx, k.ID, org)
 	require.NoError(t, err)
-	require.Equal(t, keycache.StatusRevoked, verify(t, in, key).GetStatus())
+	require.Equal(t, string(vocab.KeyRevoked), verify(t, in, key).GetStatus())
 
 	for _, hash := range []string{"", "abc", strings.Repeat("a", 63), strings.Repeat("a", 65)} {
 		_, err := in.VerifyAPIKey(ctx, &authv1.VerifyAPIKeyRequest{KeyHash: hash})
@@ -47,7 +47,7 @@ func TestVerifyAPIKeyReportsTheKey(t *testing.T) {
 	}
 	unknown, err := in.VerifyAPIKey(ctx, &authv1.VerifyAPIKeyRequest{KeyHash: apikey.Hash("vsk_not_a_key")})
 	require.NoError(t, err)
-	require.Equal(t, keycache.StatusUnknown, unknown.GetStatus())
+	require.Equal(t, string(vocab.KeyUnknown), unknown.GetStatus())
 	require.Empty(t, unknown.GetKeyId())
 }
 

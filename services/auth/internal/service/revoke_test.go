@@ -12,6 +12,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/apikey"
 	"github.com/vulnscan/vulnscan/pkg/keycache"
 	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 )
 
@@ -71,7 +72,7 @@ func TestRevocationInvalidatesTheKeyCache(t *testing.T) {
 
 	// The gateways hear of the key and of the key it created, at once.
 	for _, h := range hashes {
-		require.Equal(t, keycache.StatusRevoked, tombstone(t, rdb, h))
+		require.Equal(t, string(vocab.KeyRevoked), tombstone(t, rdb, h))
 	}
 	require.Empty(t, tombstone(t, rdb, apikey.Hash(bystander)), "other keys stay cached")
 	heard := map[string]bool{}
@@ -114,7 +115,7 @@ func TestRevocationWaitsForRedisThenAnnounces(t *testing.T) {
 	n, err := s.announceOnce(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	require.Equal(t, keycache.StatusRevoked, tombstone(t, live, hash))
+	require.Equal(t, string(vocab.KeyRevoked), tombstone(t, live, hash))
 	pending, err = s.Store.PendingRevocations(ctx)
 	require.NoError(t, err)
 	require.Zero(t, pending)

@@ -16,9 +16,9 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/apikey"
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
-	"github.com/vulnscan/vulnscan/pkg/keycache"
 	"github.com/vulnscan/vulnscan/pkg/principal"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/auth/internal/store"
 )
@@ -71,7 +71,7 @@ func TestKeysCreateVerifyRevoke(t *testing.T) {
 	root, rootKey, err := s.issueKey(ctx, org, user, "root", []string{principal.ScopeRead, principal.ScopeWrite}, nil)
 	require.NoError(t, err)
 	v := verify(t, in, rootKey)
-	require.Equal(t, keycache.StatusActive, v.GetStatus())
+	require.Equal(t, string(vocab.KeyActive), v.GetStatus())
 	require.Equal(t, org, v.GetOrgId())
 	require.Equal(t, root.ID, v.GetKeyId())
 
@@ -81,7 +81,7 @@ func TestKeysCreateVerifyRevoke(t *testing.T) {
 	require.Equal(t, []string{"read"}, child.GetScopes())
 	require.True(t, apikey.WellFormed(child.GetKey()))
 	v = verify(t, in, child.GetKey())
-	require.Equal(t, keycache.StatusActive, v.GetStatus())
+	require.Equal(t, string(vocab.KeyActive), v.GetStatus())
 	require.Equal(t, []string{"read"}, v.GetScopes())
 
 	// A read key cannot hand out write.
@@ -103,8 +103,8 @@ func TestKeysCreateVerifyRevoke(t *testing.T) {
 	// Revoking the parent revokes the child, with Redis down.
 	_, err = pub.RevokeAPIKey(caller, &authv1.RevokeAPIKeyRequest{Id: root.ID})
 	require.NoError(t, err)
-	require.Equal(t, keycache.StatusRevoked, verify(t, in, rootKey).GetStatus())
-	require.Equal(t, keycache.StatusRevoked, verify(t, in, child.GetKey()).GetStatus())
+	require.Equal(t, string(vocab.KeyRevoked), verify(t, in, rootKey).GetStatus())
+	require.Equal(t, string(vocab.KeyRevoked), verify(t, in, child.GetKey()).GetStatus())
 	pending, err := s.Store.PendingRevocations(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 2, pending, "announcements wait for Redis")
@@ -119,12 +119,12 @@ func TestKeysCreateVerifyRevoke(t *testing.T) {
 	// Unknown and expired keys.
 	unknown, _, _, err := apikey.Generate()
 	require.NoError(t, err)
-	require.Equal(t, keycache.StatusUnknown, verify(t, in, unknown).GetStatus())
+	require.Equal(t, string(vocab.KeyUnknown), verify(t, in, unknown).GetStatus())
 	_, expKey, err := s.issueKey(ctx, org, user, "short", []string{"read"}, nil)
 	require.NoError(t, err)
 	_, err = s.Store.Pool.Exec(ctx, `UPDATE auth.api_keys SET expires_at = now() - interval '1 second' WHERE key_hash = $1`, apikey.Hash(expKey))
 	require.NoError(t, err)
-	require.Equal(t, keycache.StatusExpired, verify(t, in, expKey).GetStatus())
+	require.Equal(t, string(vocab.KeyExpired), verify(t, in, expKey).GetStatus())
 	_, err = in.VerifyAPIKey(ctx, &authv1.VerifyAPIKeyRequest{KeyHash: "short"})
 	require.Equal(t, http.StatusBadRequest, httpStatus(err))
 }
