@@ -13,8 +13,8 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/server"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
+	"github.com/vulnscan/vulnscan/services/scan/internal/lifecycle"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
-	"github.com/vulnscan/vulnscan/services/scan/internal/worker"
 )
 
 // TestSweepStrandedScan: River discards the job of a worker that died on
@@ -30,7 +30,7 @@ func TestSweepStrandedScan(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cc.Close() })
 	st := &store.Store{Pool: pool}
-	sweeper := &worker.Sweeper{Store: st, Auth: authv1.NewAuthInternalServiceClient(cc), Log: quietLog(), Idle: time.Minute}
+	sweeper := &jobs.SweepStrandedWorker{Compensations: &lifecycle.Compensations{Store: st, Auth: authv1.NewAuthInternalServiceClient(cc)}, Log: quietLog(), Idle: time.Minute}
 
 	org := newOrg(t, 100, "auto")
 	start := func() string {
@@ -83,7 +83,7 @@ func TestSweepStrandedScan(t *testing.T) {
 	deadAuth, err := server.Dial("127.0.0.1:1", scanID, "auth")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = deadAuth.Close() })
-	broken := &worker.Sweeper{Store: st, Auth: authv1.NewAuthInternalServiceClient(deadAuth), Log: quietLog(), Idle: time.Minute}
+	broken := &jobs.SweepStrandedWorker{Compensations: &lifecycle.Compensations{Store: st, Auth: authv1.NewAuthInternalServiceClient(deadAuth)}, Log: quietLog(), Idle: time.Minute}
 	short, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	require.Error(t, broken.Work(short, &river.Job[jobs.SweepStranded]{}))

@@ -9,31 +9,23 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vulnscan/vulnscan/pkg/db"
-	"github.com/vulnscan/vulnscan/pkg/dbtest"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
+	"github.com/vulnscan/vulnscan/services/scan/internal/store/storetest"
 )
+
+// key names this package's template database.
+const key = "scan_store"
 
 func TestCancel(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := dbtest.New(t)
-	require.NoError(t, store.Migrate(ctx, pool))
-	st := &store.Store{Pool: pool}
+	st := storetest.New(t, key)
 	org := uuid.NewString()
-
-	insert := func(t *testing.T, status, startState string) string {
-		t.Helper()
-		sc := store.Scan{ID: uuid.NewString(), OrgID: org, UserID: uuid.NewString(), TaskID: "t", EstimationID: uuid.NewString(),
-			Repos: []store.Repo{{URL: "upload://x"}}, TargetURLs: []string{}, ContextDocumentIDs: []string{}, Credits: 7}
-		require.NoError(t, db.InTx(ctx, pool, func(tx pgx.Tx) error { return st.InsertStarting(ctx, tx, sc) }))
-		_, err := pool.Exec(ctx, `UPDATE scan.scans SET status = $2, start_state = $3 WHERE id = $1`, sc.ID, status, startState)
-		require.NoError(t, err)
-		return sc.ID
-	}
-	cancel := func(orgID, id string) (store.Scan, string, error) {
+	cancel := func(orgID, id string) (store.Scan, vocab.ScanStatus, error) {
 		var sc store.Scan
-		var prev string
-		err := db.InTx(ctx, pool, func(tx pgx.Tx) error {
+		var prev vocab.ScanStatus
+		err := db.InTx(ctx, st.Pool, func(tx pgx.Tx) error {
 			var err error
 			sc, prev, err = st.Cancel(ctx, tx, orgID, id)
 			return err
@@ -42,21 +34,23 @@ func TestCancel(t *testing.T) {
 	}
 
 	tests := []struct {
-		name, status, startState string
-		otherOrg                 bool
-		wantErr                  error
+		name       string
+		status     vocab.ScanStatus
+		startState store.StartState
+		otherOrg   bool
+		wantErr    error
 	}{
-		{name: "pending", status: "pending", startState: "started"},
-		{name: "running", status: "running", startState: "started"},
-		{name: "completed", status: "completed", startState: "started", wantErr: store.ErrTerminal},
-		{name: "failed", status: "failed", startState: "started", wantErr: store.ErrTerminal},
-		{name: "cancelled", status: "cancelled", startState: "started", wantErr: store.ErrTerminal},
-		{name: "foreign", status: "pending", startState: "started", otherOrg: true, wantErr: store.ErrNotFound},
-		{name: "start not finished", status: "pending", startState: "starting", wantErr: store.ErrNotFound},
+		{name: "pending", status: vocab.ScanPending, startState: store.Started},
+		{name: "running", status: vocab.ScanRunning, startState: store.Started},
+		{name: "completed", status: vocab.ScanCompleted, startState: store.Started, wantErr: store.ErrTerminal},
+		{name: "failed", status: vocab.ScanFailed, startState: store.Started, wantErr: store.ErrTerminal},
+		{name: "cancelled", status: vocab.ScanCancelled, startState: store.Started, wantErr: store.ErrTerminal},
+		{name: "foreign", status: vocab.ScanPending, startState: store.Started, otherOrg: true, wantErr: store.ErrNotFound},
+		{name: "start not finished", status: vocab.ScanPending, startState: store.Starting, wantErr: store.ErrNotFound},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			id := insert(t, tc.status, tc.startState)
+			id := storetest.Insert(t, st, storetest.Scan(org), tc.status, tc.startState)
 			orgID := org
 			if tc.otherOrg {
 				orgID = uuid.NewString()
@@ -71,7 +65,7 @@ func TestCancel(t *testing.T) {
 			}
 			require.NoError(t, err)
 			require.Equal(t, tc.status, prev)
-			require.Equal(t, "cancelled", sc.Status)
+			require.Equal(t, vocab.ScanCancelled, sc.Status)
 			require.NotNil(t, got.CompletedAt)
 			running, err := st.StartRunning(ctx, id, orgID, 0)
 			require.ErrorIs(t, err, store.ErrNotRunnable, "a cancelled scan never starts")
@@ -81,7 +75,7 @@ func TestCancel(t *testing.T) {
 			require.NoError(t, err)
 			got, err = st.ByID(ctx, id)
 			require.NoError(t, err)
-			require.Equal(t, "cancelled", got.Status, "a worker finishing late does not overwrite the cancellation")
+			require.Equal(t, vocab.ScanCancelled, got.Status, "a worker finishing late does not overwrite the cancellation")
 		})
 	}
 }

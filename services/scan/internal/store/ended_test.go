@@ -10,8 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vulnscan/vulnscan/pkg/db"
-	"github.com/vulnscan/vulnscan/pkg/dbtest"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
+	"github.com/vulnscan/vulnscan/services/scan/internal/store/storetest"
 )
 
 // TestEndedHook: every way a scan ends (completed, failed, cancelled) calls
@@ -21,30 +22,25 @@ import (
 func TestEndedHook(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := dbtest.New(t)
-	require.NoError(t, store.Migrate(ctx, pool))
+	st := storetest.New(t, key)
+	pool := st.Pool
 	var calls []string
 	fail := false
-	st := &store.Store{Pool: pool, Ended: func(ctx context.Context, tx pgx.Tx, id, status string) error {
+	st.Ended = func(ctx context.Context, tx pgx.Tx, id string, status vocab.ScanStatus) error {
 		// Inside the transaction: the new status is visible to it.
 		var seen string
 		if err := tx.QueryRow(ctx, `SELECT status FROM scan.scans WHERE id = $1`, id).Scan(&seen); err != nil {
 			return err
 		}
-		calls = append(calls, seen+"/"+status)
+		calls = append(calls, seen+"/"+string(status))
 		if fail {
 			return errors.New("queue down")
 		}
 		return nil
-	}}
+	}
 	org := uuid.NewString()
-	insert := func(status string) string {
-		sc := store.Scan{ID: uuid.NewString(), OrgID: org, UserID: uuid.NewString(), TaskID: "t", EstimationID: uuid.NewString(),
-			Repos: []store.Repo{{URL: "upload://x"}}, TargetURLs: []string{}, ContextDocumentIDs: []string{}, Credits: 7}
-		require.NoError(t, db.InTx(ctx, pool, func(tx pgx.Tx) error { return st.InsertStarting(ctx, tx, sc) }))
-		_, err := pool.Exec(ctx, `UPDATE scan.scans SET status = $2, start_state = 'started' WHERE id = $1`, sc.ID, status)
-		require.NoError(t, err)
-		return sc.ID
+	insert := func(status vocab.ScanStatus) string {
+		return storetest.Insert(t, st, storetest.Scan(org), status, store.Started)
 	}
 	status := func(id string) string {
 		var s string
@@ -52,13 +48,13 @@ func TestEndedHook(t *testing.T) {
 		return s
 	}
 
-	a := insert("running")
+	a := insert(vocab.ScanRunning)
 	require.NoError(t, st.Complete(ctx, a))
-	b := insert("running")
+	b := insert(vocab.ScanRunning)
 	ok, err := st.Fail(ctx, b, "boom")
 	require.NoError(t, err)
 	require.True(t, ok)
-	c := insert("pending")
+	c := insert(vocab.ScanPending)
 	require.NoError(t, db.InTx(ctx, pool, func(tx pgx.Tx) error { _, _, err := st.Cancel(ctx, tx, org, c); return err }))
 	require.Equal(t, []string{"completed/completed", "failed/failed", "cancelled/cancelled"}, calls)
 
@@ -71,7 +67,7 @@ func TestEndedHook(t *testing.T) {
 
 	// When the event cannot be queued, the status does not change either.
 	fail = true
-	d := insert("running")
+	d := insert(vocab.ScanRunning)
 	require.Error(t, st.Complete(ctx, d))
 	require.Equal(t, "running", status(d))
 	_, err = st.Fail(ctx, d, "boom")

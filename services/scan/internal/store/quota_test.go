@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"context"
@@ -9,28 +9,22 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vulnscan/vulnscan/pkg/dbtest"
+	"github.com/vulnscan/vulnscan/services/scan/internal/store"
+	"github.com/vulnscan/vulnscan/services/scan/internal/store/storetest"
 )
-
-func newStore(t *testing.T) *Store {
-	t.Helper()
-	pool := dbtest.New(t)
-	require.NoError(t, Migrate(context.Background(), pool))
-	return &Store{Pool: pool}
-}
 
 // TestDocumentQuota: an organization's context documents are bounded in
 // number and total size, also under concurrent creation.
 func TestDocumentQuota(t *testing.T) {
 	t.Parallel()
-	st := newStore(t)
+	st := storetest.New(t, key)
 	ctx := context.Background()
 	org := uuid.NewString()
-	q := DocumentQuota{MaxCount: 3, MaxSize: 100}
+	q := store.DocumentQuota{MaxCount: 3, MaxSize: 100}
 	errs := make(chan error, 8)
 	for i := 0; i < 8; i++ {
 		go func() {
-			_, err := st.CreateDocument(ctx, Document{ID: uuid.NewString(), OrgID: org, Name: "d", Content: "exclude: x", Size: 10}, q)
+			_, err := st.CreateDocument(ctx, store.Document{ID: uuid.NewString(), OrgID: org, Name: "d", Content: "exclude: x", Size: 10}, q)
 			errs <- err
 		}()
 	}
@@ -41,12 +35,12 @@ func TestDocumentQuota(t *testing.T) {
 			ok++
 			continue
 		}
-		require.True(t, errors.Is(err, ErrQuota), err)
+		require.True(t, errors.Is(err, store.ErrQuota), err)
 		require.ErrorContains(t, err, "already has 3 context documents")
 	}
 	require.Equal(t, 3, ok)
-	_, err := st.CreateDocument(ctx, Document{ID: uuid.NewString(), OrgID: uuid.NewString(), Name: "big", Content: strings.Repeat("x", 101), Size: 101}, q)
-	require.ErrorIs(t, err, ErrQuota)
+	_, err := st.CreateDocument(ctx, store.Document{ID: uuid.NewString(), OrgID: uuid.NewString(), Name: "big", Content: strings.Repeat("x", 101), Size: 101}, q)
+	require.ErrorIs(t, err, store.ErrQuota)
 	require.ErrorContains(t, err, "more than the 100 allowed")
 }
 
@@ -55,7 +49,7 @@ func TestDocumentQuota(t *testing.T) {
 // itself; other organizations are not held back.
 func TestStartRunningPerOrg(t *testing.T) {
 	t.Parallel()
-	st := newStore(t)
+	st := storetest.New(t, key)
 	ctx := context.Background()
 	org := uuid.NewString()
 	mk := func(orgID string) string {
