@@ -90,7 +90,7 @@ func (s *Internal) GetRepoSources(ctx context.Context, req *estimationv1.GetRepo
 	}
 	out := &estimationv1.GetRepoSourcesResponse{}
 	for _, r := range e.Repos {
-		src := &estimationv1.RepoSource{Source: r.Source, RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA, Status: r.Status,
+		src := &estimationv1.RepoSource{Source: r.Source, RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA, Status: string(r.Status),
 			BaseBranch: r.BaseBranch, BaseCommit: r.BaseCommit, PullRequest: int32(r.PullRequest)}
 		switch r.Source {
 		case SourcePublic:
