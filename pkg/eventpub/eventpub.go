@@ -19,34 +19,41 @@ import (
 // Timeout bounds one call to the findings service.
 const Timeout = 30 * time.Second
 
-// ID is the id of the event of type typ about subjectID, in the service's
-// namespace ns: the same subject and type always give the same id.
-func ID(ns uuid.UUID, subjectID, typ string) string {
-	return uuid.NewSHA1(ns, []byte(subjectID+"/"+typ)).String()
+// Publisher publishes one service's events.
+type Publisher struct {
+	Webhooks findingsv1.WebhookEventServiceClient
+	// Namespace derives the service's event ids: the same subject and type
+	// always give the same id.
+	Namespace uuid.UUID
 }
 
-// Event is one webhook event.
+// ID is the id of the event of type typ about subjectID.
+func (p *Publisher) ID(subjectID, typ string) string {
+	return uuid.NewSHA1(p.Namespace, []byte(subjectID+"/"+typ)).String()
+}
+
+// Event is one webhook event about a subject (a scan, an estimation).
 type Event struct {
-	ID, OrgID, Type string
-	OccurredAt      time.Time
+	SubjectID, OrgID, Type string
+	OccurredAt             time.Time
 	// Key names the subject in the event's data ("scan", "estimation");
 	// Subject is the subject in JSON-compatible values.
 	Key     string
 	Subject map[string]any
 }
 
-// Publish sends ev to the findings service.
-func Publish(ctx context.Context, c findingsv1.WebhookEventServiceClient, ev Event) error {
+// Publish sends ev to the findings service under its derived id.
+func (p *Publisher) Publish(ctx context.Context, ev Event) error {
 	data, err := structpb.NewStruct(map[string]any{ev.Key: ev.Subject})
 	if err != nil {
 		return fmt.Errorf("encode %s event: %w", ev.Key, err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	_, err = c.PublishEvent(cctx, &findingsv1.PublishEventRequest{EventId: ev.ID, OrgId: ev.OrgID, Type: ev.Type,
+	_, err = p.Webhooks.PublishEvent(cctx, &findingsv1.PublishEventRequest{EventId: p.ID(ev.SubjectID, ev.Type), OrgId: ev.OrgID, Type: ev.Type,
 		OccurredAt: timestamppb.New(ev.OccurredAt), Data: data})
 	if err != nil {
-		return fmt.Errorf("publish %s: %w", ev.Type, err)
+		return fmt.Errorf("publish %s of %s %s: %w", ev.Type, ev.Key, ev.SubjectID, err)
 	}
 	return nil
 }

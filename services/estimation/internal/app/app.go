@@ -20,6 +20,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/archive"
 	"github.com/vulnscan/vulnscan/pkg/boot"
 	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/eventpub"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/plane"
@@ -153,7 +154,8 @@ func Run(ctx context.Context, version string) error {
 	river.AddWorker(workers, &jobs.EstimateWorker{Estimator: svc, Store: st, Log: log, JobTimeout: cfg.JobTimeout})
 	river.AddWorker(workers, &jobs.SweepStrandedWorker{Store: st, Log: log, Idle: jobs.SweepInterval})
 	river.AddWorker(workers, &jobs.PurgeExpiredUploadsWorker{Store: st, Bucket: bucket, Log: log, Retention: cfg.UploadRetention})
-	river.AddWorker(workers, &jobs.PublishEstimationEventWorker{Store: st, Webhooks: findingsv1.NewWebhookEventServiceClient(findingsConn)})
+	river.AddWorker(workers, &jobs.PublishEstimationEventWorker{Store: st, Events: &eventpub.Publisher{
+		Webhooks: findingsv1.NewWebhookEventServiceClient(findingsConn), Namespace: jobs.EventNamespace}})
 	rc, err := river.NewClient(driver, &river.Config{
 		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(jobs.SweepInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.SweepStranded{}, nil }, &river.PeriodicJobOpts{RunOnStart: true}),

@@ -8,31 +8,27 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/vulnscan/vulnscan/pkg/eventpub"
-	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/store"
 )
 
-// eventNamespace derives the estimation events' ids.
-var eventNamespace = uuid.MustParse("0b8f7d0e-5a61-4c59-a4a4-5d2f8e1c7b3a")
+// EventNamespace derives the estimation events' ids (eventpub.Publisher).
+var EventNamespace = uuid.MustParse("0b8f7d0e-5a61-4c59-a4a4-5d2f8e1c7b3a")
 
-// EventID is the id of an estimation's event of type typ.
-func EventID(estimationID, typ string) string { return eventpub.ID(eventNamespace, estimationID, typ) }
-
-// PublishEstimationEventWorker runs PublishEstimationEvent jobs.
+// PublishEstimationEventWorker runs PublishEstimationEvent jobs: it
+// publishes the estimation as it is now (its status is final).
 type PublishEstimationEventWorker struct {
 	river.WorkerDefaults[PublishEstimationEvent]
-	Store    *store.Store
-	Webhooks findingsv1.WebhookEventServiceClient
+	Store  *store.Store
+	Events *eventpub.Publisher
 }
 
-// Work publishes the estimation as it is now (its status is final).
 func (w *PublishEstimationEventWorker) Work(ctx context.Context, job *river.Job[PublishEstimationEvent]) error {
 	e, err := w.Store.GetEstimation(ctx, job.Args.OrgID, job.Args.EstimationID)
 	if err != nil {
 		return fmt.Errorf("load estimation %s: %w", job.Args.EstimationID, err)
 	}
-	return eventpub.Publish(ctx, w.Webhooks, eventpub.Event{ID: EventID(e.ID, job.Args.Type), OrgID: e.OrgID, Type: job.Args.Type,
-		OccurredAt: e.UpdatedAt, Key: "estimation", Subject: EventData(e)})
+	return w.Events.Publish(ctx, eventpub.Event{SubjectID: e.ID, OrgID: e.OrgID, Type: job.Args.Type, OccurredAt: e.UpdatedAt,
+		Key: "estimation", Subject: EventData(e)})
 }
 
 // EventData is the estimation as its events carry it, in JSON-compatible

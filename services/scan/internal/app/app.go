@@ -21,6 +21,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/config"
 	"github.com/vulnscan/vulnscan/pkg/engine"
 	"github.com/vulnscan/vulnscan/pkg/engine/exclude"
+	"github.com/vulnscan/vulnscan/pkg/eventpub"
 	"github.com/vulnscan/vulnscan/pkg/gitfetch"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
@@ -167,7 +168,8 @@ func Run(ctx context.Context, version string) error {
 	// A scan's end queues its webhook event in the same transaction.
 	st := &store.Store{Pool: pool, Ended: queue.Ended}
 	comp := &lifecycle.Compensations{Store: st, Auth: authc, Estimation: estc}
-	publisher := &jobs.PublishScanEventWorker{Store: st, Webhooks: findingsv1.NewWebhookEventServiceClient(dialed["findings"])}
+	publisher := &jobs.PublishScanEventWorker{Store: st, Events: &eventpub.Publisher{
+		Webhooks: findingsv1.NewWebhookEventServiceClient(dialed["findings"]), Namespace: jobs.EventNamespace}}
 	starter := &service.Starter{Pool: pool, Store: st, Queue: queue, Estimation: estc, Auth: authc, Findings: findc, Guard: guard, Box: box, Log: log,
 		Exclude: cfg.Exclude, RecoveryDelay: cfg.RecoveryDelay}
 

@@ -21,6 +21,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
@@ -103,6 +104,10 @@ type PublishScanEvent struct {
 func (PublishScanEvent) Kind() string { return "publish_scan_event" }
 
 func (PublishScanEvent) InsertOpts() river.InsertOpts { return maintenance() }
+
+// EventNamespace derives the scan events' ids (eventpub.Publisher), so
+// publishing a scan's end twice delivers it once.
+var EventNamespace = uuid.MustParse("6f0e4c52-8a53-4d7e-9b0e-3f1c2a7d9e41")
 
 // Queue inserts the scan jobs in the caller's transaction. River is set
 // once the client exists (the client needs the workers first).

@@ -4,39 +4,31 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 
 	"github.com/vulnscan/vulnscan/pkg/eventpub"
-	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
 )
-
-// eventNamespace derives the scan events' ids.
-var eventNamespace = uuid.MustParse("6f0e4c52-8a53-4d7e-9b0e-3f1c2a7d9e41")
-
-// EventID is the id of a scan's event of type typ.
-func EventID(scanID, typ string) string { return eventpub.ID(eventNamespace, scanID, typ) }
 
 // PublishScanEventWorker runs PublishScanEvent jobs.
 type PublishScanEventWorker struct {
 	river.WorkerDefaults[PublishScanEvent]
-	Store    *store.Store
-	Webhooks findingsv1.WebhookEventServiceClient
+	Store  *store.Store
+	Events *eventpub.Publisher
 }
 
-// Work publishes the scan as it is now (its status is final).
+// Work publishes the scan as it is now (its status is final), at the time
+// it ended.
 func (w *PublishScanEventWorker) Work(ctx context.Context, job *river.Job[PublishScanEvent]) error {
 	sc, err := w.Store.ByID(ctx, job.Args.ScanID)
 	if err != nil {
 		return fmt.Errorf("load scan %s: %w", job.Args.ScanID, err)
 	}
-	occurred := sc.UpdatedAt
+	ev := eventpub.Event{SubjectID: sc.ID, OrgID: sc.OrgID, Type: job.Args.Type, OccurredAt: sc.UpdatedAt, Key: "scan", Subject: EventData(sc)}
 	if sc.CompletedAt != nil {
-		occurred = *sc.CompletedAt
+		ev.OccurredAt = *sc.CompletedAt
 	}
-	return eventpub.Publish(ctx, w.Webhooks, eventpub.Event{ID: EventID(sc.ID, job.Args.Type), OrgID: sc.OrgID, Type: job.Args.Type,
-		OccurredAt: occurred, Key: "scan", Subject: EventData(sc)})
+	return w.Events.Publish(ctx, ev)
 }
 
 // EventData is the scan as its events carry it (never its auth

@@ -1,7 +1,6 @@
 package jobs
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/archive"
 	"github.com/vulnscan/vulnscan/pkg/engine"
+	"github.com/vulnscan/vulnscan/pkg/engine/finding"
 	"github.com/vulnscan/vulnscan/pkg/gitfetch"
 	"github.com/vulnscan/vulnscan/pkg/rmtree"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
@@ -109,7 +109,11 @@ func (w *RunScanWorker) Work(ctx context.Context, job *river.Job[RunScan]) error
 		// job steps aside (a snooze uses no attempt) and the workers take
 		// other organizations' scans meanwhile.
 		log.DebugContext(ctx, "organization at its running-scan limit; scan snoozed")
-		return river.JobSnooze(cmp.Or(w.OrgBusySnooze, DefaultOrgBusySnooze))
+		snooze := w.OrgBusySnooze
+		if snooze <= 0 {
+			snooze = DefaultOrgBusySnooze
+		}
+		return river.JobSnooze(snooze)
 	}
 	runCtx, stopWatch := w.watchCancel(ctx, log, sc.ID)
 	err = w.run(runCtx, log, sc)
@@ -439,3 +443,18 @@ func (p *progressWriter) writeLocked() {
 	}
 	p.last, p.at = p.pending, time.Now()
 }
+
+// WhyHeading starts the paragraph that Describe appends to a finding's
+// description (see finding.WhyHeading).
+const WhyHeading = finding.WhyHeading
+
+// ConfidenceTag is the prefix of the tag that carries a finding's confidence.
+const ConfidenceTag = finding.ConfidenceTag
+
+// Tags returns the finding's tags with its confidence ("confidence:high"),
+// as the command-line client's local runs report them too.
+func Tags(f engine.Finding) []string { return finding.ReportTags(f) }
+
+// Describe returns the finding's description followed by the reasons of its
+// confidence, so that whoever reads the finding sees why it is reported.
+func Describe(f engine.Finding) string { return finding.ReportDescription(f) }

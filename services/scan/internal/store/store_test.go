@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,15 +17,37 @@ import (
 	"github.com/vulnscan/vulnscan/services/scan/internal/store/storetest"
 )
 
+// key names this package's template database.
+const key = "scan_store"
+
+// setup runs the test in parallel on a store of its own and names an
+// organization.
+func setup(t *testing.T) (context.Context, *store.Store, string) {
+	t.Helper()
+	t.Parallel()
+	return context.Background(), storetest.New(t, key), uuid.NewString()
+}
+
+func byID(t *testing.T, st *store.Store, id string) store.Scan {
+	t.Helper()
+	sc, err := st.ByID(context.Background(), id)
+	require.NoError(t, err)
+	return sc
+}
+
+func statusOf(t *testing.T, st *store.Store, id string) vocab.ScanStatus {
+	t.Helper()
+	s, err := st.Status(context.Background(), id)
+	require.NoError(t, err)
+	return s
+}
+
 // TestStartSagaStates: a recorded start is invisible to its organization
 // until MarkStarted; recovery's BeginAbort takes a start that has not
 // finished (and again one it is still undoing), after which the request
 // can no longer complete it; a started or aborted scan is left alone.
 func TestStartSagaStates(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	st := storetest.New(t, key)
-	org := uuid.NewString()
+	ctx, st, org := setup(t)
 	sc := storetest.Scan(org)
 	sc.ScanType = ""
 	sc.TargetURLs = []string{"https://example.com/app"}
@@ -73,8 +97,7 @@ func TestStartSagaStates(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok, "an undo in progress may be retried")
 	require.NoError(t, st.FinishAbort(ctx, b))
-	got, err = st.ByID(ctx, b)
-	require.NoError(t, err)
+	got = byID(t, st, b)
 	require.Equal(t, store.Aborted, got.StartState)
 	_, ok, err = st.BeginAbort(ctx, b)
 	require.NoError(t, err)
@@ -87,30 +110,23 @@ func TestStartSagaStates(t *testing.T) {
 // TestRunStates: a started scan runs, records progress that never goes
 // backwards and ends once, completed or failed; Status follows it.
 func TestRunStates(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	st := storetest.New(t, key)
-	org := uuid.NewString()
+	ctx, st, org := setup(t)
 	a := storetest.Insert(t, st, storetest.Scan(org), vocab.ScanPending, store.Started)
 
 	require.NoError(t, st.SetProgress(ctx, a, 50), "progress of a pending scan is ignored")
 	started, err := st.StartRunning(ctx, a, org, 0)
 	require.NoError(t, err)
 	require.True(t, started)
-	status, err := st.Status(ctx, a)
-	require.NoError(t, err)
-	require.Equal(t, vocab.ScanRunning, status)
+	require.Equal(t, vocab.ScanRunning, statusOf(t, st, a))
 	require.NoError(t, st.SetProgress(ctx, a, 40))
 	require.NoError(t, st.SetProgress(ctx, a, 20))
-	got, err := st.ByID(ctx, a)
-	require.NoError(t, err)
+	got := byID(t, st, a)
 	require.Equal(t, int32(40), got.Progress, "progress never goes backwards")
 	require.NotNil(t, got.StartedAt)
 	require.Nil(t, got.CompletedAt)
 
 	require.NoError(t, st.Complete(ctx, a))
-	got, err = st.ByID(ctx, a)
-	require.NoError(t, err)
+	got = byID(t, st, a)
 	require.Equal(t, vocab.ScanCompleted, got.Status)
 	require.Equal(t, int32(100), got.Progress)
 	require.NotNil(t, got.CompletedAt)
@@ -124,15 +140,12 @@ func TestRunStates(t *testing.T) {
 	failed, err = st.Fail(ctx, b, "The scan could not be completed")
 	require.NoError(t, err)
 	require.True(t, failed)
-	got, err = st.ByID(ctx, b)
-	require.NoError(t, err)
+	got = byID(t, st, b)
 	require.Equal(t, vocab.ScanFailed, got.Status)
 	require.NotNil(t, got.Error)
 	require.Equal(t, "The scan could not be completed", *got.Error)
 	require.NoError(t, st.Complete(ctx, b))
-	status, err = st.Status(ctx, b)
-	require.NoError(t, err)
-	require.Equal(t, vocab.ScanFailed, status, "a failed scan does not complete")
+	require.Equal(t, vocab.ScanFailed, statusOf(t, st, b), "a failed scan does not complete")
 
 	_, err = st.Status(ctx, uuid.NewString())
 	require.ErrorIs(t, err, store.ErrNotFound)
@@ -141,10 +154,7 @@ func TestRunStates(t *testing.T) {
 // TestList: pages of an organization's started scans, filtered by status
 // and sorted, with the total of the filter.
 func TestList(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	st := storetest.New(t, key)
-	org := uuid.NewString()
+	ctx, st, org := setup(t)
 	var ids []string
 	for i, s := range []vocab.ScanStatus{vocab.ScanCompleted, vocab.ScanRunning, vocab.ScanCompleted, vocab.ScanFailed} {
 		id := storetest.Insert(t, st, storetest.Scan(org), s, store.Started)
@@ -181,10 +191,7 @@ func TestList(t *testing.T) {
 // TestStranded: the sweeper sees started, unfinished scans idle for longer
 // than the idle time whose run job is gone, and no other.
 func TestStranded(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	st := storetest.New(t, key)
-	org := uuid.NewString()
+	ctx, st, org := setup(t)
 	idle := func(id string) {
 		_, err := st.Pool.Exec(ctx, `UPDATE scan.scans SET updated_at = now() - interval '10 minutes' WHERE id = $1`, id)
 		require.NoError(t, err)
@@ -259,4 +266,192 @@ func TestDocuments(t *testing.T) {
 	require.Equal(t, []string{"login with admin", "exclude: vendor/"}, []string{docs[0].Content, docs[1].Content})
 	_, err = st.DocumentsContent(ctx, org, []string{a.ID, foreign.ID})
 	require.ErrorIs(t, err, store.ErrNotFound)
+}
+
+func TestCancel(t *testing.T) {
+	ctx, st, org := setup(t)
+	cancel := func(orgID, id string) (store.Scan, vocab.ScanStatus, error) {
+		var sc store.Scan
+		var prev vocab.ScanStatus
+		err := db.InTx(ctx, st.Pool, func(tx pgx.Tx) error {
+			var err error
+			sc, prev, err = st.Cancel(ctx, tx, orgID, id)
+			return err
+		})
+		return sc, prev, err
+	}
+
+	tests := []struct {
+		name       string
+		status     vocab.ScanStatus
+		startState store.StartState
+		otherOrg   bool
+		wantErr    error
+	}{
+		{name: "pending", status: vocab.ScanPending, startState: store.Started},
+		{name: "running", status: vocab.ScanRunning, startState: store.Started},
+		{name: "completed", status: vocab.ScanCompleted, startState: store.Started, wantErr: store.ErrTerminal},
+		{name: "failed", status: vocab.ScanFailed, startState: store.Started, wantErr: store.ErrTerminal},
+		{name: "cancelled", status: vocab.ScanCancelled, startState: store.Started, wantErr: store.ErrTerminal},
+		{name: "foreign", status: vocab.ScanPending, startState: store.Started, otherOrg: true, wantErr: store.ErrNotFound},
+		{name: "start not finished", status: vocab.ScanPending, startState: store.Starting, wantErr: store.ErrNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			id := storetest.Insert(t, st, storetest.Scan(org), tc.status, tc.startState)
+			orgID := org
+			if tc.otherOrg {
+				orgID = uuid.NewString()
+			}
+			sc, prev, err := cancel(orgID, id)
+			got, gerr := st.ByID(ctx, id)
+			require.NoError(t, gerr)
+			if tc.wantErr != nil {
+				require.ErrorIs(t, err, tc.wantErr)
+				require.Equal(t, tc.status, got.Status, "a refused cancel changes nothing")
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.status, prev)
+			require.Equal(t, vocab.ScanCancelled, sc.Status)
+			require.NotNil(t, got.CompletedAt)
+			running, err := st.StartRunning(ctx, id, orgID, 0)
+			require.ErrorIs(t, err, store.ErrNotRunnable, "a cancelled scan never starts")
+			require.False(t, running)
+			require.NoError(t, st.Complete(ctx, id))
+			_, err = st.Fail(ctx, id, "x")
+			require.NoError(t, err)
+			got, err = st.ByID(ctx, id)
+			require.NoError(t, err)
+			require.Equal(t, vocab.ScanCancelled, got.Status, "a worker finishing late does not overwrite the cancellation")
+		})
+	}
+}
+
+// TestEndedHook: every way a scan ends (completed, failed, cancelled) calls
+// Ended once, inside the ending transaction, so a webhook event is queued
+// with the status change or not at all; an end that changes nothing calls
+// nothing.
+func TestEndedHook(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t, key)
+	pool := st.Pool
+	var calls []string
+	fail := false
+	st.Ended = func(ctx context.Context, tx pgx.Tx, id string, status vocab.ScanStatus) error {
+		// Inside the transaction: the new status is visible to it.
+		var seen string
+		if err := tx.QueryRow(ctx, `SELECT status FROM scan.scans WHERE id = $1`, id).Scan(&seen); err != nil {
+			return err
+		}
+		calls = append(calls, seen+"/"+string(status))
+		if fail {
+			return errors.New("queue down")
+		}
+		return nil
+	}
+	org := uuid.NewString()
+	insert := func(status vocab.ScanStatus) string {
+		return storetest.Insert(t, st, storetest.Scan(org), status, store.Started)
+	}
+	status := func(id string) string {
+		var s string
+		require.NoError(t, pool.QueryRow(ctx, `SELECT status FROM scan.scans WHERE id = $1`, id).Scan(&s))
+		return s
+	}
+
+	a := insert(vocab.ScanRunning)
+	require.NoError(t, st.Complete(ctx, a))
+	b := insert(vocab.ScanRunning)
+	ok, err := st.Fail(ctx, b, "boom")
+	require.NoError(t, err)
+	require.True(t, ok)
+	c := insert(vocab.ScanPending)
+	require.NoError(t, db.InTx(ctx, pool, func(tx pgx.Tx) error { _, _, err := st.Cancel(ctx, tx, org, c); return err }))
+	require.Equal(t, []string{"completed/completed", "failed/failed", "cancelled/cancelled"}, calls)
+
+	// Already ended: nothing changes, nothing is queued.
+	require.NoError(t, st.Complete(ctx, c))
+	ok, err = st.Fail(ctx, a, "late")
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.Len(t, calls, 3)
+
+	// When the event cannot be queued, the status does not change either.
+	fail = true
+	d := insert(vocab.ScanRunning)
+	require.Error(t, st.Complete(ctx, d))
+	require.Equal(t, "running", status(d))
+	_, err = st.Fail(ctx, d, "boom")
+	require.Error(t, err)
+	require.Equal(t, "running", status(d))
+}
+
+// TestDocumentQuota: an organization's context documents are bounded in
+// number and total size, also under concurrent creation.
+func TestDocumentQuota(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t, key)
+	ctx := context.Background()
+	org := uuid.NewString()
+	q := store.DocumentQuota{MaxCount: 3, MaxSize: 100}
+	errs := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		go func() {
+			_, err := st.CreateDocument(ctx, store.Document{ID: uuid.NewString(), OrgID: org, Name: "d", Content: "exclude: x", Size: 10}, q)
+			errs <- err
+		}()
+	}
+	var ok int
+	for i := 0; i < 8; i++ {
+		err := <-errs
+		if err == nil {
+			ok++
+			continue
+		}
+		require.True(t, errors.Is(err, store.ErrQuota), err)
+		require.ErrorContains(t, err, "already has 3 context documents")
+	}
+	require.Equal(t, 3, ok)
+	_, err := st.CreateDocument(ctx, store.Document{ID: uuid.NewString(), OrgID: uuid.NewString(), Name: "big", Content: strings.Repeat("x", 101), Size: 101}, q)
+	require.ErrorIs(t, err, store.ErrQuota)
+	require.ErrorContains(t, err, "more than the 100 allowed")
+}
+
+// TestStartRunningPerOrg: at most limit scans of an organization run at
+// once; the same scan again (a retried attempt) is not counted against
+// itself; other organizations are not held back.
+func TestStartRunningPerOrg(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t, key)
+	ctx := context.Background()
+	org := uuid.NewString()
+	mk := func(orgID string) string {
+		id := uuid.NewString()
+		_, err := st.Pool.Exec(ctx, `INSERT INTO scan.scans (id, org_id, user_id, task_id, start_state, cost_estimation_id, repos, credits)
+			VALUES ($1, $2, $3, 't', 'started', $4, '[]', 1)`, id, orgID, uuid.NewString(), uuid.NewString())
+		require.NoError(t, err)
+		return id
+	}
+	a, b, other := mk(org), mk(org), mk(uuid.NewString())
+	for _, tc := range []struct {
+		id, org string
+		want    bool
+	}{{a, org, true}, {b, org, false}, {a, org, true}, {other, "", true}} {
+		o := tc.org
+		if o == "" {
+			require.NoError(t, st.Pool.QueryRow(ctx, `SELECT org_id::text FROM scan.scans WHERE id = $1`, tc.id).Scan(&o))
+		}
+		ok, err := st.StartRunning(ctx, tc.id, o, 1)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, ok)
+	}
+	var status string
+	require.NoError(t, st.Pool.QueryRow(ctx, `SELECT status FROM scan.scans WHERE id = $1`, b).Scan(&status))
+	require.Equal(t, "pending", status)
+	require.NoError(t, st.Complete(ctx, a))
+	ok, err := st.StartRunning(ctx, b, org, 1)
+	require.NoError(t, err)
+	require.True(t, ok, "a finished scan frees its slot")
 }
