@@ -19,17 +19,6 @@ import (
 	"github.com/vulnscan/vulnscan/services/estimation/internal/detect"
 )
 
-// Schema is the Postgres schema the estimation service owns.
-const Schema = "estimation"
-
-//go:embed migrations/*.sql
-var migrations embed.FS
-
-// Migrate applies the estimation schema migrations.
-func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	return db.Migrate(ctx, pool, Schema, migrations)
-}
-
 // Errors the store reports.
 var (
 	ErrNotFound       = errors.New("not found")
@@ -425,16 +414,7 @@ func (s *Store) Stranded(ctx context.Context, idle time.Duration) ([]string, err
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 // CachedResult reads a detection result by repository and commit.
@@ -511,3 +491,11 @@ func (s *Store) Release(ctx context.Context, orgID, id, scanID string) (bool, er
 	}
 	return tag.RowsAffected() == 1, nil
 }
+
+// Schema is the Postgres schema the estimation service owns; Migrate applies its migrations.
+const Schema = "estimation"
+
+var Migrate = db.Migrations(Schema, migrations)
+
+//go:embed migrations/*.sql
+var migrations embed.FS

@@ -19,17 +19,6 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
-// Schema is the Postgres schema the scan service owns.
-const Schema = "scan"
-
-//go:embed migrations/*.sql
-var migrations embed.FS
-
-// Migrate applies the scan schema migrations.
-func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	return db.Migrate(ctx, pool, Schema, migrations)
-}
-
 // ErrNotFound is returned for a missing or invisible record.
 var ErrNotFound = errors.New("not found")
 
@@ -106,6 +95,11 @@ func scanScan(row pgx.Row) (Scan, error) {
 		return s, err
 	}
 	return s, json.Unmarshal(repos, &s.Repos)
+}
+
+// collectScans reads every scan of rows.
+func collectScans(rows pgx.Rows) ([]Scan, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Scan, error) { return scanScan(r) })
 }
 
 // Store runs the scan queries.
@@ -214,16 +208,8 @@ func (st *Store) List(ctx context.Context, q ListQuery) ([]Scan, int32, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	var out []Scan
-	for rows.Next() {
-		s, err := scanScan(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, s)
-	}
-	return out, total, rows.Err()
+	out, err := collectScans(rows)
+	return out, total, err
 }
 
 // ErrNotRunnable means the scan is no longer pending or running (it was
@@ -309,16 +295,7 @@ func (st *Store) Stranded(ctx context.Context, idle time.Duration) ([]Scan, erro
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []Scan
-	for rows.Next() {
-		s, err := scanScan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return collectScans(rows)
 }
 
 // Document is a context document.
@@ -400,16 +377,7 @@ func (st *Store) MissingDocuments(ctx context.Context, orgID string, ids []strin
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 // DocumentsContent returns the content of the given documents, in order.
@@ -435,3 +403,11 @@ func AuthInstructionsAD(scanID string) secretbox.AD {
 var SealedColumns = []boot.SealedColumn{
 	{Table: "scan.scans", Column: "auth_instructions_enc", Key: "id", RowExpr: "id::text"},
 }
+
+// Schema is the Postgres schema the scan service owns; Migrate applies its migrations.
+const Schema = "scan"
+
+var Migrate = db.Migrations(Schema, migrations)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
