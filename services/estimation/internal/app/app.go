@@ -92,11 +92,11 @@ func ReadConfig(env *config.Env) (Config, error) {
 
 // Run runs the estimation service until ctx ends.
 func Run(ctx context.Context, version string) error {
-	log := logging.New(os.Stderr, "estimation")
 	cfg, err := ReadConfig(config.FromOS())
 	if err != nil {
 		return err
 	}
+	log := logging.New(os.Stderr, "estimation")
 	sec, id, err := plane.Security(config.FromOS(), "estimation", cfg.Common)
 	if err != nil {
 		return err

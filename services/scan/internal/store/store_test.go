@@ -382,10 +382,10 @@ func TestEndedHook(t *testing.T) {
 	fail = true
 	d := insert(vocab.ScanRunning)
 	require.Error(t, st.Complete(ctx, d))
-	require.Equal(t, "running", status(d))
+	require.Equal(t, string(vocab.ScanRunning), status(d))
 	_, err = st.Fail(ctx, d, "boom")
 	require.Error(t, err)
-	require.Equal(t, "running", status(d))
+	require.Equal(t, string(vocab.ScanRunning), status(d))
 }
 
 // TestDocumentQuota: an organization's context documents are bounded in
@@ -449,7 +449,7 @@ func TestStartRunningPerOrg(t *testing.T) {
 	}
 	var status string
 	require.NoError(t, st.Pool.QueryRow(ctx, `SELECT status FROM scan.scans WHERE id = $1`, b).Scan(&status))
-	require.Equal(t, "pending", status)
+	require.Equal(t, string(vocab.ScanPending), status)
 	require.NoError(t, st.Complete(ctx, a))
 	ok, err := st.StartRunning(ctx, b, org, 1)
 	require.NoError(t, err)
