@@ -266,15 +266,14 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 	return in, nil
 }
 
-// estimatedRepo finds the estimation's repository for a requested one: same
-// URL (ignoring a trailing slash or ".git"), and same source when the request
+// estimatedRepo finds the estimation's repository for a requested one: the
+// same repository key (vocab.RepoKey: case of scheme and host, credentials,
+// a trailing slash or ".git" aside), and the same source when the request
 // named one explicitly.
 func estimatedRepo(est *estimationv1.CostEstimation, r store.Repo) *estimationv1.RepoRef {
-	norm := func(s string) string {
-		return strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(s), "/"), ".git")
-	}
+	key := vocab.RepoKey(r.URL)
 	for _, e := range est.GetRepos() {
-		if norm(e.GetRepoUrl()) == norm(r.URL) && (r.Source == "" || r.Source == e.GetSource()) {
+		if vocab.RepoKey(e.GetRepoUrl()) == key && (r.Source == "" || r.Source == e.GetSource()) {
 			return e
 		}
 	}
