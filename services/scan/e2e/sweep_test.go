@@ -11,6 +11,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/mtls"
 	"github.com/vulnscan/vulnscan/pkg/server"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
 	"github.com/vulnscan/vulnscan/services/scan/internal/lifecycle"
@@ -60,11 +61,11 @@ func TestSweepStrandedScan(t *testing.T) {
 
 	s, err := st.ByID(ctx, stranded)
 	require.NoError(t, err)
-	require.Equal(t, "failed", s.Status)
+	require.Equal(t, vocab.ScanFailed, s.Status)
 	require.NotNil(t, s.Error)
 	a, err := st.ByID(ctx, alive)
 	require.NoError(t, err)
-	require.Equal(t, "running", a.Status, "a scan with a live job is not swept")
+	require.Equal(t, vocab.ScanRunning, a.Status, "a scan with a live job is not swept")
 	refunded := balance(t, sys, org.WriteKey) - before
 	require.Equal(t, int(s.Credits), refunded, "the stranded scan's credits come back")
 
@@ -89,10 +90,10 @@ func TestSweepStrandedScan(t *testing.T) {
 	require.Error(t, broken.Work(short, &river.Job[jobs.SweepStranded]{}))
 	a, err = st.ByID(ctx, alive)
 	require.NoError(t, err)
-	require.Equal(t, "running", a.Status, "not failed before its credits are back")
+	require.Equal(t, vocab.ScanRunning, a.Status, "not failed before its credits are back")
 	require.NoError(t, sweeper.Work(ctx, &river.Job[jobs.SweepStranded]{}))
 	a, err = st.ByID(ctx, alive)
 	require.NoError(t, err)
-	require.Equal(t, "failed", a.Status)
+	require.Equal(t, vocab.ScanFailed, a.Status)
 	require.Equal(t, before+refunded+int(a.Credits), balance(t, sys, org.WriteKey))
 }
