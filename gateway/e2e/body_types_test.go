@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/systest"
 )
 
 // TestWrongJSONTypeNamesTheField sends bodies that are valid JSON but give a
@@ -12,7 +14,7 @@ import (
 // field and the expected type, never "Malformed JSON body".
 func TestWrongJSONTypeNamesTheField(t *testing.T) {
 	t.Parallel()
-	org := newOrg(t, 0)
+	org := sys.Org(t, 0)
 	const someID = "00000000-0000-4000-8000-000000000001"
 	for _, tc := range []struct {
 		name, method, path, body, want string
@@ -30,10 +32,10 @@ func TestWrongJSONTypeNamesTheField(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := do(t, tc.method, tc.path, org.WriteKey, tc.body)
-			requireError(t, r, 400, tc.want)
+			systest.RequireError(t, r, 400, tc.want)
 			require.NotContains(t, strings.ToLower(string(r.Body)), "malformed")
 		})
 	}
 	// Broken JSON is still reported as such.
-	requireError(t, do(t, "POST", "/cost-estimations", org.WriteKey, `{"repos":[`), 400, "Malformed JSON body")
+	systest.RequireError(t, do(t, "POST", "/cost-estimations", org.WriteKey, `{"repos":[`), 400, "Malformed JSON body")
 }

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"os"
 	"testing"
 
 	"github.com/vulnscan/vulnscan/pkg/systest"
@@ -15,5 +14,5 @@ func TestMain(m *testing.M) {
 	// At debug level the services also log the calls the gateway makes for
 	// public requests (at info those are only in the gateway's access
 	// line), which the trace propagation tests read.
-	os.Exit(systest.Run(m, systest.Options{Env: map[string]string{"LOG_LEVEL": "debug"}}, &sys))
+	systest.Main(m, &sys, map[string]string{"LOG_LEVEL": "debug"})
 }

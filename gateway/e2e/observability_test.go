@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/systest"
 )
 
 // gatewayMetrics reads the gateway's samples of one metric family, keyed by
@@ -45,16 +47,16 @@ func gatewayMetrics(t *testing.T, family string) map[string]float64 {
 // router (404, 405) or the service.
 func TestHTTPMetricsCarryRouteTemplates(t *testing.T) {
 	t.Parallel()
-	org := newOrg(t, 0)
+	org := sys.Org(t, 0)
 	before := gatewayMetrics(t, "http_requests_total")
 
 	finding := "/findings/" + uuid.NewString()
-	requireError(t, do(t, "GET", finding, org.ReadKey, nil), 404, "")
-	requireError(t, do(t, "GET", finding, "", nil), 401, "missing")
-	requireError(t, do(t, "PATCH", finding, org.ReadKey, map[string]any{"state": "resolved"}), 403, "scope")
-	requireError(t, do(t, "DELETE", "/credits", org.WriteKey, nil), 405, "not allowed")
-	requireError(t, do(t, "GET", "/no-such-route/"+uuid.NewString(), org.ReadKey, nil), 404, "cannot get")
-	requireError(t, do(t, "GET", "/scans/"+uuid.NewString()+"/findings/export?format=json", org.ReadKey, nil), 404, "")
+	systest.RequireError(t, do(t, "GET", finding, org.ReadKey, nil), 404, "")
+	systest.RequireError(t, do(t, "GET", finding, "", nil), 401, "missing")
+	systest.RequireError(t, do(t, "PATCH", finding, org.ReadKey, map[string]any{"state": "resolved"}), 403, "scope")
+	systest.RequireError(t, do(t, "DELETE", "/credits", org.WriteKey, nil), 405, "not allowed")
+	systest.RequireError(t, do(t, "GET", "/no-such-route/"+uuid.NewString(), org.ReadKey, nil), 404, "cannot get")
+	systest.RequireError(t, do(t, "GET", "/scans/"+uuid.NewString()+"/findings/export?format=json", org.ReadKey, nil), 404, "")
 	limited := false
 	for i := 0; i < 200 && !limited; i++ {
 		limited = do(t, "GET", "/credits", org.ReadKey, nil).Status == 429
@@ -102,14 +104,14 @@ func tarball(t *testing.T, files map[string]string) []byte {
 // digest; the access line of every request carries its trace and span ids.
 func TestUploadMetricsAndLogs(t *testing.T) {
 	t.Parallel()
-	org := newOrg(t, 0)
+	org := sys.Org(t, 0)
 	before := gatewayMetrics(t, "gateway_uploads_total")
 	archive := tarball(t, map[string]string{"app/main.py": "print('hello " + uuid.NewString() + "')\n"})
 	r := do(t, "POST", "/uploads", org.WriteKey, string(archive), "Content-Type", "application/gzip")
 	require.Equal(t, 201, r.Status, string(r.Body))
 	id, _ := r.JSON()["id"].(string)
 	require.NotEmpty(t, id)
-	requireError(t, do(t, "POST", "/uploads", org.WriteKey, "not an archive", "Content-Type", "text/plain"), 400, "content-type")
+	systest.RequireError(t, do(t, "POST", "/uploads", org.WriteKey, "not an archive", "Content-Type", "text/plain"), 400, "content-type")
 
 	after := gatewayMetrics(t, "gateway_uploads_total")
 	require.Greater(t, after[`code="201"`], before[`code="201"`])

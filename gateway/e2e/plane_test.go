@@ -55,7 +55,7 @@ func connectRepo(t *testing.T, orgID, url, token string) {
 // certificate from another CA that claims a vulnscan identity.
 func TestPlaneRefusesUnauthenticatedCalls(t *testing.T) {
 	t.Parallel()
-	org := newOrgT(t)
+	org := sys.Org(t, 10)
 	connectRepo(t, org.ID, "https://git.example.com/plane/unauth.git", "ghp_unauth_secret")
 	req := &authv1.GetConnectedRepoRequest{OrgId: org.ID, Url: "https://git.example.com/plane/unauth.git"}
 
@@ -98,7 +98,7 @@ func TestPlaneRefusesUnauthenticatedCalls(t *testing.T) {
 // valid certificates, and still cannot call an admin or another's method.
 func TestPlaneRefusesNonOperatorAdminCalls(t *testing.T) {
 	t.Parallel()
-	org := newOrgT(t)
+	org := sys.Org(t, 10)
 	connectRepo(t, org.ID, "https://git.example.com/plane/admin.git", "ghp_admin_secret")
 	for _, as := range []string{mtls.Gateway, mtls.Scan, mtls.Findings, mtls.Estimation} {
 		t.Run(as, func(t *testing.T) {
@@ -146,7 +146,7 @@ func TestPlaneRefusesNonOperatorAdminCalls(t *testing.T) {
 // another method and one token reused for another organization's data fail.
 func TestPlaneTenantIdentityIsSigned(t *testing.T) {
 	t.Parallel()
-	a, b := newOrgT(t), newOrgT(t)
+	a, b := sys.Org(t, 10), sys.Org(t, 10)
 	r, err := sys.Do("POST", "/context-documents", b.WriteKey, map[string]any{"name": "b's secrets", "content": "org B only"})
 	require.NoError(t, err)
 	require.Equal(t, 201, r.Status, string(r.Body))
@@ -195,7 +195,7 @@ func TestPlaneTenantIdentityIsSigned(t *testing.T) {
 // open there: the ciphertext is bound to its row.
 func TestPlaneCiphertextBoundToRow(t *testing.T) {
 	t.Parallel()
-	a, b := newOrgT(t), newOrgT(t)
+	a, b := sys.Org(t, 10), sys.Org(t, 10)
 	url := "https://git.example.com/plane/sealed.git"
 	connectRepo(t, a.ID, url, "ghp_token_of_a")
 	connectRepo(t, b.ID, url, "ghp_token_of_b")
@@ -214,11 +214,4 @@ func TestPlaneCiphertextBoundToRow(t *testing.T) {
 	got, err := c.GetConnectedRepo(planeCtx(t), &authv1.GetConnectedRepoRequest{OrgId: b.ID, Url: url})
 	require.NoError(t, err)
 	require.Equal(t, "ghp_token_of_b", got.GetToken())
-}
-
-func newOrgT(t *testing.T) systest.Org {
-	t.Helper()
-	o, err := sys.NewOrg(10, "auto")
-	require.NoError(t, err)
-	return o
 }

@@ -57,21 +57,17 @@ func New(httpStatus int, format string, args ...any) *Error {
 // Wrap attaches an internal cause that is logged but never shown.
 func (e *Error) Wrap(cause error) *Error { c := *e; c.cause = cause; return &c }
 
-func Invalid(format string, args ...any) *Error {
-	return New(http.StatusBadRequest, format, args...)
-}
+// Constructors of the errors services return, one per HTTP status the
+// public API answers with. They stay functions (not a table of closures) so
+// that vet checks their format strings at every call.
 
-func NotFound(format string, args ...any) *Error {
-	return New(http.StatusNotFound, format, args...)
-}
+func Invalid(format string, args ...any) *Error { return New(http.StatusBadRequest, format, args...) }
 
-func Conflict(format string, args ...any) *Error {
-	return New(http.StatusConflict, format, args...)
-}
+func NotFound(format string, args ...any) *Error { return New(http.StatusNotFound, format, args...) }
 
-func Forbidden(format string, args ...any) *Error {
-	return New(http.StatusForbidden, format, args...)
-}
+func Conflict(format string, args ...any) *Error { return New(http.StatusConflict, format, args...) }
+
+func Forbidden(format string, args ...any) *Error { return New(http.StatusForbidden, format, args...) }
 
 func Unauthenticated(format string, args ...any) *Error {
 	return New(http.StatusUnauthorized, format, args...)
@@ -94,27 +90,53 @@ func Is(err error, httpStatus int) bool {
 	return errors.As(err, &e) && e.Status == httpStatus
 }
 
-func codeFor(httpStatus int) codes.Code {
-	switch httpStatus {
-	case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
-		return codes.InvalidArgument
-	case http.StatusUnauthorized:
-		return codes.Unauthenticated
-	case http.StatusPaymentRequired:
-		return codes.FailedPrecondition
-	case http.StatusForbidden:
-		return codes.PermissionDenied
-	case http.StatusNotFound:
-		return codes.NotFound
-	case http.StatusConflict:
-		return codes.AlreadyExists
-	case http.StatusTooManyRequests:
-		return codes.ResourceExhausted
-	case http.StatusServiceUnavailable:
-		return codes.Unavailable
-	default:
-		return codes.Internal
+// pairs are the HTTP statuses and the gRPC codes that carry them, one to
+// one: codeFor reads them left to right, HTTPStatus right to left.
+var pairs = map[int]codes.Code{
+	http.StatusBadRequest:         codes.InvalidArgument,
+	http.StatusUnauthorized:       codes.Unauthenticated,
+	http.StatusForbidden:          codes.PermissionDenied,
+	http.StatusNotFound:           codes.NotFound,
+	http.StatusConflict:           codes.AlreadyExists,
+	http.StatusTooManyRequests:    codes.ResourceExhausted,
+	http.StatusServiceUnavailable: codes.Unavailable,
+}
+
+// pairStatuses is pairs read from the code to the status.
+var pairStatuses = func() map[codes.Code]int {
+	m := make(map[codes.Code]int, len(pairs))
+	for httpStatus, c := range pairs {
+		m[c] = httpStatus
 	}
+	return m
+}()
+
+// Statuses without a code of their own travel as a related code (their
+// ErrorInfo restores them); codes other servers answer with that no status
+// of ours maps to are read as the nearest status.
+var (
+	borrowedCodes = map[int]codes.Code{
+		http.StatusRequestEntityTooLarge: codes.InvalidArgument,
+		http.StatusPaymentRequired:       codes.FailedPrecondition,
+	}
+	foreignCodes = map[codes.Code]int{
+		codes.OK:                 http.StatusOK,
+		codes.OutOfRange:         http.StatusBadRequest,
+		codes.FailedPrecondition: http.StatusBadRequest,
+		codes.Aborted:            http.StatusConflict,
+		codes.DeadlineExceeded:   http.StatusServiceUnavailable,
+		codes.Canceled:           499,
+	}
+)
+
+func codeFor(httpStatus int) codes.Code {
+	if c, ok := pairs[httpStatus]; ok {
+		return c
+	}
+	if c, ok := borrowedCodes[httpStatus]; ok {
+		return c
+	}
+	return codes.Internal
 }
 
 func reason(httpStatus int) string {
@@ -138,26 +160,11 @@ func HTTPStatus(st *status.Status) int {
 			}
 		}
 	}
-	switch st.Code() {
-	case codes.OK:
-		return http.StatusOK
-	case codes.InvalidArgument, codes.OutOfRange, codes.FailedPrecondition:
-		return http.StatusBadRequest
-	case codes.Unauthenticated:
-		return http.StatusUnauthorized
-	case codes.PermissionDenied:
-		return http.StatusForbidden
-	case codes.NotFound:
-		return http.StatusNotFound
-	case codes.AlreadyExists, codes.Aborted:
-		return http.StatusConflict
-	case codes.ResourceExhausted:
-		return http.StatusTooManyRequests
-	case codes.Unavailable, codes.DeadlineExceeded:
-		return http.StatusServiceUnavailable
-	case codes.Canceled:
-		return 499
-	default:
-		return http.StatusInternalServerError
+	if httpStatus, ok := pairStatuses[st.Code()]; ok {
+		return httpStatus
 	}
+	if httpStatus, ok := foreignCodes[st.Code()]; ok {
+		return httpStatus
+	}
+	return http.StatusInternalServerError
 }

@@ -20,9 +20,7 @@ type Upload struct {
 // Upload sends an archive (contentType "application/gzip" for tar.gz or
 // "application/zip").
 func (c *Client) Upload(ctx context.Context, archive []byte, contentType string) (Upload, error) {
-	var u Upload
-	err := c.call(ctx, request{method: http.MethodPost, path: "/uploads", raw: archive, contentType: contentType}, &u)
-	return u, err
+	return fetch[Upload](ctx, c, request{method: http.MethodPost, path: "/uploads", raw: archive, contentType: contentType})
 }
 
 // EstimationRepo is one repository of an estimation request. BaseBranch
@@ -65,16 +63,12 @@ func (e Estimation) Terminal() bool {
 
 // CreateEstimation starts an estimation of repos.
 func (c *Client) CreateEstimation(ctx context.Context, repos []EstimationRepo) (Estimation, error) {
-	var e Estimation
-	err := c.call(ctx, request{method: http.MethodPost, path: "/cost-estimations", body: map[string]any{"repos": repos}}, &e)
-	return e, err
+	return fetch[Estimation](ctx, c, request{method: http.MethodPost, path: "/cost-estimations", body: map[string]any{"repos": repos}})
 }
 
 // GetEstimation reads an estimation.
 func (c *Client) GetEstimation(ctx context.Context, id string) (Estimation, error) {
-	var e Estimation
-	err := c.call(ctx, request{method: http.MethodGet, path: "/cost-estimations/" + url.PathEscape(id)}, &e)
-	return e, err
+	return fetch[Estimation](ctx, c, request{method: http.MethodGet, path: "/cost-estimations/" + url.PathEscape(id)})
 }
 
 // ScanRepo is one repository of a scan request.
@@ -101,9 +95,7 @@ type Scan struct {
 
 // StartScan starts a scan.
 func (c *Client) StartScan(ctx context.Context, s StartScan) (Scan, error) {
-	var out Scan
-	err := c.call(ctx, request{method: http.MethodPost, path: "/scans", body: s}, &out)
-	return out, err
+	return fetch[Scan](ctx, c, request{method: http.MethodPost, path: "/scans", body: s})
 }
 
 // ScanStatus is the answer of GET /scans/{id}/status.
@@ -115,9 +107,7 @@ type ScanStatus struct {
 
 // GetScanStatus reads a scan's status and progress.
 func (c *Client) GetScanStatus(ctx context.Context, id string) (ScanStatus, error) {
-	var s ScanStatus
-	err := c.call(ctx, request{method: http.MethodGet, path: "/scans/" + url.PathEscape(id) + "/status"}, &s)
-	return s, err
+	return fetch[ScanStatus](ctx, c, request{method: http.MethodGet, path: "/scans/" + url.PathEscape(id) + "/status"})
 }
 
 // ScanDetails is the answer of GET /scans/{id} (the fields the client uses).
@@ -132,9 +122,7 @@ type ScanDetails struct {
 
 // GetScan reads a scan's details.
 func (c *Client) GetScan(ctx context.Context, id string) (ScanDetails, error) {
-	var s ScanDetails
-	err := c.call(ctx, request{method: http.MethodGet, path: "/scans/" + url.PathEscape(id)}, &s)
-	return s, err
+	return fetch[ScanDetails](ctx, c, request{method: http.MethodGet, path: "/scans/" + url.PathEscape(id)})
 }
 
 // Finding is a finding as the API shows it; the single read adds the
@@ -207,9 +195,7 @@ func (c *Client) ListFindings(ctx context.Context, q FindingQuery) (FindingPage,
 	if q.ScanID != "" {
 		path = "/scans/" + url.PathEscape(q.ScanID) + "/findings"
 	}
-	var p FindingPage
-	err := c.call(ctx, request{method: http.MethodGet, path: path, query: v}, &p)
-	return p, err
+	return fetch[FindingPage](ctx, c, request{method: http.MethodGet, path: path, query: v})
 }
 
 // AllFindings reads every page of a finding list (Page and Limit of q are
@@ -231,9 +217,7 @@ func (c *Client) AllFindings(ctx context.Context, q FindingQuery) ([]Finding, er
 
 // GetFinding reads one finding with its triage thread.
 func (c *Client) GetFinding(ctx context.Context, id string) (Finding, error) {
-	var f Finding
-	err := c.call(ctx, request{method: http.MethodGet, path: "/findings/" + url.PathEscape(id)}, &f)
-	return f, err
+	return fetch[Finding](ctx, c, request{method: http.MethodGet, path: "/findings/" + url.PathEscape(id)})
 }
 
 // Triage is the body of PATCH /findings/{id}. DuplicateOf is sent when
@@ -269,9 +253,7 @@ func (c *Client) TriageFinding(ctx context.Context, id string, t Triage) (Triage
 	if t.Reason != "" {
 		body["reason"] = t.Reason
 	}
-	var r TriageResult
-	err := c.call(ctx, request{method: http.MethodPatch, path: "/findings/" + url.PathEscape(id), body: body}, &r)
-	return r, err
+	return fetch[TriageResult](ctx, c, request{method: http.MethodPatch, path: "/findings/" + url.PathEscape(id), body: body})
 }
 
 // Comment adds a comment to a finding's triage thread and returns its id.

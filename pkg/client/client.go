@@ -145,7 +145,7 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 		resp, err := c.HTTP.Do(req)
 		if err != nil {
 			if attempt < retries && ctx.Err() == nil {
-				if err := sleep(ctx, wait); err != nil {
+				if err := Sleep(ctx, wait); err != nil {
 					return nil, err
 				}
 				wait = min(wait*2, 30*time.Second)
@@ -165,7 +165,7 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
 				d = time.Duration(s) * time.Second
 			}
-			if err := sleep(ctx, d); err != nil {
+			if err := Sleep(ctx, d); err != nil {
 				return nil, err
 			}
 			wait = min(wait*2, 30*time.Second)
@@ -175,7 +175,9 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	}
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or until ctx ends and then returns its error: callers
+// polling the API wait with it between reads.
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -184,6 +186,13 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// fetch performs r and returns the JSON answer decoded as a T.
+func fetch[T any](ctx context.Context, c *Client, r request) (T, error) {
+	var out T
+	err := c.call(ctx, r, &out)
+	return out, err
 }
 
 // call performs r and decodes the JSON answer into out (when not nil).

@@ -139,7 +139,7 @@ func New(opts ...Option) *Engine {
 }
 
 // Rules lists the code-analysis rules.
-func (e *Engine) Rules() ([]sast.Rule, error) {
+func (e *Engine) Rules() ([]finding.Rule, error) {
 	a, err := sast.New(e.cfg.limits)
 	if err != nil {
 		return nil, err

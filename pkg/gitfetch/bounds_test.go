@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -20,6 +17,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/gittest"
 )
 
 // genRepo is a bare repository generated in-process with go-git.
@@ -109,20 +108,19 @@ func (g *genRepo) allowSHAWants() {
 }
 
 // serve serves the repositories under root over git's smart HTTP protocol
-// on loopback (git http-backend); served, when set, is called after each
-// response.
+// on loopback; served, when set, is called after each response.
 func serve(t *testing.T, root string, served func(*http.Request)) string {
-	gitBin, err := exec.LookPath("git")
-	require.NoError(t, err, "git is required")
-	backend := &cgi.Handler{Path: gitBin, Args: []string{"http-backend"}, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		backend.ServeHTTP(w, r)
-		if served != nil {
-			served(r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/gen.git"
+	s, err := gittest.Serve(root, gittest.Options{Wrap: func(git http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			git.ServeHTTP(w, r)
+			if served != nil {
+				served(r)
+			}
+		})
+	}})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	return s.URL("gen")
 }
 
 func countFiles(t *testing.T, dir string) int {
@@ -184,22 +182,25 @@ func TestCheckoutBounds(t *testing.T) {
 		}
 	})
 
-	t.Run("file cap", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "repo")
-		lim := DefaultLimits
-		lim.MaxFiles = 10
-		_, err := Checkout(context.Background(), Source{CloneURL: url, Branch: "main", Commit: smallCommit}, dir, lim)
-		require.ErrorIs(t, err, ErrTooLarge)
-		require.ErrorContains(t, err, "more than 10 files")
-		require.Zero(t, countFiles(t, filepath.Dir(dir)), "nothing written, object store removed")
-	})
-	t.Run("repeated blob bomb", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "repo")
-		_, err := Checkout(context.Background(), Source{CloneURL: url, Branch: "main", Commit: bombCommit}, dir, DefaultLimits)
-		require.ErrorIs(t, err, ErrTooLarge)
-		require.ErrorContains(t, err, "more than 1073741824 bytes")
-		require.Zero(t, countFiles(t, filepath.Dir(dir)), "nothing inflated")
-	})
+	fileCap := DefaultLimits
+	fileCap.MaxFiles = 10
+	for _, tc := range []struct {
+		name   string
+		commit string
+		lim    Limits
+		msg    string
+	}{
+		{"file cap", smallCommit, fileCap, "more than 10 files"},
+		{"repeated blob bomb", bombCommit, DefaultLimits, "more than 1073741824 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "repo")
+			_, err := Checkout(context.Background(), Source{CloneURL: url, Branch: "main", Commit: tc.commit}, dir, tc.lim)
+			require.ErrorIs(t, err, ErrTooLarge)
+			require.ErrorContains(t, err, tc.msg)
+			require.Zero(t, countFiles(t, filepath.Dir(dir)), "nothing written or inflated, object store removed")
+		})
+	}
 	t.Run("oversized blob skipped", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "repo")
 		got, err := Checkout(context.Background(), Source{CloneURL: url, Branch: "main", Commit: bigCommit}, dir, DefaultLimits)

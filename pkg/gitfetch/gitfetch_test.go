@@ -3,17 +3,14 @@ package gitfetch
 import (
 	"context"
 	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/vulnscan/vulnscan/pkg/gittest"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 )
 
@@ -21,44 +18,19 @@ import (
 // HTTP protocol on loopback, optionally behind basic auth.
 func gitServer(t *testing.T, user, pass string) (url string, first, second string) {
 	t.Helper()
-	gitBin, err := exec.LookPath("git")
-	require.NoError(t, err, "git is required")
-	root := t.TempDir()
-	repo := filepath.Join(root, "app.git")
-	run := func(dir string, args ...string) string {
-		cmd := exec.Command(gitBin, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, string(out))
-		return strings.TrimSpace(string(out))
-	}
-	work := filepath.Join(root, "work")
-	require.NoError(t, os.Mkdir(work, 0o755))
-	run(work, "init", "-q", "-b", "main")
-	require.NoError(t, os.WriteFile(filepath.Join(work, "app.py"), []byte("print('v1')\n"), 0o644))
-	run(work, "add", ".")
-	run(work, "commit", "-q", "-m", "one")
-	first = run(work, "rev-parse", "HEAD")
-	require.NoError(t, os.WriteFile(filepath.Join(work, "app.py"), []byte("print('v2')\n"), 0o644))
-	run(work, "commit", "-q", "-am", "two")
-	second = run(work, "rev-parse", "HEAD")
-	run(root, "clone", "-q", "--bare", work, repo)
-
-	backend := &cgi.Handler{Path: gitBin, Args: []string{"http-backend"}, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if user != "" {
-			u, p, ok := r.BasicAuth()
-			if !ok || u != user || p != pass {
+	s := gittest.Start(t, gittest.Options{Wrap: func(git http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if u, p, ok := r.BasicAuth(); user != "" && (!ok || u != user || p != pass) {
 				w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
 				http.Error(w, "unauthorized", http.StatusUnauthorized)
 				return
 			}
-		}
-		backend.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/app.git", first, second
+			git.ServeHTTP(w, r)
+		})
+	}})
+	first = s.Publish(t, "app", map[string]string{"app.py": "print('v1')\n"})
+	second = s.Commit(t, "app", "main", map[string]string{"app.py": "print('v2')\n"})
+	return s.URL("app"), first, second
 }
 
 func install(t *testing.T) {

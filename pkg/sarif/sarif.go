@@ -16,6 +16,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 const schemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -100,8 +102,6 @@ func NewRules() *Rules {
 	return &Rules{index: map[string]int{}, cwes: map[string]bool{}}
 }
 
-var severityRank = map[string]int{"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
-
 // detector is a finding's rule id: its first tag, which the engine sets to
 // the detector that reported it ("python.cmdi.shell", "secrets.aws-access-token",
 // "live.sqli.error"). Findings without one fall back to their category.
@@ -166,9 +166,9 @@ func (r *Rules) ruleFor(f Finding) (string, int) {
 		i = len(r.rules)
 		r.index[id] = i
 		r.rules = append(r.rules, rule)
-		r.rank = append(r.rank, severityRank[f.Severity])
+		r.rank = append(r.rank, vocab.Severity(f.Severity).Rank())
 	}
-	if rk := severityRank[f.Severity]; rk > r.rank[i] {
+	if rk := vocab.Severity(f.Severity).Rank(); rk > r.rank[i] {
 		r.rank[i] = rk
 		r.rules[i].DefaultConfiguration["level"] = sarifLevel(f.Severity)
 		r.rules[i].Properties["security-severity"] = securitySeverity(f.Severity)
@@ -229,10 +229,10 @@ func (r *Rules) Tail() ([]byte, error) {
 }
 
 func sarifLevel(severity string) string {
-	switch severity {
-	case "critical", "high":
+	switch vocab.Severity(severity) {
+	case vocab.Critical, vocab.High:
 		return "error"
-	case "medium":
+	case vocab.Medium:
 		return "warning"
 	default:
 		return "note"
@@ -241,14 +241,14 @@ func sarifLevel(severity string) string {
 
 // securitySeverity is the CVSS-like score code scanning tools read.
 func securitySeverity(severity string) string {
-	return map[string]string{"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0", "info": "0.0"}[severity]
+	return map[vocab.Severity]string{vocab.Critical: "9.5", vocab.High: "8.0", vocab.Medium: "5.5", vocab.Low: "3.0", vocab.Info: "0.0"}[vocab.Severity(severity)]
 }
 
 // suppressedStates are triage decisions that a code scanning tool should
 // show as dismissed: the finding is known and accepted, not open.
-var suppressedStates = map[string]string{
-	"false_positive": "Triaged in vulnscan as a false positive.",
-	"accepted_risk":  "Triaged in vulnscan as an accepted risk.",
+var suppressedStates = map[vocab.FindingState]string{
+	vocab.FalsePositive: "Triaged in vulnscan as a false positive.",
+	vocab.AcceptedRisk:  "Triaged in vulnscan as an accepted risk.",
 }
 
 // Result renders one finding as a result, adding its rule to r on first
@@ -298,7 +298,7 @@ func result(f Finding, ruleID string, ruleIndex int) map[string]any {
 	if f.ID != "" {
 		res["guid"] = f.ID
 	}
-	if why, ok := suppressedStates[f.State]; ok {
+	if why, ok := suppressedStates[vocab.FindingState(f.State)]; ok {
 		res["suppressions"] = []any{map[string]any{"kind": "external", "status": "accepted", "justification": why}}
 	}
 	return res

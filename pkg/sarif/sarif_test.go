@@ -3,31 +3,12 @@ package sarif
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/require"
-)
 
-// schema is the SARIF 2.1.0 JSON schema (release rtm.5, the schema of the
-// OASIS standard), vendored from the MIT-licensed npm package
-// @microsoft/jest-sarif 1.0.0-beta.0 (lib/schemas/sarif-2.1.0-rtm.5.json).
-// The findings service's export tests and the command-line client's tests
-// validate against the same file.
-func schema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open("testdata/sarif-schema-2.1.0.json")
-	require.NoError(t, err)
-	defer func() { _ = f.Close() }()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	require.NoError(t, err)
-	c := jsonschema.NewCompiler()
-	require.NoError(t, c.AddResource("sarif-schema-2.1.0.json", doc))
-	s, err := c.Compile("sarif-schema-2.1.0.json")
-	require.NoError(t, err)
-	return s
-}
+	"github.com/vulnscan/vulnscan/pkg/sarif/sariftest"
+)
 
 func TestWrite(t *testing.T) {
 	t.Parallel()
@@ -57,9 +38,7 @@ func TestWrite(t *testing.T) {
 			t.Parallel()
 			var buf bytes.Buffer
 			require.NoError(t, Write(&buf, tc.findings))
-			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
-			require.NoError(t, err)
-			require.NoError(t, schema(t).Validate(inst))
+			sariftest.Validate(t, buf.Bytes())
 
 			var log struct {
 				Runs []struct {

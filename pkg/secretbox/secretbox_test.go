@@ -4,11 +4,14 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/config"
 )
 
 var rowA = AD{Table: "auth.connected_repos", Column: "token_enc", Row: "org-a/github.com/a/a"}
@@ -194,4 +197,133 @@ func TestLoadFromEnvironment(t *testing.T) {
 			}
 		})
 	}
+}
+
+const (
+	hexKey = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	b64Key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+)
+
+func TestLoadNamesTheFailingSetting(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		keys Keys
+		want string
+	}{
+		{"bad master", Keys{Service: "auth", Master: "short"}, "VULNSCAN_SECRET_KEY: must be 32 bytes"},
+		{"bad own key", Keys{Service: "auth", Master: hexKey, Own: "short"}, "AUTH_SECRET_KEY: must be 32 bytes"},
+		{"no service to derive for", Keys{Master: hexKey}, "a service name is required"},
+		{"bad previous key", Keys{Service: "scan", Master: hexKey, Previous: []string{b64Key, "nope"}}, "SCAN_PREVIOUS_SECRET_KEYS: must be 32 bytes"},
+		{"bad previous master", Keys{Service: "scan", Master: hexKey, PreviousMasters: []string{"nope"}}, "VULNSCAN_PREVIOUS_SECRET_KEYS: must be 32 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(tc.keys)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+	// An own key needs no service name to derive from.
+	_, err := Load(Keys{Master: hexKey, Own: b64Key})
+	require.NoError(t, err)
+}
+
+func TestKeyEncodings(t *testing.T) {
+	t.Parallel()
+	raw := make([]byte, 32)
+	for i := range raw {
+		raw[i] = byte(i)
+	}
+	for _, s := range []string{hexKey, " " + hexKey + "\n", b64Key,
+		"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8",  // unpadded
+		"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=", // padded
+	} {
+		got, err := decodeKey(s)
+		require.NoError(t, err, "%q", s)
+		require.Equal(t, raw, got, "%q", s)
+	}
+	for _, s := range []string{"", hexKey[:62], hexKey + "00", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwd"} {
+		_, err := decodeKey(s)
+		require.Error(t, err, "%q", s)
+	}
+	for _, n := range []int{0, 16, 31, 33} {
+		_, err := New(make([]byte, n))
+		require.Error(t, err, "a %d-byte key", n)
+	}
+}
+
+func TestOpenRefusesMalformedValues(t *testing.T) {
+	t.Parallel()
+	withLegacy, err := Load(Keys{Service: "auth", Master: hexKey})
+	require.NoError(t, err)
+	raw := make([]byte, 32)
+	noLegacy, err := New(raw)
+	require.NoError(t, err)
+	sealed, err := withLegacy.Seal([]byte("x"), rowA)
+	require.NoError(t, err)
+
+	for _, tc := range []struct {
+		name   string
+		box    *Box
+		sealed []byte
+		want   error // nil: any error but ErrOpen
+	}{
+		{"empty", withLegacy, nil, nil},
+		{"unknown version", withLegacy, append([]byte{3}, sealed[1:]...), nil},
+		{"version 2 cut before the nonce ends", withLegacy, sealed[:1+4+5], nil},
+		{"version 1 cut before the nonce ends", withLegacy, []byte{1, 2, 3}, nil},
+		{"version 1 without a legacy key", noLegacy, append([]byte{1}, make([]byte, 40)...), ErrOpen},
+		{"sealed with a key this box does not hold", noLegacy, sealed, ErrOpen},
+		{"version 1 that does not open", withLegacy, append([]byte{1}, make([]byte, 40)...), ErrOpen},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := tc.box.Open(tc.sealed, rowA)
+			require.Error(t, err)
+			if tc.want != nil {
+				require.ErrorIs(t, err, tc.want)
+			} else {
+				require.NotErrorIs(t, err, ErrOpen)
+				require.ErrorContains(t, err, "malformed")
+			}
+		})
+	}
+	require.False(t, Legacy(sealed))
+	require.False(t, Legacy(nil))
+	require.True(t, Legacy([]byte{1, 0}))
+}
+
+func TestKeysFromEnv(t *testing.T) {
+	t.Parallel()
+	env := config.FromMap(map[string]string{
+		"VULNSCAN_SECRET_KEY":            " " + hexKey + " ",
+		"FINDINGS_SECRET_KEY":            b64Key,
+		"FINDINGS_PREVIOUS_SECRET_KEYS":  "a, b ,,c",
+		"VULNSCAN_PREVIOUS_SECRET_KEYS":  "m1",
+		"SCAN_SECRET_KEY":                "not-mine",
+		"SCAN_PREVIOUS_SECRET_KEYS":      "not-mine",
+		"VULNSCAN_PREVIOUS_SECRET_KEYS2": "ignored",
+	})
+	require.Equal(t, Keys{Service: "findings", Master: hexKey, Own: b64Key, Previous: []string{"a", "b", "c"},
+		PreviousMasters: []string{"m1"}, DataDir: "/data"}, KeysFromEnv(env, "findings", "/data"))
+	require.Equal(t, Keys{Service: "auth", DataDir: "d"}, KeysFromEnv(config.FromMap(nil), "auth", "d"))
+}
+
+func TestKeyFileInAnUnwritablePlace(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	_, err := Load(Keys{Service: "auth", DataDir: filepath.Join(file, "data")})
+	require.ErrorContains(t, err, "create data dir")
+
+	// A complete key file written by another process is read, not replaced.
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "secret.key"), []byte(b64Key+"\n"), 0o600))
+	fromFile, err := Load(Keys{Service: "auth", DataDir: dir})
+	require.NoError(t, err)
+	fromEnv, err := Load(Keys{Service: "auth", Master: hexKey})
+	require.NoError(t, err)
+	sealed, err := fromFile.Seal([]byte("x"), rowA)
+	require.NoError(t, err)
+	pt, _, err := fromEnv.Open(sealed, rowA)
+	require.NoError(t, err, "the file's key is the master key")
+	require.Equal(t, "x", string(pt))
 }

@@ -61,8 +61,7 @@ func (g guard) check(ctx context.Context, method string) (context.Context, error
 	if !g.policy.Allows(caller, method) {
 		return ctx, status.Errorf(codes.PermissionDenied, "identity %q may not call %s", caller, method)
 	}
-	md, _ := metadata.FromIncomingContext(ctx)
-	toks := md.Get(principal.MetadataKey)
+	toks := metadata.ValueFromIncomingContext(ctx, principal.MetadataKey)
 	if len(toks) == 0 {
 		return ctx, nil
 	}
@@ -71,7 +70,7 @@ func (g guard) check(ctx context.Context, method string) (context.Context, error
 	}
 	// The first request id is the one the request-id interceptor adopts.
 	rid := ""
-	if v := md.Get(RequestIDKey); len(v) > 0 {
+	if v := metadata.ValueFromIncomingContext(ctx, RequestIDKey); len(v) > 0 {
 		rid = v[0]
 	}
 	p, err := g.verifier.Verify(toks[0], rid, method)

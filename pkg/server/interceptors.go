@@ -62,10 +62,10 @@ func requestIDInterceptor(ctx context.Context, req any, _ *grpc.UnaryServerInfo,
 
 // incomingRequestID is the caller's request id, or a new one.
 func incomingRequestID(ctx context.Context) string {
-	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if v := md.Get(RequestIDKey); len(v) > 0 && v[0] != "" && len(v[0]) <= 128 {
-			return v[0]
-		}
+	// ValueFromIncomingContext copies this key's values only, not the
+	// whole metadata.
+	if v := metadata.ValueFromIncomingContext(ctx, RequestIDKey); len(v) > 0 && v[0] != "" && len(v[0]) <= 128 {
+		return v[0]
 	}
 	return uuid.NewString()
 }
@@ -181,7 +181,7 @@ func propagateRequestID(ctx context.Context, method string, req, reply any, cc *
 // outgoingRequestID adds ctx's request id to its outgoing metadata.
 func outgoingRequestID(ctx context.Context) context.Context {
 	if id := logging.RequestID(ctx); id != "" {
-		if md, _ := metadata.FromOutgoingContext(ctx); len(md.Get(RequestIDKey)) == 0 {
+		if len(metadata.ValueFromOutgoingContext(ctx, RequestIDKey)) == 0 {
 			ctx = metadata.AppendToOutgoingContext(ctx, RequestIDKey, id)
 		}
 	}

@@ -91,6 +91,13 @@ func Run(m *testing.M, opts Options, sys **System) int {
 	return code
 }
 
+// Main is the TestMain of a package of end-to-end tests that needs only
+// env added to the system's environment: it starts the system into *sys,
+// runs the tests, stops the system and exits.
+func Main(m *testing.M, sys **System, env map[string]string) {
+	os.Exit(Run(m, Options{Env: env}, sys))
+}
+
 func tail(s string, n int) string {
 	lines := strings.Split(s, "\n")
 	if len(lines) > n {

@@ -4,12 +4,8 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -50,47 +46,27 @@ func (m WebhookMessage) Verify(secret string) bool {
 // WebhookReceiver is a loopback HTTP endpoint that records every request
 // and can be told to answer 500 to the next ones.
 type WebhookReceiver struct {
-	URL  string
-	srv  *httptest.Server
-	mu   sync.Mutex
-	msgs []WebhookMessage
-	fail int
+	*Recorder
 }
 
 // NewWebhookReceiver starts a receiver on 127.0.0.1, closed with the test.
 func NewWebhookReceiver(t testing.TB) *WebhookReceiver {
-	r := &WebhookReceiver{}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		m := WebhookMessage{ID: req.Header.Get("webhook-id"), Timestamp: req.Header.Get("webhook-timestamp"),
-			Signature: req.Header.Get("webhook-signature"), Body: body, Answered: http.StatusNoContent}
-		_ = json.Unmarshal(body, &m.Payload)
-		r.mu.Lock()
-		if r.fail > 0 {
-			r.fail--
-			m.Answered = http.StatusInternalServerError
-		}
-		r.msgs = append(r.msgs, m)
-		r.mu.Unlock()
-		w.WriteHeader(m.Answered)
-	}))
-	r.URL = r.srv.URL
-	t.Cleanup(r.srv.Close)
-	return r
+	return &WebhookReceiver{NewRecorder(t, nil)}
 }
 
 // FailNext makes the receiver answer 500 to the next n requests.
-func (r *WebhookReceiver) FailNext(n int) {
-	r.mu.Lock()
-	r.fail = n
-	r.mu.Unlock()
-}
+func (r *WebhookReceiver) FailNext(n int) { r.Recorder.FailNext(n, http.StatusInternalServerError) }
 
 // Messages returns what the receiver got so far, in arrival order.
 func (r *WebhookReceiver) Messages() []WebhookMessage {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]WebhookMessage(nil), r.msgs...)
+	calls := r.Calls()
+	out := make([]WebhookMessage, 0, len(calls))
+	for _, c := range calls {
+		m := WebhookMessage{ID: c.Header.Get("webhook-id"), Timestamp: c.Header.Get("webhook-timestamp"),
+			Signature: c.Header.Get("webhook-signature"), Body: c.Body, Answered: c.Status, Payload: c.JSON()}
+		out = append(out, m)
+	}
+	return out
 }
 
 // Matching returns the messages for which ok holds.

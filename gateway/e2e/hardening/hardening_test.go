@@ -71,13 +71,6 @@ func requireSpecError(t *testing.T, r systest.Response, status int) {
 	require.NotEmpty(t, m["message"])
 }
 
-func newOrg(t *testing.T) systest.Org {
-	t.Helper()
-	o, err := sys.NewOrg(0, "auto")
-	require.NoError(t, err)
-	return o
-}
-
 func createKey(t *testing.T, creator string, body map[string]any) (id, key string, r systest.Response) {
 	t.Helper()
 	r = call(t, "POST", "/api-keys", creator, body)
@@ -120,7 +113,7 @@ func dbConn(t *testing.T) *pgx.Conn {
 // Weakness 6: a key that expires soon cannot create one that outlives it,
 // and revoking a key revokes every key it created, transitively.
 func TestChildKeysNeverOutliveTheirParent(t *testing.T) {
-	o := newOrg(t)
+	o := sys.Org(t, 0)
 	parentExp := time.Now().Add(10 * time.Minute).UTC().Truncate(time.Second)
 	parentID, parentKey, r := createKey(t, o.WriteKey, map[string]any{"name": "parent", "scopes": []string{"read", "write"}, "expires_at": parentExp.Format(time.RFC3339)})
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
@@ -150,7 +143,7 @@ func TestChildKeysNeverOutliveTheirParent(t *testing.T) {
 // working within the local cache TTL, the rate limit still limits, and the
 // revocation reaches Redis once it is back.
 func TestRevocationWhileRedisIsDown(t *testing.T) {
-	o := newOrg(t)
+	o := sys.Org(t, 0)
 	victimID, victim, r := createKey(t, o.WriteKey, map[string]any{"name": "victim", "scopes": []string{"read"}})
 	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
 	require.Equal(t, http.StatusOK, call(t, "GET", "/credits", victim, nil).Status)
@@ -231,7 +224,7 @@ func readResponse(t *testing.T, c net.Conn) systest.Response {
 // (429 with Retry-After), and stalled or trickling bodies are cut (408),
 // after which the gateway holds no more goroutines than before.
 func TestStalledUploadsAreCutAndCapped(t *testing.T) {
-	o1, o2, o3 := newOrg(t), newOrg(t), newOrg(t)
+	o1, o2, o3 := sys.Org(t, 0), sys.Org(t, 0), sys.Org(t, 0)
 	_, o1second, r := createKey(t, o1.WriteKey, map[string]any{"name": "second", "scopes": []string{"read", "write"}})
 	require.Equal(t, http.StatusCreated, r.Status)
 	baseGoroutines := metric(t, "go_goroutines ")
@@ -369,7 +362,7 @@ func (l *load) phase(t *testing.T, key string, d time.Duration) map[int]int {
 // spec's body, never 500 and never a hang; afterwards everything recovers
 // without restarting any process, and every write that got a 201 is there.
 func TestStoresStopAndRestartUnderLoad(t *testing.T) {
-	o := newOrg(t)
+	o := sys.Org(t, 0)
 	l := &load{bodies: map[int]string{}}
 	only := func(got map[int]int, allowed ...int) {
 		t.Helper()

@@ -12,12 +12,8 @@ import (
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 )
 
-func admin(e *Env) (authv1.AuthAdminServiceClient, error) {
-	cc, err := e.Conn("auth")
-	if err != nil {
-		return nil, err
-	}
-	return authv1.NewAuthAdminServiceClient(cc), nil
+func admin(e *Env) authv1.AuthAdminServiceClient {
+	return authv1.NewAuthAdminServiceClient(e.conn("auth"))
 }
 
 func tsOrNil(t *timestamppb.Timestamp) any {
@@ -37,11 +33,7 @@ func init() {
 				if err := Parse(fs, args, "name"); err != nil {
 					return nil, err
 				}
-				c, err := admin(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.CreateOrganization(ctx, &authv1.CreateOrganizationRequest{Name: *name, Credits: int32(*credits), VerificationMode: *mode})
+				r, err := admin(e).CreateOrganization(ctx, &authv1.CreateOrganizationRequest{Name: *name, Credits: int32(*credits), VerificationMode: *mode})
 				if err != nil {
 					return nil, err
 				}
@@ -54,11 +46,7 @@ func init() {
 				if err := Parse(fs, args, "org", "username"); err != nil {
 					return nil, err
 				}
-				c, err := admin(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.CreateUser(ctx, &authv1.CreateUserRequest{OrgId: *org, Username: *username})
+				r, err := admin(e).CreateUser(ctx, &authv1.CreateUserRequest{OrgId: *org, Username: *username})
 				if err != nil {
 					return nil, err
 				}
@@ -87,11 +75,7 @@ func init() {
 					}
 					req.ExpiresAt = timestamppb.New(time.Now().Add(d))
 				}
-				c, err := admin(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.IssueAPIKey(ctx, req)
+				r, err := admin(e).IssueAPIKey(ctx, req)
 				if err != nil {
 					return nil, err
 				}
@@ -103,11 +87,7 @@ func init() {
 				if err := Parse(fs, args, "id"); err != nil {
 					return nil, err
 				}
-				c, err := admin(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.AdminRevokeAPIKey(ctx, &authv1.AdminRevokeAPIKeyRequest{Id: *id})
+				r, err := admin(e).AdminRevokeAPIKey(ctx, &authv1.AdminRevokeAPIKeyRequest{Id: *id})
 				if err != nil {
 					return nil, err
 				}
@@ -120,11 +100,7 @@ func init() {
 				if err := Parse(fs, args, "org", "amount"); err != nil {
 					return nil, err
 				}
-				c, err := admin(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.GrantCredits(ctx, &authv1.GrantCreditsRequest{OrgId: *org, Amount: int32(*amount)})
+				r, err := admin(e).GrantCredits(ctx, &authv1.GrantCreditsRequest{OrgId: *org, Amount: int32(*amount)})
 				if err != nil {
 					return nil, err
 				}
@@ -136,11 +112,7 @@ func init() {
 				if err := Parse(fs, args, "org"); err != nil {
 					return nil, err
 				}
-				c, err := admin(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.GetBalance(ctx, &authv1.GetBalanceRequest{OrgId: *org})
+				r, err := admin(e).GetBalance(ctx, &authv1.GetBalanceRequest{OrgId: *org})
 				if err != nil {
 					return nil, err
 				}
@@ -156,19 +128,11 @@ func init() {
 				if err := Parse(fs, args, "org", "url"); err != nil {
 					return nil, err
 				}
-				token := ""
-				if *tokenEnv != "" {
-					v, ok := lookupEnv(*tokenEnv)
-					if !ok || v == "" {
-						return nil, fmt.Errorf("--token-env: variable %s is not set", *tokenEnv)
-					}
-					token = v
-				}
-				c, err := admin(e)
+				token, err := secretFromEnv("token-env", *tokenEnv)
 				if err != nil {
 					return nil, err
 				}
-				r, err := c.ConnectRepo(ctx, &authv1.ConnectRepoRequest{OrgId: *org, Url: *url, CloneUrl: *cloneURL, Token: token, DefaultBranch: *branch})
+				r, err := admin(e).ConnectRepo(ctx, &authv1.ConnectRepoRequest{OrgId: *org, Url: *url, CloneUrl: *cloneURL, Token: token, DefaultBranch: *branch})
 				if err != nil {
 					return nil, err
 				}

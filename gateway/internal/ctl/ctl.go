@@ -67,6 +67,26 @@ func (e *Env) Conn(service string) (*grpc.ClientConn, error) {
 	return cc, nil
 }
 
+// conn is Conn for a command's one call: when no connection can be made
+// (no operator identity, a bad address), the call itself fails with the
+// reason, so every command reports it alike.
+func (e *Env) conn(service string) grpc.ClientConnInterface {
+	cc, err := e.Conn(service)
+	if err != nil {
+		return brokenConn{err}
+	}
+	return cc
+}
+
+// brokenConn is a connection that could not be made: every call fails with why.
+type brokenConn struct{ err error }
+
+func (b brokenConn) Invoke(context.Context, string, any, any, ...grpc.CallOption) error { return b.err }
+
+func (b brokenConn) NewStream(context.Context, *grpc.StreamDesc, string, ...grpc.CallOption) (grpc.ClientStream, error) {
+	return nil, b.err
+}
+
 // Main runs vulnscanctl with args (without the program name) and returns the exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// Help asked for goes to stdout with exit 0; help shown because the

@@ -10,20 +10,12 @@ import (
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 )
 
-func findingsIntake(e *Env) (findingsv1.FindingsIntakeServiceClient, error) {
-	cc, err := e.Conn("findings")
-	if err != nil {
-		return nil, err
-	}
-	return findingsv1.NewFindingsIntakeServiceClient(cc), nil
+func findingsIntake(e *Env) findingsv1.FindingsIntakeServiceClient {
+	return findingsv1.NewFindingsIntakeServiceClient(e.conn("findings"))
 }
 
-func findingsAdmin(e *Env) (findingsv1.FindingsAdminServiceClient, error) {
-	cc, err := e.Conn("findings")
-	if err != nil {
-		return nil, err
-	}
-	return findingsv1.NewFindingsAdminServiceClient(cc), nil
+func findingsAdmin(e *Env) findingsv1.FindingsAdminServiceClient {
+	return findingsv1.NewFindingsAdminServiceClient(e.conn("findings"))
 }
 
 // integrationJSON prints an integration without its credentials. The
@@ -51,6 +43,29 @@ func secretFromEnv(flagName, name string) (string, error) {
 	return v, nil
 }
 
+// settled is a finding's answer to a verdict.
+type settled interface {
+	GetId() string
+	GetVerificationStatus() string
+}
+
+// verdict is the command that settles a finding held in verification
+// with decide ("finding approve", "finding reject").
+func verdict(verb string, decide func(context.Context, findingsv1.FindingsIntakeServiceClient, string) (settled, error)) Command {
+	return Command{Group: "finding", Verb: verb, Usage: "--id ID",
+		Run: func(ctx context.Context, e *Env, fs *flag.FlagSet, args []string) (any, error) {
+			id := fs.String("id", "", "finding id")
+			if err := Parse(fs, args, "id"); err != nil {
+				return nil, err
+			}
+			r, err := decide(ctx, findingsIntake(e), *id)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"id": r.GetId(), "verification_status": r.GetVerificationStatus()}, nil
+		}}
+}
+
 func init() {
 	Register(
 		Command{Group: "finding", Verb: "list", Usage: "--scan SCAN | --org ORG [--pending | --include-unverified]",
@@ -69,11 +84,7 @@ func init() {
 				if *pending {
 					req.VerificationStatus = "pending"
 				}
-				c, err := findingsIntake(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.ListFindingsForOperator(ctx, req)
+				r, err := findingsIntake(e).ListFindingsForOperator(ctx, req)
 				if err != nil {
 					return nil, err
 				}
@@ -90,38 +101,12 @@ func init() {
 				}
 				return map[string]any{"data": data}, nil
 			}},
-		Command{Group: "finding", Verb: "approve", Usage: "--id ID",
-			Run: func(ctx context.Context, e *Env, fs *flag.FlagSet, args []string) (any, error) {
-				id := fs.String("id", "", "finding id")
-				if err := Parse(fs, args, "id"); err != nil {
-					return nil, err
-				}
-				c, err := findingsIntake(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.ApproveFinding(ctx, &findingsv1.ApproveFindingRequest{Id: *id})
-				if err != nil {
-					return nil, err
-				}
-				return map[string]any{"id": r.GetId(), "verification_status": r.GetVerificationStatus()}, nil
-			}},
-		Command{Group: "finding", Verb: "reject", Usage: "--id ID",
-			Run: func(ctx context.Context, e *Env, fs *flag.FlagSet, args []string) (any, error) {
-				id := fs.String("id", "", "finding id")
-				if err := Parse(fs, args, "id"); err != nil {
-					return nil, err
-				}
-				c, err := findingsIntake(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.RejectFinding(ctx, &findingsv1.RejectFindingRequest{Id: *id})
-				if err != nil {
-					return nil, err
-				}
-				return map[string]any{"id": r.GetId(), "verification_status": r.GetVerificationStatus()}, nil
-			}},
+		verdict("approve", func(ctx context.Context, c findingsv1.FindingsIntakeServiceClient, id string) (settled, error) {
+			return c.ApproveFinding(ctx, &findingsv1.ApproveFindingRequest{Id: id})
+		}),
+		verdict("reject", func(ctx context.Context, c findingsv1.FindingsIntakeServiceClient, id string) (settled, error) {
+			return c.RejectFinding(ctx, &findingsv1.RejectFindingRequest{Id: id})
+		}),
 		Command{Group: "integration", Verb: "add",
 			Usage: "--org ORG --kind github|slack|jira|linear --url URL [--name N] [--project KEY] [--token-env VAR] [--secret-env VAR] [--inbound-secret-env VAR]",
 			Run: func(ctx context.Context, e *Env, fs *flag.FlagSet, args []string) (any, error) {
@@ -148,11 +133,7 @@ func init() {
 				if err != nil {
 					return nil, err
 				}
-				c, err := findingsAdmin(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.AddIntegration(ctx, &findingsv1.AddIntegrationRequest{OrgId: *org, Kind: *kind, Url: *url, Name: *name,
+				r, err := findingsAdmin(e).AddIntegration(ctx, &findingsv1.AddIntegrationRequest{OrgId: *org, Kind: *kind, Url: *url, Name: *name,
 					Project: *project, Token: token, Secret: secret, InboundSecret: inboundSecret})
 				if err != nil {
 					return nil, err
@@ -169,11 +150,7 @@ func init() {
 				if err := Parse(fs, args, "org"); err != nil {
 					return nil, err
 				}
-				c, err := findingsAdmin(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.ListIntegrations(ctx, &findingsv1.ListIntegrationsRequest{OrgId: *org})
+				r, err := findingsAdmin(e).ListIntegrations(ctx, &findingsv1.ListIntegrationsRequest{OrgId: *org})
 				if err != nil {
 					return nil, err
 				}
@@ -191,11 +168,7 @@ func init() {
 				if err := Parse(fs, args, "id", "external-user", "user"); err != nil {
 					return nil, err
 				}
-				c, err := findingsAdmin(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.MapIntegrationUser(ctx, &findingsv1.MapIntegrationUserRequest{IntegrationId: *id, ExternalUser: *ext, UserId: *user})
+				r, err := findingsAdmin(e).MapIntegrationUser(ctx, &findingsv1.MapIntegrationUserRequest{IntegrationId: *id, ExternalUser: *ext, UserId: *user})
 				if err != nil {
 					return nil, err
 				}
@@ -208,11 +181,7 @@ func init() {
 				if err := Parse(fs, args, "id"); err != nil {
 					return nil, err
 				}
-				c, err := findingsAdmin(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.RemoveIntegration(ctx, &findingsv1.RemoveIntegrationRequest{Id: *id})
+				r, err := findingsAdmin(e).RemoveIntegration(ctx, &findingsv1.RemoveIntegrationRequest{Id: *id})
 				if err != nil {
 					return nil, err
 				}

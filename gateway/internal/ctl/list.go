@@ -18,11 +18,7 @@ func init() {
 				if err := Parse(fs, args); err != nil {
 					return nil, err
 				}
-				c, err := admin(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.ListOrganizations(ctx, &authv1.ListOrganizationsRequest{})
+				r, err := admin(e).ListOrganizations(ctx, &authv1.ListOrganizationsRequest{})
 				if err != nil {
 					return nil, err
 				}
@@ -39,11 +35,7 @@ func init() {
 				if err := Parse(fs, args, "org"); err != nil {
 					return nil, err
 				}
-				c, err := admin(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.AdminListAPIKeys(ctx, &authv1.AdminListAPIKeysRequest{OrgId: *org})
+				r, err := admin(e).AdminListAPIKeys(ctx, &authv1.AdminListAPIKeysRequest{OrgId: *org})
 				if err != nil {
 					return nil, err
 				}

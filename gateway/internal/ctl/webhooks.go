@@ -9,12 +9,8 @@ import (
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 )
 
-func webhookAdmin(e *Env) (findingsv1.WebhookAdminServiceClient, error) {
-	cc, err := e.Conn("findings")
-	if err != nil {
-		return nil, err
-	}
-	return findingsv1.NewWebhookAdminServiceClient(cc), nil
+func webhookAdmin(e *Env) findingsv1.WebhookAdminServiceClient {
+	return findingsv1.NewWebhookAdminServiceClient(e.conn("findings"))
 }
 
 // leadingID takes an id given as the first argument ("webhook deliveries
@@ -55,11 +51,7 @@ func init() {
 				if err := Parse(fs, args, "org"); err != nil {
 					return nil, err
 				}
-				c, err := webhookAdmin(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.AdminListWebhooks(ctx, &findingsv1.AdminListWebhooksRequest{OrgId: *org})
+				r, err := webhookAdmin(e).AdminListWebhooks(ctx, &findingsv1.AdminListWebhooksRequest{OrgId: *org})
 				if err != nil {
 					return nil, err
 				}
@@ -86,11 +78,7 @@ func init() {
 				if *webhook == "" {
 					return nil, usageError{fmt.Errorf("--webhook is required (or give the id as the first argument)")}
 				}
-				c, err := webhookAdmin(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.AdminListWebhookDeliveries(ctx, &findingsv1.AdminListWebhookDeliveriesRequest{WebhookId: *webhook,
+				r, err := webhookAdmin(e).AdminListWebhookDeliveries(ctx, &findingsv1.AdminListWebhookDeliveriesRequest{WebhookId: *webhook,
 					Page: int32(*page), Limit: int32(*limit)})
 				if err != nil {
 					return nil, err
@@ -111,11 +99,7 @@ func init() {
 				if *delivery == "" {
 					return nil, usageError{fmt.Errorf("--delivery is required (or give the id as the first argument)")}
 				}
-				c, err := webhookAdmin(e)
-				if err != nil {
-					return nil, err
-				}
-				r, err := c.AdminRedeliverWebhookDelivery(ctx, &findingsv1.AdminRedeliverWebhookDeliveryRequest{DeliveryId: *delivery})
+				r, err := webhookAdmin(e).AdminRedeliverWebhookDelivery(ctx, &findingsv1.AdminRedeliverWebhookDeliveryRequest{DeliveryId: *delivery})
 				if err != nil {
 					return nil, err
 				}

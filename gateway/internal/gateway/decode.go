@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -22,6 +23,15 @@ import (
 // reports a wrong type only as a syntax error at an offset.
 type bodyMarshaler struct {
 	*runtime.JSONPb
+}
+
+// gatewayJSON is the JSON of every route: proto field names, unpopulated
+// fields emitted, unknown request fields refused.
+func gatewayJSON() bodyMarshaler {
+	return bodyMarshaler{&runtime.JSONPb{
+		MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
+		UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
+	}}
 }
 
 // NewDecoder reads the whole body (the body limit middleware bounds it).

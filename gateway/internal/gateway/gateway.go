@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-redis/redis_rate/v10"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -30,7 +29,6 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/vulnscan/vulnscan/gateway/internal/httperr"
@@ -101,10 +99,7 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	}
 
 	mux := runtime.NewServeMux(
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, bodyMarshaler{&runtime.JSONPb{
-			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
-			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
-		}}),
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, newFastJSON(gatewayJSON())),
 		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
@@ -142,14 +137,13 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 		return nil, err
 	}
 
-	limiter := redis_rate.NewLimiter(rdb)
-	limit := redis_rate.Limit{Rate: cfg.RateRPS, Burst: cfg.RateBurst, Period: time.Second}
+	perKey := newLeases(rdb, float64(cfg.RateRPS), cfg.RateBurst)
 
 	local := newBuckets(float64(cfg.FallbackRPS), cfg.FallbackBurst, 100000)
 	failures := newBuckets(float64(cfg.AuthFailPerMinute)/60, cfg.AuthFailBurst, 100000)
 
 	var api http.Handler = mux
-	api = rateLimit(limiter, limit, local, cfg.FallbackBurst, log, limited, fallback)(api)
+	api = rateLimit(perKey, local, cfg.FallbackBurst, log, limited, fallback)(api)
 	api = requireScope(api)
 	api = authenticate(g.Verifier, failures, log, authLimited)(api)
 	api = limitBodies(MaxJSONBody, bodyRate{window: cfg.BodyRateWindow, min: int64(float64(cfg.BodyMinRate) * cfg.BodyRateWindow.Seconds())}, cutBodies, api)
@@ -166,7 +160,7 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	})
 	root.Handle("/", api)
 	// Integrations' inbound events: no API key, a signature instead.
-	inbound := g.inboundHandler(limiter, limit, newBuckets(float64(cfg.FallbackRPS), cfg.FallbackBurst, 100000),
+	inbound := g.inboundHandler(newLeases(rdb, float64(cfg.RateRPS), cfg.RateBurst), newBuckets(float64(cfg.FallbackRPS), cfg.FallbackBurst, 100000),
 		newBuckets(float64(cfg.RateRPS), cfg.RateBurst, 100000), log, limited)
 	root.Handle(inboundPattern, limitBodies(MaxInboundBody, bodyRate{window: cfg.BodyRateWindow, min: int64(float64(cfg.BodyMinRate) * cfg.BodyRateWindow.Seconds())}, cutBodies, inbound))
 

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/go-redis/redis_rate/v10"
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc/metadata"
@@ -34,9 +33,9 @@ const MaxInboundBody = 1 << 20
 // in process when Redis does not answer) and per client address, so that
 // neither a noisy integration nor a client guessing ids reaches the
 // findings service at will.
-func (g *Gateway) inboundHandler(l *redis_rate.Limiter, limit redis_rate.Limit, perIntegration, perAddr *buckets, log *slog.Logger, limited prometheus.Counter) http.Handler {
+func (g *Gateway) inboundHandler(perIntegration *leases, perIntegrationLocal, perAddr *buckets, log *slog.Logger, limited prometheus.Counter) http.Handler {
 	client := findingsv1.NewFindingsInboundServiceClient(g.conns["findings"])
-	shared := &sharedLimit{redis: l, limit: limit, local: perIntegration, log: log, warning: "rate limiter unavailable; limiting inbound events in process"}
+	shared := &sharedLimit{shared: perIntegration, local: perIntegrationLocal, log: log, warning: "rate limiter unavailable; limiting inbound events in process"}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, provider := r.PathValue("integration_id"), r.PathValue("provider")
 		if provider != "github" && provider != "slack" {
@@ -51,7 +50,7 @@ func (g *Gateway) inboundHandler(l *redis_rate.Limiter, limit redis_rate.Limit, 
 			tooManyRequests(w, wait, limited)
 			return
 		}
-		if allowed, _, wait, _ := shared.take(r, "vulnscan:ratelimit:inbound:"+id, id); !allowed {
+		if allowed, _, wait, _ := shared.take(r, "vulnscan:ratelimit:tokens:inbound:"+id, id); !allowed {
 			tooManyRequests(w, wait, limited)
 			return
 		}

@@ -12,9 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/go-redis/redis_rate/v10"
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -68,7 +66,7 @@ func TestInboundRoute(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	g := &Gateway{conns: map[string]*grpc.ClientConn{"findings": cc}, log: log}
 	limited := prometheus.NewCounter(prometheus.CounterOpts{Name: "limited"})
-	h := g.inboundHandler(redis_rate.NewLimiter(testRedis(t)), redis_rate.Limit{Rate: 1, Burst: 2, Period: time.Hour},
+	h := g.inboundHandler(newLeases(testRedis(t), 1.0/3600, 2),
 		newBuckets(1, 2, 100), newBuckets(1000, 1000, 100), log, limited)
 	mux := http.NewServeMux()
 	mux.Handle(inboundPattern, h)

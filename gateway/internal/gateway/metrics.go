@@ -93,7 +93,8 @@ func literals(segs []string) int {
 // match returns the template serving path; allowed is false when the route
 // exists but not for method.
 func (t *routeTable) match(method, path string) (template string, allowed bool) {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
+	var buf [16]string
+	segs := splitPath(path, buf[:0])
 	for _, r := range t.routes {
 		if len(r.segments) != len(segs) {
 			continue
@@ -110,6 +111,21 @@ func (t *routeTable) match(method, path string) (template string, allowed bool) 
 		}
 	}
 	return unmatchedRoute, false
+}
+
+// splitPath appends path's segments (without leading and trailing slashes)
+// to segs, as strings.Split(strings.Trim(path, "/"), "/") would return them
+// but without allocating when segs has the room.
+func splitPath(path string, segs []string) []string {
+	path = strings.Trim(path, "/")
+	for {
+		i := strings.IndexByte(path, '/')
+		if i < 0 {
+			return append(segs, path)
+		}
+		segs = append(segs, path[:i])
+		path = path[i+1:]
+	}
 }
 
 // knownMethods keeps the method label bounded.

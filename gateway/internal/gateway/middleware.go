@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-redis/redis_rate/v10"
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
@@ -259,13 +257,13 @@ func requireScope(next http.Handler) http.Handler {
 	})
 }
 
-// rateLimit applies the per-key GCRA limit shared by every replica through
-// Redis. When Redis does not answer, each replica applies the fallback
-// limit (per key, in process) instead: the API stays up without ever
-// letting everything through. Both paths set X-RateLimit-Limit and
+// rateLimit applies the per-key limit shared by every replica through
+// Redis (see leases). When Redis does not answer, each replica applies the
+// fallback limit (per key, in process) instead: the API stays up without
+// ever letting everything through. Both paths set X-RateLimit-Limit and
 // X-RateLimit-Remaining, and Retry-After on a 429.
-func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, local *buckets, localBurst int, log *slog.Logger, limited, fallback prometheus.Counter) func(http.Handler) http.Handler {
-	shared := &sharedLimit{redis: l, limit: limit, local: local, log: log, warning: "rate limiter unavailable; limiting in process"}
+func rateLimit(l *leases, local *buckets, localBurst int, log *slog.Logger, limited, fallback prometheus.Counter) func(http.Handler) http.Handler {
+	shared := &sharedLimit{shared: l, local: local, log: log, warning: "rate limiter unavailable; limiting in process"}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			p, ok := principalFrom(r.Context())
@@ -273,14 +271,15 @@ func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, local *buckets, lo
 				next.ServeHTTP(w, r)
 				return
 			}
-			allowed, left, wait, inProcess := shared.take(r, "vulnscan:ratelimit:"+p.KeyID, p.KeyID)
-			burst := limit.Burst
+			allowed, left, wait, inProcess := shared.take(r, "vulnscan:ratelimit:tokens:"+p.KeyID, p.KeyID)
+			burst := l.burst
 			if inProcess {
 				fallback.Inc()
 				burst = localBurst
 			}
-			w.Header().Set("X-RateLimit-Limit", strconv.Itoa(burst))
-			w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(left))
+			h := w.Header()
+			h["X-Ratelimit-Limit"] = []string{strconv.Itoa(burst)}
+			h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(left)}
 			if !allowed {
 				tooManyRequests(w, wait, limited)
 				return
@@ -290,12 +289,11 @@ func rateLimit(l *redis_rate.Limiter, limit redis_rate.Limit, local *buckets, lo
 	}
 }
 
-// sharedLimit is a limit shared by every replica through Redis (GCRA), with
-// an in-process fallback per key when Redis does not answer, so the API
-// stays up without ever letting everything through.
+// sharedLimit is a limit shared by every replica through Redis, with an
+// in-process fallback per key when Redis does not answer, so the API stays
+// up without ever letting everything through.
 type sharedLimit struct {
-	redis    *redis_rate.Limiter
-	limit    redis_rate.Limit
+	shared   *leases
 	local    *buckets
 	log      *slog.Logger
 	warning  string
@@ -307,16 +305,16 @@ type sharedLimit struct {
 // request is allowed, what is left of the burst, and how long to wait.
 func (s *sharedLimit) take(r *http.Request, redisKey, localKey string) (allowed bool, left int, wait time.Duration, inProcess bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), redisTimeout)
-	res, err := s.redis.Allow(ctx, redisKey, s.limit)
+	allowed, left, wait, err := s.shared.take(ctx, redisKey)
 	cancel()
-	if err != nil {
-		if now := time.Now().Unix(); s.lastWarn.Swap(now) != now { // at most one line a second
-			s.log.WarnContext(r.Context(), s.warning, "error", err.Error())
-		}
-		allowed, left, wait = s.local.take(localKey)
-		return allowed, left, wait, true
+	if err == nil {
+		return allowed, left, wait, false
 	}
-	return res.Allowed > 0, remaining(s.limit, res), res.RetryAfter, false
+	if now := time.Now().Unix(); s.lastWarn.Swap(now) != now { // at most one line a second
+		s.log.WarnContext(r.Context(), s.warning, "error", err.Error())
+	}
+	allowed, left, wait = s.local.take(localKey)
+	return allowed, left, wait, true
 }
 
 // tooManyRequests answers 429 with Retry-After and counts it.
@@ -329,21 +327,6 @@ func tooManyRequests(w http.ResponseWriter, wait time.Duration, limited promethe
 // redisTimeout bounds a rate-limit call to Redis on the request path.
 const redisTimeout = 300 * time.Millisecond
 
-// remaining is what is left of the burst after an allowed request. The
-// limiter's own Remaining is truncated from a float difference of two
-// timestamps near 3e8 seconds, so a fresh key's first request reads burst-2.
-// The reset time (how far the key's theoretical arrival time is ahead of now)
-// carries the same information exactly enough: every emission interval of it
-// is one request of the burst in use.
-func remaining(limit redis_rate.Limit, res *redis_rate.Result) int {
-	if res.Allowed == 0 || limit.Rate <= 0 {
-		return 0
-	}
-	interval := float64(limit.Period) / float64(limit.Rate)
-	used := math.Ceil(float64(res.ResetAfter)/interval - 1e-6)
-	return max(0, min(limit.Burst, limit.Burst-int(used)))
-}
-
 // limitedBody caps a request body and records that the cap was hit, so that
 // the error handler answers 413 instead of a decoding error.
 type limitedBody struct {
@@ -353,9 +336,11 @@ type limitedBody struct {
 
 func (b limitedBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		*b.hit = true
+	if err != nil && !errors.Is(err, io.EOF) {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			*b.hit = true
+		}
 	}
 	return n, err
 }

@@ -9,9 +9,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
-	"time"
 
-	"github.com/go-redis/redis_rate/v10"
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
@@ -41,20 +39,21 @@ func TestRateLimitRemainingCountsFromTheFullBurst(t *testing.T) {
 	rdb := testRedis(t)
 	for _, tc := range []struct {
 		name     string
-		limit    redis_rate.Limit
+		rate     float64 // per second
+		burst    int
 		requests int // counted down exactly; later ones could see a refill
 	}{
 		// The default 20:40: the first request leaves 39 whenever it runs.
-		{"default limit, first request", redis_rate.Limit{Rate: 20, Burst: 40, Period: time.Second}, 1},
+		{"default limit, first request", 20, 40, 1},
 		// One request an hour refills nothing while the test runs, so the
 		// countdown is exact whatever the machine's speed.
-		{"slow refill", redis_rate.Limit{Rate: 1, Burst: 40, Period: time.Hour}, 41},
-		{"burst of three", redis_rate.Limit{Rate: 1, Burst: 3, Period: time.Hour}, 4},
+		{"slow refill", 1.0 / 3600, 40, 41},
+		{"burst of three", 1.0 / 3600, 3, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			keyID := uuid.NewString()
-			t.Cleanup(func() { rdb.Del(context.Background(), "vulnscan:ratelimit:"+keyID) })
-			h := rateLimit(redis_rate.NewLimiter(rdb), tc.limit, newBuckets(1, 1, 10), 1, slog.New(slog.NewTextHandler(io.Discard, nil)),
+			t.Cleanup(func() { rdb.Del(context.Background(), "vulnscan:ratelimit:tokens:"+keyID) })
+			h := rateLimit(newLeases(rdb, tc.rate, tc.burst), newBuckets(1, 1, 10), 1, slog.New(slog.NewTextHandler(io.Discard, nil)),
 				prometheus.NewCounter(prometheus.CounterOpts{Name: "x"}), prometheus.NewCounter(prometheus.CounterOpts{Name: "y"}))(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 				w.WriteHeader(http.StatusOK)
 			}))
@@ -63,10 +62,10 @@ func TestRateLimitRemainingCountsFromTheFullBurst(t *testing.T) {
 				r = r.WithContext(context.WithValue(r.Context(), principalKey, principal.Principal{KeyID: keyID}))
 				w := httptest.NewRecorder()
 				h.ServeHTTP(w, r)
-				require.Equal(t, strconv.Itoa(tc.limit.Burst), w.Header().Get("X-RateLimit-Limit"))
-				if i <= tc.limit.Burst {
+				require.Equal(t, strconv.Itoa(tc.burst), w.Header().Get("X-RateLimit-Limit"))
+				if i <= tc.burst {
 					require.Equal(t, http.StatusOK, w.Code, "request %d", i)
-					require.Equal(t, strconv.Itoa(tc.limit.Burst-i), w.Header().Get("X-RateLimit-Remaining"), "request %d", i)
+					require.Equal(t, strconv.Itoa(tc.burst-i), w.Header().Get("X-RateLimit-Remaining"), "request %d", i)
 				} else {
 					require.Equal(t, http.StatusTooManyRequests, w.Code)
 					require.Equal(t, "0", w.Header().Get("X-RateLimit-Remaining"))

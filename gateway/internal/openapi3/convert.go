@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // Version is the API document's version: the /v1 surface.
@@ -24,13 +26,12 @@ type obj = map[string]any
 
 // Enumerations of the REST specification, by where they occur.
 var (
-	severities   = []string{"critical", "high", "medium", "low", "info"}
-	states       = []string{"open", "true_positive", "false_positive", "accepted_risk", "resolved"}
+	severities   = vocab.Severities.Strings()
+	states       = vocab.FindingStates.Strings()
 	sortOrders   = []string{"ASC", "DESC"}
-	scanStatuses = []string{"pending", "running", "completed", "partial", "failed"}
+	scanStatuses = vocab.ScanStatuses.Strings()
 	repoSources  = []string{"connected", "public", "upload"}
-	categories   = []string{"injection", "xss", "auth", "access_control", "secrets", "ssrf", "path_traversal",
-		"deserialization", "crypto", "misconfiguration", "dependency", "other"}
+	categories   = vocab.Categories.Strings()
 )
 
 // queryEnums are the enumerations of query parameters, by path prefix and name.

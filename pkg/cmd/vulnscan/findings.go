@@ -7,9 +7,11 @@ import (
 	"strings"
 
 	"github.com/vulnscan/vulnscan/pkg/client"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
-var states = []string{"open", "true_positive", "false_positive", "accepted_risk", "resolved"}
+var states = vocab.FindingStates.Strings()
 
 func estimateCmd(ctx context.Context, args []string, e env) error {
 	fs := newFlagSet("estimate")
@@ -28,11 +30,7 @@ func estimateCmd(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	p := newProgress(e)
-	entry, _, err := t.entry(ctx, c, p)
-	if err != nil {
-		return err
-	}
-	est, err := estimate(ctx, c, p, entry)
+	est, _, err := t.estimate(ctx, c, p)
 	if err != nil {
 		return err
 	}

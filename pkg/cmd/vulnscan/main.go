@@ -22,6 +22,8 @@ import (
 	"syscall"
 
 	"github.com/vulnscan/vulnscan/pkg/client"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // Exit codes.
@@ -187,16 +189,10 @@ type multi []string
 func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
-var severities = []string{"critical", "high", "medium", "low", "info"}
+var severities = vocab.Severities.Strings()
 
-func severityRank(s string) int {
-	for i, v := range severities {
-		if v == s {
-			return i
-		}
-	}
-	return len(severities)
-}
+// severityRank orders severities, higher is more severe (0: unknown).
+func severityRank(s string) int { return vocab.Severity(s).Rank() }
 
 func oneOf(name, v string, allowed ...string) error {
 	if v == "" {

@@ -21,6 +21,8 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/engine"
 	"github.com/vulnscan/vulnscan/pkg/engine/finding"
 	"github.com/vulnscan/vulnscan/pkg/sarif"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // pollEvery is how often estimations and scans are polled.
@@ -86,16 +88,28 @@ func (t *target) entry(ctx context.Context, c *client.Client, p *progress) (clie
 		client.ScanRepo{URL: up.RepoURL, Branch: "", Source: "upload"}, nil
 }
 
-// estimate creates an estimation and waits until it is terminal. A failed
-// estimation is an error carrying the repository's reason.
-func estimate(ctx context.Context, c *client.Client, p *progress, entry client.EstimationRepo) (client.Estimation, error) {
+// estimate uploads the directory when there is one, creates an estimation
+// of the target and waits until it is terminal; it returns the estimation
+// and the scan's repo object. A failed estimation is an error carrying the
+// repository's reason.
+func (t *target) estimate(ctx context.Context, c *client.Client, p *progress) (client.Estimation, client.ScanRepo, error) {
+	entry, repo, err := t.entry(ctx, c, p)
+	if err != nil {
+		return client.Estimation{}, repo, err
+	}
+	est, err := waitEstimation(ctx, c, p, entry)
+	return est, repo, err
+}
+
+// waitEstimation creates an estimation of entry and waits until it is terminal.
+func waitEstimation(ctx context.Context, c *client.Client, p *progress, entry client.EstimationRepo) (client.Estimation, error) {
 	est, err := c.CreateEstimation(ctx, []client.EstimationRepo{entry})
 	if err != nil {
 		return est, err
 	}
 	p.line("Estimation %s %s", est.ID, est.Status)
 	for !est.Terminal() {
-		if err := sleep(ctx, pollEvery); err != nil {
+		if err := client.Sleep(ctx, pollEvery); err != nil {
 			return est, err
 		}
 		if est, err = c.GetEstimation(ctx, est.ID); err != nil {
@@ -113,17 +127,6 @@ func estimate(ctx context.Context, c *client.Client, p *progress, entry client.E
 	}
 	p.line("Estimation %s %s: %d credits", est.ID, est.Status, est.TotalCredits)
 	return est, nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 func scanCmd(ctx context.Context, args []string, e env) error {
@@ -166,11 +169,7 @@ func scanCmd(ctx context.Context, args []string, e env) error {
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 
-	entry, repo, err := t.entry(ctx, c, p)
-	if err != nil {
-		return err
-	}
-	est, err := estimate(ctx, c, p, entry)
+	est, repo, err := t.estimate(ctx, c, p)
 	if err != nil {
 		return err
 	}
@@ -205,7 +204,7 @@ func scanCmd(ctx context.Context, args []string, e env) error {
 		if st.Status == "completed" || st.Status == "failed" {
 			break
 		}
-		if err := sleep(ctx, pollEvery); err != nil {
+		if err := client.Sleep(ctx, pollEvery); err != nil {
 			p.clear()
 			if errors.Is(err, context.DeadlineExceeded) {
 				return fmt.Errorf("scan %s did not finish within --timeout %s (it goes on on the server)", sc.ID, *timeout)
@@ -251,7 +250,7 @@ type outcome struct {
 
 // blocking are the states in which a finding fails a build: triaged away
 // (false positive, accepted risk) or resolved findings never do.
-var blocking = map[string]bool{"open": true, "true_positive": true}
+var blocking = map[string]bool{string(vocab.Open): true, string(vocab.TruePositive): true}
 
 // finish writes the SARIF log (sarif: the server's export; nil: an empty
 // log), prints the findings and applies --fail-on.
@@ -272,7 +271,7 @@ func (o outcome) finish(fs []client.Finding, log []byte, e env) error {
 	failing := 0
 	for _, f := range fs {
 		counts[f.Severity]++
-		if o.failOn != "" && blocking[f.State] && severityRank(f.Severity) <= severityRank(o.failOn) {
+		if o.failOn != "" && blocking[f.State] && severityRank(f.Severity) >= severityRank(o.failOn) {
 			failing++
 		}
 	}
@@ -395,7 +394,7 @@ func localScan(ctx context.Context, dir string, o outcome, p *progress, e env) e
 	sort.SliceStable(found, func(i, j int) bool {
 		a, b := found[i].sarif, found[j].sarif
 		if ra, rb := severityRank(a.Severity), severityRank(b.Severity); ra != rb {
-			return ra < rb
+			return ra > rb
 		}
 		if a.AffectedFile != b.AffectedFile {
 			return a.AffectedFile < b.AffectedFile

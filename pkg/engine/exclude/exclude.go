@@ -15,7 +15,6 @@ package exclude
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // Limits bound the patterns of one scan, all sources together.
@@ -116,14 +115,30 @@ func (m *Matcher) Match(rel string) bool {
 	return false
 }
 
+// matchSegs matches path segments against pattern segments, where "**"
+// stands for any number of segments.
 func matchSegs(p, s []string) bool {
+	return wildcard(p, s, func(e string) bool { return e == "**" }, matchSeg)
+}
+
+// matchSeg matches one path segment against one pattern segment, where a
+// "**" inside a segment (not alone) acts as "*" and "?" is one character.
+func matchSeg(p, s string) bool {
+	return wildcard([]rune(p), []rune(s), func(r rune) bool { return r == '*' },
+		func(pr, sr rune) bool { return pr == '?' || pr == sr })
+}
+
+// wildcard matches s against the pattern p, whose elements for which star
+// holds match any run of elements and the others the one element match
+// accepts.
+func wildcard[E any](p, s []E, star func(E) bool, match func(pe, se E) bool) bool {
 	pi, si, starP, starS := 0, 0, -1, 0
 	for si < len(s) {
 		switch {
-		case pi < len(p) && p[pi] == "**":
+		case pi < len(p) && star(p[pi]):
 			starP, starS = pi, si
 			pi++
-		case pi < len(p) && matchSeg(p[pi], s[si]):
+		case pi < len(p) && match(p[pi], s[si]):
 			pi++
 			si++
 		case starP >= 0:
@@ -133,37 +148,7 @@ func matchSegs(p, s []string) bool {
 			return false
 		}
 	}
-	for pi < len(p) && p[pi] == "**" {
-		pi++
-	}
-	return pi == len(p)
-}
-
-// matchSeg matches one path segment against one pattern segment, where a
-// "**" inside a segment (not alone) acts as "*".
-func matchSeg(p, s string) bool {
-	pi, si, starP, starS := 0, 0, -1, 0
-	for si < len(s) {
-		switch {
-		case pi < len(p) && p[pi] == '*':
-			starP, starS = pi, si
-			pi++
-		case pi < len(p) && p[pi] == '?':
-			_, n := utf8.DecodeRuneInString(s[si:])
-			pi++
-			si += n
-		case pi < len(p) && p[pi] == s[si]:
-			pi++
-			si++
-		case starP >= 0:
-			_, n := utf8.DecodeRuneInString(s[starS:])
-			starS += n
-			pi, si = starP+1, starS
-		default:
-			return false
-		}
-	}
-	for pi < len(p) && p[pi] == '*' {
+	for pi < len(p) && star(p[pi]) {
 		pi++
 	}
 	return pi == len(p)

@@ -1,6 +1,7 @@
 // Package finding defines the finding record shared by every analyzer of the
-// scan engine, together with the helpers that make findings comparable across
-// scans: fingerprints and redaction. Severities and categories, and their order, are
+// scan engine, the rule metadata every finding carries, the source snippet
+// it shows, and the helpers that make findings comparable across scans:
+// fingerprints and redaction. Severities and categories, and their order, are
 // pkg/vocab's.
 package finding
 

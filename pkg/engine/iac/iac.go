@@ -5,6 +5,7 @@ package iac
 
 import (
 	"bytes"
+	_ "embed"
 	"path"
 	"regexp"
 	"strings"
@@ -54,56 +55,30 @@ func Check(kind, rel string, data []byte) []finding.Finding {
 	return nil
 }
 
-type check struct {
-	id, title, category, severity, cwe, owasp, desc string
-}
+// rulesYAML lists the metadata of every check.
+//
+//go:embed rules.yaml
+var rulesYAML []byte
 
-func (c check) at(rel, lang string, lines []string, line int, key string) finding.Finding {
+// catalog holds the metadata of every check, by rule ID.
+var catalog = finding.MustLoadRules(rulesYAML)
+
+// at is a finding of the rule id at the 1-based line of a file, with two
+// lines of context before and one after.
+func at(id, rel, lang string, lines []string, line int, key string) finding.Finding {
 	if line < 1 {
 		line = 1
 	}
-	return finding.Finding{
-		RuleID: c.id, Title: c.title, Category: c.category, Severity: c.severity, Description: c.desc,
-		AffectedFile: rel, AffectedCode: around(lines, line), StartLine: line, EndLine: line, Language: lang,
-		Tags:           []string{c.id, c.cwe, c.owasp, lang},
-		FingerprintKey: key,
-	}
-}
-
-func around(lines []string, line int) string {
-	lo, hi := max(line-3, 0), min(line+1, len(lines))
-	if lo >= hi {
-		return ""
-	}
-	out := make([]string, 0, hi-lo)
-	for _, l := range lines[lo:hi] {
-		if len(l) > 300 {
-			l = l[:300] + "…"
-		}
-		out = append(out, l)
-	}
-	return strings.Join(out, "\n")
+	f := catalog.Get(id).Finding(rel, lang)
+	f.AffectedCode = finding.Snippet(lines, line-3, line)
+	f.StartLine, f.EndLine, f.Language = line, line, lang
+	f.FingerprintKey = key
+	return f
 }
 
 func splitLines(data []byte) []string {
 	return strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 }
-
-const a05 = "A05:2021-Security Misconfiguration"
-
-var (
-	dockerRoot = check{"docker.user-root", "Container runs as root", "misconfiguration", "medium", "CWE-250", a05,
-		"The image sets no USER (or USER root), so the application runs as root inside the container; a compromise " +
-			"then has full control of the container and an easier path to the host. Add a non-root user and switch to it with USER."}
-	dockerLatest = check{"docker.unpinned-base", "Base image not pinned", "misconfiguration", "low", "CWE-1357", "A06:2021-Vulnerable and Outdated Components",
-		"The base image uses the latest tag or no tag, so builds silently pick up different (possibly vulnerable or " +
-			"malicious) images. Pin a version tag, ideally with a digest."}
-	dockerCurlSh = check{"docker.curl-pipe-shell", "Remote script piped into a shell", "misconfiguration", "medium", "CWE-494", "A08:2021-Software and Data Integrity Failures",
-		"A script downloaded at build time is executed without verification; whoever controls the URL controls the " +
-			"image. Download a pinned version and verify its checksum before running it."}
-	dockerAddURL = check{"docker.add-remote", "ADD of a remote URL", "misconfiguration", "low", "CWE-494", "A08:2021-Software and Data Integrity Failures",
-		"ADD fetches the URL without integrity check. Use curl with a checksum verification, or ADD --checksum."}
-)
 
 var (
 	dockerFrom = regexp.MustCompile(`(?i)^FROM\s+(--\S+\s+)*(\S+)`)
@@ -137,7 +112,7 @@ func CheckDockerfile(rel string, data []byte) []finding.Finding {
 				name, tag = img[:c], img[c+1:]
 			}
 			if !stages[strings.ToLower(name)] && name != "scratch" && !strings.Contains(name, "$") && (tag == "" || tag == "latest") {
-				out = append(out, dockerLatest.at(rel, "dockerfile", lines, i+1, "from:"+name))
+				out = append(out, at("docker.unpinned-base", rel, "dockerfile", lines, i+1, "from:"+name))
 			}
 			if alias != "" {
 				stages[alias] = true
@@ -148,10 +123,10 @@ func CheckDockerfile(rel string, data []byte) []finding.Finding {
 			user, userLine = strings.Split(m[1], ":")[0], i+1
 		}
 		if curlPipe.MatchString(l) {
-			out = append(out, dockerCurlSh.at(rel, "dockerfile", lines, i+1, "curl:"+finding.NormalizeCode(l)))
+			out = append(out, at("docker.curl-pipe-shell", rel, "dockerfile", lines, i+1, "curl:"+finding.NormalizeCode(l)))
 		}
 		if addURL.MatchString(l) {
-			out = append(out, dockerAddURL.at(rel, "dockerfile", lines, i+1, "add:"+finding.NormalizeCode(l)))
+			out = append(out, at("docker.add-remote", rel, "dockerfile", lines, i+1, "add:"+finding.NormalizeCode(l)))
 		}
 	}
 	if lastFrom > 0 && (user == "" || user == "root" || user == "0") {
@@ -159,7 +134,7 @@ func CheckDockerfile(rel string, data []byte) []finding.Finding {
 		if userLine > 0 {
 			line = userLine
 		}
-		out = append(out, dockerRoot.at(rel, "dockerfile", lines, line, "user"))
+		out = append(out, at("docker.user-root", rel, "dockerfile", lines, line, "user"))
 	}
 	return out
 }
@@ -168,21 +143,6 @@ var (
 	tfResource = regexp.MustCompile(`^\s*resource\s+"([^"]+)"\s+"([^"]+)"`)
 	tfBlock    = regexp.MustCompile(`^\s*(ingress|egress)\s*\{`)
 	tfAttr     = regexp.MustCompile(`^\s*([A-Za-z_][\w-]*)\s*=\s*(.+?)\s*$`)
-)
-
-var (
-	tfPublicBucket = check{"terraform.public-bucket", "Storage bucket is publicly accessible", "access_control", "high", "CWE-732", "A01:2021-Broken Access Control",
-		"The bucket ACL or policy grants access to everyone, so its objects can be listed or read (or written) from the " +
-			"internet. Keep buckets private, enable the public access block, and serve public files through a CDN with an origin access identity."}
-	tfOpenSG = check{"terraform.open-security-group", "Security group open to the internet", "misconfiguration", "high", "CWE-284", a05,
-		"An ingress rule allows traffic from 0.0.0.0/0 (or ::/0) to a sensitive port or to every port, exposing the " +
-			"service to scanning and brute force from the whole internet. Restrict the source ranges to known networks or a load balancer."}
-	tfPublicDB = check{"terraform.public-database", "Database instance publicly accessible", "misconfiguration", "high", "CWE-284", a05,
-		"publicly_accessible = true gives the database a public endpoint. Keep databases in private subnets and reach them through the application or a bastion."}
-	tfUnencrypted = check{"terraform.unencrypted-storage", "Storage encryption disabled", "crypto", "medium", "CWE-311", "A02:2021-Cryptographic Failures",
-		"Encryption at rest is explicitly disabled. Enable it (encrypted / storage_encrypted = true) with a managed key."}
-	tfPublicBlock = check{"terraform.public-access-block-disabled", "S3 public access block disabled", "access_control", "medium", "CWE-732", "A01:2021-Broken Access Control",
-		"The public access block is turned off, so a later ACL or policy mistake exposes the bucket. Set all four options to true."}
 )
 
 var sensitivePorts = map[string]bool{"0": true, "22": true, "3389": true, "3306": true, "5432": true, "6379": true, "27017": true, "9200": true, "23": true, "445": true, "-1": true}
@@ -201,7 +161,7 @@ func CheckTerraform(rel string, data []byte) []finding.Finding {
 	var ruleOpenLine int
 	flushRule := func() {
 		if ingressOpen && (sensitivePorts[fromPort] || sensitivePorts[toPort] || fromPort == "") {
-			out = append(out, tfOpenSG.at(rel, "terraform", lines, ingLine, rtype+"."+rname+":"+fromPort))
+			out = append(out, at("terraform.open-security-group", rel, "terraform", lines, ingLine, rtype+"."+rname+":"+fromPort))
 		}
 		ingressOpen, fromPort, toPort = false, "", ""
 	}
@@ -223,16 +183,16 @@ func CheckTerraform(rel string, data []byte) []finding.Finding {
 			k, v := m[1], strings.Trim(m[2], `"`)
 			switch {
 			case k == "acl" && (v == "public-read" || v == "public-read-write" || v == "authenticated-read"):
-				out = append(out, tfPublicBucket.at(rel, "terraform", lines, i+1, rtype+"."+rname+":acl"))
+				out = append(out, at("terraform.public-bucket", rel, "terraform", lines, i+1, rtype+"."+rname+":acl"))
 			case (k == "member" || k == "members" || k == "role_entity" || k == "entity") && strings.Contains(v, "allUsers"):
-				out = append(out, tfPublicBucket.at(rel, "terraform", lines, i+1, rtype+"."+rname+":allUsers"))
+				out = append(out, at("terraform.public-bucket", rel, "terraform", lines, i+1, rtype+"."+rname+":allUsers"))
 			case k == "publicly_accessible" && v == "true":
-				out = append(out, tfPublicDB.at(rel, "terraform", lines, i+1, rtype+"."+rname))
+				out = append(out, at("terraform.public-database", rel, "terraform", lines, i+1, rtype+"."+rname))
 			case (k == "encrypted" || k == "storage_encrypted") && v == "false":
-				out = append(out, tfUnencrypted.at(rel, "terraform", lines, i+1, rtype+"."+rname+":"+k))
+				out = append(out, at("terraform.unencrypted-storage", rel, "terraform", lines, i+1, rtype+"."+rname+":"+k))
 			case strings.HasPrefix(k, "block_public_") || strings.HasPrefix(k, "ignore_public_acls") || strings.HasPrefix(k, "restrict_public_buckets"):
 				if v == "false" {
-					out = append(out, tfPublicBlock.at(rel, "terraform", lines, i+1, rtype+"."+rname+":"+k))
+					out = append(out, at("terraform.public-access-block-disabled", rel, "terraform", lines, i+1, rtype+"."+rname+":"+k))
 				}
 			case k == "type" && rtype == "aws_security_group_rule":
 				ruleType = v

@@ -65,21 +65,6 @@ func items(n *yaml.Node) []*yaml.Node {
 	return n.Content
 }
 
-var (
-	k8sPrivileged = check{"k8s.privileged", "Privileged container", "misconfiguration", "critical", "CWE-250", a05,
-		"A privileged container has all capabilities and access to the host's devices; escaping to the node is trivial. Remove privileged: true and grant only the capabilities needed."}
-	k8sHostNS = check{"k8s.host-namespace", "Pod shares host namespaces", "misconfiguration", "high", "CWE-668", a05,
-		"hostNetwork, hostPID or hostIPC lets the pod see and talk to the node's network stack or processes. Remove them unless the workload is a node agent."}
-	k8sHostPath = check{"k8s.host-path", "Host path mounted into the pod", "misconfiguration", "high", "CWE-668", a05,
-		"A hostPath volume exposes the node's filesystem to the container (and the Docker/containerd socket or /etc in the worst case). Use persistent volumes, configMaps or emptyDir instead."}
-	k8sRoot = check{"k8s.run-as-root", "Container may run as root", "misconfiguration", "medium", "CWE-250", a05,
-		"Neither the pod nor the container sets runAsNonRoot: true (or runAsUser is 0), so the process may run as root. Set runAsNonRoot: true and a non-zero runAsUser."}
-	k8sEscalation = check{"k8s.privilege-escalation", "Privilege escalation allowed", "misconfiguration", "medium", "CWE-269", a05,
-		"allowPrivilegeEscalation is true, so setuid binaries can gain more privileges than the parent process. Set it to false."}
-	k8sCaps = check{"k8s.dangerous-capabilities", "Dangerous Linux capabilities added", "misconfiguration", "high", "CWE-250", a05,
-		"The container adds capabilities such as SYS_ADMIN, NET_ADMIN or ALL that allow escaping or tampering with the node. Drop ALL and add back only what is required."}
-)
-
 var dangerousCaps = map[string]bool{"ALL": true, "SYS_ADMIN": true, "NET_ADMIN": true, "SYS_PTRACE": true, "SYS_MODULE": true, "DAC_READ_SEARCH": true, "NET_RAW": false}
 
 // CheckKubernetes checks the pod specs of every workload in a manifest.
@@ -104,12 +89,12 @@ func CheckKubernetes(rel string, data []byte) []finding.Finding {
 		id := kind + "/" + name
 		for _, k := range []string{"hostNetwork", "hostPID", "hostIPC"} {
 			if v := get(spec, k); v != nil && v.Value == "true" {
-				out = append(out, k8sHostNS.at(rel, "kubernetes", lines, v.Line, id+":"+k))
+				out = append(out, at("k8s.host-namespace", rel, "kubernetes", lines, v.Line, id+":"+k))
 			}
 		}
 		for _, vol := range items(get(spec, "volumes")) {
 			if hp := get(vol, "hostPath"); hp != nil {
-				out = append(out, k8sHostPath.at(rel, "kubernetes", lines, keyLine(vol, "hostPath"), id+":"+val(vol, "name")))
+				out = append(out, at("k8s.host-path", rel, "kubernetes", lines, keyLine(vol, "hostPath"), id+":"+val(vol, "name")))
 			}
 		}
 		podNonRoot := val(spec, "securityContext", "runAsNonRoot") == "true"
@@ -122,14 +107,14 @@ func CheckKubernetes(rel string, data []byte) []finding.Finding {
 			line := c.Line
 			sc := get(c, "securityContext")
 			if v := get(sc, "privileged"); v != nil && v.Value == "true" {
-				out = append(out, k8sPrivileged.at(rel, "kubernetes", lines, v.Line, cid))
+				out = append(out, at("k8s.privileged", rel, "kubernetes", lines, v.Line, cid))
 			}
 			if v := get(sc, "allowPrivilegeEscalation"); v != nil && v.Value == "true" {
-				out = append(out, k8sEscalation.at(rel, "kubernetes", lines, v.Line, cid))
+				out = append(out, at("k8s.privilege-escalation", rel, "kubernetes", lines, v.Line, cid))
 			}
 			for _, capn := range items(get(sc, "capabilities", "add")) {
 				if dangerousCaps[strings.ToUpper(strings.TrimPrefix(capn.Value, "CAP_"))] {
-					out = append(out, k8sCaps.at(rel, "kubernetes", lines, capn.Line, cid+":"+capn.Value))
+					out = append(out, at("k8s.dangerous-capabilities", rel, "kubernetes", lines, capn.Line, cid+":"+capn.Value))
 				}
 			}
 			nonRoot := podNonRoot
@@ -141,21 +126,12 @@ func CheckKubernetes(rel string, data []byte) []finding.Finding {
 				user = v
 			}
 			if user == "0" || (!nonRoot && (user == "")) {
-				out = append(out, k8sRoot.at(rel, "kubernetes", lines, line, cid))
+				out = append(out, at("k8s.run-as-root", rel, "kubernetes", lines, line, cid))
 			}
 		}
 	}
 	return out
 }
-
-var (
-	wfPRTarget = check{"ci.pull-request-target-checkout", "pull_request_target workflow checks out untrusted code", "misconfiguration", "critical", "CWE-829", "A08:2021-Software and Data Integrity Failures",
-		"The workflow runs on pull_request_target, which has repository secrets and a write token, and checks out the pull request's head. Code from any fork then runs with those privileges (\"pwn request\"). Use pull_request for building untrusted code, or never check out the head ref in a pull_request_target job."}
-	wfInjection = check{"ci.script-injection", "Untrusted event data expanded in a run script", "injection", "high", "CWE-78", "A03:2021-Injection",
-		"A ${{ github.event… }} expression with attacker-controlled text (titles, bodies, branch names) is pasted into a shell script, so a crafted title runs commands with the workflow's token. Pass the value through an environment variable and quote it."}
-	wfWriteAll = check{"ci.write-all-permissions", "Workflow token has write-all permissions", "access_control", "low", "CWE-250", "A01:2021-Broken Access Control",
-		"permissions: write-all gives every job a token that can push code and change releases. Grant only the scopes each job needs."}
-)
 
 var (
 	untrustedExpr = regexp.MustCompile(`\$\{\{\s*github\.(event\.(issue\.(title|body)|pull_request\.(title|body|head\.ref|head\.label)|comment\.body|review\.body|review_comment\.body|pages\.[^}]*page_name|commits\.[^}]*\.(message|author\.(email|name))|head_commit\.(message|author\.(email|name))|workflow_run\.head_branch)|head_ref)\s*\}\}`)
@@ -185,7 +161,7 @@ func CheckWorkflow(rel string, data []byte) []finding.Finding {
 			}
 		}
 		if v := get(doc, "permissions"); v != nil && v.Value == "write-all" {
-			out = append(out, wfWriteAll.at(rel, "github-actions", lines, v.Line, "permissions"))
+			out = append(out, at("ci.write-all-permissions", rel, "github-actions", lines, v.Line, "permissions"))
 		}
 		jobs := get(doc, "jobs")
 		if jobs == nil || jobs.Kind != yaml.MappingNode {
@@ -194,12 +170,12 @@ func CheckWorkflow(rel string, data []byte) []finding.Finding {
 		for i := 0; i+1 < len(jobs.Content); i += 2 {
 			jobName, job := jobs.Content[i].Value, jobs.Content[i+1]
 			if v := get(job, "permissions"); v != nil && v.Value == "write-all" {
-				out = append(out, wfWriteAll.at(rel, "github-actions", lines, v.Line, jobName+":permissions"))
+				out = append(out, at("ci.write-all-permissions", rel, "github-actions", lines, v.Line, jobName+":permissions"))
 			}
 			for si, st := range items(get(job, "steps")) {
 				if uses := val(st, "uses"); prt && strings.HasPrefix(uses, "actions/checkout") {
 					if ref := get(st, "with", "ref"); ref != nil && headRef.MatchString(ref.Value) {
-						out = append(out, wfPRTarget.at(rel, "github-actions", lines, ref.Line, jobName+":checkout"))
+						out = append(out, at("ci.pull-request-target-checkout", rel, "github-actions", lines, ref.Line, jobName+":checkout"))
 					}
 				}
 				for _, k := range []string{"run", "script"} {
@@ -221,7 +197,7 @@ func CheckWorkflow(rel string, data []byte) []finding.Finding {
 								break
 							}
 						}
-						out = append(out, wfInjection.at(rel, "github-actions", lines, line, jobName+":"+itoa(si)+":"+m))
+						out = append(out, at("ci.script-injection", rel, "github-actions", lines, line, jobName+":"+itoa(si)+":"+m))
 					}
 				}
 			}

@@ -307,6 +307,30 @@ func (b *Builder) PushLoop(label string, breakTo, contTo int) {
 // PopLoop unregisters the innermost loop.
 func (b *Builder) PopLoop() { b.loops = b.loops[:len(b.loops)-1] }
 
+// LoopBody lowers a loop's body with body: break jumps to breakTo and
+// continue to contTo, where a body that falls through goes as well.
+func (b *Builder) LoopBody(label string, breakTo, contTo int, pos Pos, body func()) {
+	b.PushLoop(label, breakTo, contTo)
+	body()
+	b.PopLoop()
+	if b.Reachable() {
+		b.Jump(contTo, pos)
+	}
+}
+
+// Labeled lowers a labelled statement that is not a loop with body: a
+// break naming label goes to the end of the statement.
+func (b *Builder) Labeled(label string, pos Pos, body func()) {
+	end := b.NewBlock()
+	b.PushLoop(label, end, -1)
+	body()
+	b.PopLoop()
+	if b.Reachable() {
+		b.Jump(end, pos)
+	}
+	b.SetBlock(end)
+}
+
 // Break jumps to the end of the innermost (or labelled) loop or switch.
 func (b *Builder) Break(label string, pos Pos) {
 	for i := len(b.loops) - 1; i >= 0; i-- {
@@ -338,6 +362,14 @@ func (b *Builder) Finish(pos Pos) *Func {
 	for _, blk := range b.Fn.Blocks {
 		if blk.Term == 0 {
 			blk.Term = TermEnd
+		}
+		// A block starts with zero operands, which name variable 0: the
+		// terminator operands its kind does not use become None.
+		if blk.Term != TermIf {
+			blk.Cond = None
+		}
+		if blk.Term != TermReturn && blk.Term != TermThrow {
+			blk.Val = None
 		}
 	}
 	return b.Fn

@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
+	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -323,44 +324,23 @@ func poc(r *response, needle string) *string {
 	return &s
 }
 
-type rule struct {
-	id, title, category, severity, cwe, owasp, desc string
+// rulesYAML lists the metadata of every check.
+//
+//go:embed rules.yaml
+var rulesYAML []byte
+
+// catalog holds the metadata of every check, by rule ID.
+var catalog = finding.MustLoadRules(rulesYAML)
+
+// liveFinding is a finding of the rule id on target: the request line is
+// its code and the exchange its proof of concept.
+func liveFinding(id, target, key string, resp *response, needle string, reproduce func() bool) *finding.Finding {
+	f := catalog.Get(id).Finding(target, "live")
+	f.AffectedCode = strings.TrimSpace(strings.SplitN(resp.req, "\n", 2)[0])
+	f.ProofOfConcept = poc(resp, needle)
+	f.FingerprintKey, f.Reproduce = key, reproduce
+	return &f
 }
-
-func (r rule) finding(target, key string, resp *response, needle string, reproduce func() bool) *finding.Finding {
-	return &finding.Finding{
-		RuleID: r.id, Title: r.title, Category: r.category, Severity: r.severity, Description: r.desc,
-		AffectedFile: target, AffectedCode: strings.TrimSpace(strings.SplitN(resp.req, "\n", 2)[0]),
-		ProofOfConcept: poc(resp, needle), Tags: []string{r.id, r.cwe, r.owasp, "live"},
-		FingerprintKey: key, Reproduce: reproduce,
-	}
-}
-
-const a05 = "A05:2021-Security Misconfiguration"
-
-var (
-	ruleHeaders = rule{"live.missing-security-headers", "Missing HTTP security headers", "misconfiguration", "low", "CWE-693", a05,
-		"The response lacks headers that make browsers block common attacks: Content-Security-Policy (script injection), " +
-			"X-Content-Type-Options: nosniff, frame-ancestors or X-Frame-Options (clickjacking) and, over HTTPS, " +
-			"Strict-Transport-Security. Add them at the application or the reverse proxy."}
-	ruleCookie = rule{"live.cookie-flags", "Cookie without security flags", "misconfiguration", "medium", "CWE-614", a05,
-		"A cookie is set without HttpOnly, Secure or SameSite, so scripts can read it, it travels over plain HTTP, or other " +
-			"sites can send it in cross-site requests. Set HttpOnly; Secure; SameSite=Lax (or Strict) on session cookies."}
-	ruleTLS = rule{"live.weak-tls", "Weak or missing transport encryption", "crypto", "medium", "CWE-319", "A02:2021-Cryptographic Failures",
-		"The site is served over plain HTTP without redirecting to HTTPS, or negotiates TLS below 1.2, so traffic can be read or changed on the network. Serve only HTTPS with TLS 1.2+ and redirect HTTP."}
-	ruleCORS = rule{"live.cors-credentials", "CORS trusts any origin with credentials", "misconfiguration", "high", "CWE-942", a05,
-		"The server echoes an arbitrary Origin in Access-Control-Allow-Origin together with Access-Control-Allow-Credentials: true, so any web site can read authenticated responses of its visitors. Allow only trusted origins."}
-	ruleListing = rule{"live.directory-listing", "Directory listing enabled", "misconfiguration", "low", "CWE-548", a05,
-		"The server lists the files of a directory, revealing backups, sources and other files not meant to be linked. Disable auto-indexing."}
-	ruleExposed = rule{"live.exposed-file", "Sensitive file exposed", "misconfiguration", "high", "CWE-538", a05,
-		"A file that should never be served (repository metadata, environment file, backup) is publicly readable; it can reveal source code, credentials or infrastructure details. Remove it from the web root and block dot-files at the server."}
-	ruleReflected = rule{"live.reflected-xss", "Reflected input without encoding", "xss", "high", "CWE-79", "A03:2021-Injection",
-		"A query parameter is reflected into the HTML response without encoding, so a crafted link can run script in the victim's session. Encode output for its HTML context and add a Content-Security-Policy."}
-	ruleRedirect = rule{"live.open-redirect", "Open redirect", "access_control", "medium", "CWE-601", "A01:2021-Broken Access Control",
-		"A parameter controls the Location of a redirect to any external site, which lends the site's name to phishing links. Redirect only to relative paths or an allow list."}
-	ruleVerbose = rule{"live.verbose-error", "Verbose error with stack trace", "misconfiguration", "medium", "CWE-209", a05,
-		"An error page shows a stack trace or internal error details, revealing file paths, frameworks and queries that help attackers. Return a generic error page and log the details server-side."}
-)
 
 func (p *prober) checkHeaders(target string, r *response) *finding.Finding {
 	var missing []string
@@ -380,7 +360,7 @@ func (p *prober) checkHeaders(target string, r *response) *finding.Finding {
 	if len(missing) == 0 || !strings.Contains(h.Get("Content-Type"), "html") {
 		return nil
 	}
-	f := ruleHeaders.finding(target, "headers:"+strings.Join(missing, ","), r, "", func() bool {
+	f := liveFinding("live.missing-security-headers", target, "headers:"+strings.Join(missing, ","), r, "", func() bool {
 		r2, err := p.do(http.MethodGet, target, nil)
 		return err == nil && r2.header.Get("Content-Security-Policy") == h.Get("Content-Security-Policy")
 	})
@@ -405,7 +385,7 @@ func (p *prober) checkCookies(target string, r *response) []*finding.Finding {
 			continue
 		}
 		name := c.Name
-		f := ruleCookie.finding(target, "cookie:"+name, r, "", func() bool {
+		f := liveFinding("live.cookie-flags", target, "cookie:"+name, r, "", func() bool {
 			r2, err := p.do(http.MethodGet, target, nil)
 			if err != nil {
 				return false
@@ -426,7 +406,7 @@ func (p *prober) checkCookies(target string, r *response) []*finding.Finding {
 func (p *prober) checkTLS(target string, r *response) *finding.Finding {
 	if p.origin.Scheme == "https" {
 		if r.tls != nil && r.tls.Version < tls.VersionTLS12 {
-			return ruleTLS.finding(target, "tls-version", r, "", func() bool { return true })
+			return liveFinding("live.weak-tls", target, "tls-version", r, "", func() bool { return true })
 		}
 		return nil
 	}
@@ -434,7 +414,7 @@ func (p *prober) checkTLS(target string, r *response) *finding.Finding {
 	if r.status >= 300 && r.status < 400 && strings.HasPrefix(r.header.Get("Location"), "https://") {
 		return nil
 	}
-	return ruleTLS.finding(target, "cleartext", r, "", func() bool {
+	return liveFinding("live.weak-tls", target, "cleartext", r, "", func() bool {
 		r2, err := p.do(http.MethodGet, target, nil)
 		return err == nil && !(r2.status >= 300 && r2.status < 400 && strings.HasPrefix(r2.header.Get("Location"), "https://"))
 	})
@@ -453,7 +433,7 @@ func (p *prober) checkCORS(target string) *finding.Finding {
 	if !ok {
 		return nil
 	}
-	return ruleCORS.finding(target, "cors", r, "", func() bool { _, ok := try(); return ok })
+	return liveFinding("live.cors-credentials", target, "cors", r, "", func() bool { _, ok := try(); return ok })
 }
 
 var listingRe = regexp.MustCompile(`(?i)<title>\s*(Index of /|Directory listing for /)`)
@@ -463,7 +443,7 @@ func (p *prober) checkListing(u string, r *response) *finding.Finding {
 		return nil
 	}
 	pu, _ := url.Parse(u)
-	return ruleListing.finding(u, "listing:"+pu.Path, r, "", func() bool {
+	return liveFinding("live.directory-listing", u, "listing:"+pu.Path, r, "", func() bool {
 		r2, err := p.do(http.MethodGet, u, nil)
 		return err == nil && r2.status == 200 && listingRe.MatchString(r2.body)
 	})
@@ -502,7 +482,7 @@ func (p *prober) checkExposedFiles() []*finding.Finding {
 			continue
 		}
 		sig := e.sig
-		f := ruleExposed.finding(target, "file:"+e.path, r, "", func() bool {
+		f := liveFinding("live.exposed-file", target, "file:"+e.path, r, "", func() bool {
 			r2, err := p.do(http.MethodGet, target, nil)
 			return err == nil && r2.status == 200 && sig.MatchString(r2.body)
 		})
@@ -549,17 +529,13 @@ func (p *prober) checkParams(pageURL string) []*finding.Finding {
 		// reflected input
 		mark := "vs" + nonce()
 		payload := mark + `"'><i>` + mark
-		q := u.Query()
-		q.Set(name, payload)
-		tu := *u
-		tu.RawQuery = q.Encode()
-		target := tu.String()
+		target := withParam(u, name, payload)
 		r, err := p.do(http.MethodGet, target, nil)
 		if err != nil {
 			return out
 		}
 		if strings.Contains(r.header.Get("Content-Type"), "html") && strings.Contains(r.body, `"'><i>`+mark) {
-			f := ruleReflected.finding(u.String(), "reflect:"+u.Path+"?"+name, r, mark, func() bool {
+			f := liveFinding("live.reflected-xss", u.String(), "reflect:"+u.Path+"?"+name, r, mark, func() bool {
 				r2, err := p.do(http.MethodGet, target, nil)
 				return err == nil && strings.Contains(r2.body, `"'><i>`+mark)
 			})
@@ -573,17 +549,13 @@ func (p *prober) checkParams(pageURL string) []*finding.Finding {
 			continue
 		}
 		evil := "https://vulnscan-" + nonce() + ".example/"
-		q := u.Query()
-		q.Set(name, evil)
-		tu := *u
-		tu.RawQuery = q.Encode()
-		target := tu.String()
+		target := withParam(u, name, evil)
 		r, err := p.do(http.MethodGet, target, nil)
 		if err != nil {
 			return out
 		}
 		if r.status >= 300 && r.status < 400 && strings.HasPrefix(r.header.Get("Location"), evil) {
-			f := ruleRedirect.finding(u.String(), "redirect:"+u.Path+"?"+name, r, "", func() bool {
+			f := liveFinding("live.open-redirect", u.String(), "redirect:"+u.Path+"?"+name, r, "", func() bool {
 				r2, err := p.do(http.MethodGet, target, nil)
 				return err == nil && strings.HasPrefix(r2.header.Get("Location"), evil)
 			})
@@ -592,6 +564,15 @@ func (p *prober) checkParams(pageURL string) []*finding.Finding {
 		}
 	}
 	return out
+}
+
+// withParam is u with its query parameter name set to value.
+func withParam(u *url.URL, name, value string) string {
+	q := u.Query()
+	q.Set(name, value)
+	tu := *u
+	tu.RawQuery = q.Encode()
+	return tu.String()
 }
 
 var stackRe = regexp.MustCompile(`(Traceback \(most recent call last\)|at [\w$.]+\([\w]+\.java:\d+\)|goroutine \d+ \[running\]|panic: |Exception in thread|\w+Exception: .*\n\s+at |You have an error in your SQL syntax|Warning: [a-z_]+\(\).*on line \d+|ORA-\d{5}|SQLSTATE\[|node_modules/|at Object\.<anonymous>|Whitelabel Error Page.*\n.*Exception)`)
@@ -606,7 +587,7 @@ func (p *prober) checkVerboseErrors() *finding.Finding {
 	if m == "" {
 		return nil
 	}
-	return ruleVerbose.finding(p.origin.String()+"/", "verbose-error", r, m, func() bool {
+	return liveFinding("live.verbose-error", p.origin.String()+"/", "verbose-error", r, m, func() bool {
 		r2, err := p.do(http.MethodGet, target, nil)
 		return err == nil && stackRe.MatchString(r2.body)
 	})

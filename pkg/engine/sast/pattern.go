@@ -239,20 +239,11 @@ func (pc *patternCtx) emit(r *ruleSpec, n *syntax.Node) finding.Finding {
 	if len(sinkText) > 300 {
 		sinkText = sinkText[:300]
 	}
-	return finding.Finding{
-		RuleID:         r.ID,
-		Title:          r.Title,
-		Category:       r.Category,
-		Severity:       r.Severity,
-		Description:    strings.TrimSpace(r.Description),
-		AffectedFile:   pc.file,
-		AffectedCode:   snippetLines(pc.lines, n.Row, endRow, 2),
-		Tags:           []string{r.ID, r.CWE, r.OWASP, pc.lang},
-		StartLine:      n.Row + 1,
-		EndLine:        endRow + 1,
-		Language:       pc.lang,
-		FingerprintKey: enclosingName(pc.src, n) + "|" + sinkText,
-	}
+	f := r.Finding(pc.file, pc.lang)
+	f.AffectedCode = finding.Snippet(pc.lines, n.Row-2, endRow+2)
+	f.StartLine, f.EndLine, f.Language = n.Row+1, endRow+1, pc.lang
+	f.FingerprintKey = enclosingName(pc.src, n) + "|" + sinkText
+	return f
 }
 
 // enclosingName names the function around a node for fingerprints: the
@@ -266,21 +257,4 @@ func enclosingName(src []byte, n *syntax.Node) string {
 		}
 	}
 	return "<module>"
-}
-
-func snippetLines(lines []string, from, to, ctxLines int) string {
-	lo := max(from-ctxLines, 0)
-	hi := min(to+ctxLines, len(lines)-1)
-	var b strings.Builder
-	for i := lo; i <= hi; i++ {
-		l := strings.TrimRight(lines[i], "\r")
-		if len(l) > 300 {
-			l = l[:300] + "…"
-		}
-		b.WriteString(l)
-		if i < hi {
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
 }

@@ -43,20 +43,10 @@ func (a *Analyzer) convert(df *dataflow.Finding, lineCache map[*ir.File][]string
 			fname = df.Func.Class.Name + "." + fname
 		}
 	}
-	f := finding.Finding{
-		RuleID:         r.ID,
-		Title:          r.Title,
-		Category:       r.Category,
-		Severity:       r.Severity,
-		Description:    strings.TrimSpace(r.Description),
-		AffectedFile:   df.File.Path,
-		AffectedCode:   snippetLines(lines, start, end, 2),
-		Tags:           []string{r.ID, r.CWE, r.OWASP, lang},
-		StartLine:      start + 1,
-		EndLine:        end + 1,
-		Language:       lang,
-		FingerprintKey: fname + "|" + sinkText,
-	}
+	f := r.Finding(df.File.Path, lang)
+	f.AffectedCode = finding.Snippet(lines, start-2, end+2)
+	f.StartLine, f.EndLine, f.Language = start+1, end+1, lang
+	f.FingerprintKey = fname + "|" + sinkText
 	if len(df.Steps) > 0 {
 		f.MermaidTrace = mermaid(df.Steps)
 		for _, s := range df.Steps {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vulnscan/vulnscan/pkg/engine/finding"
 	"github.com/vulnscan/vulnscan/pkg/engine/model"
 	"github.com/vulnscan/vulnscan/pkg/vocab"
 	"gopkg.in/yaml.v3"
@@ -49,29 +50,13 @@ type patternSpec struct {
 }
 
 type ruleSpec struct {
-	ID          string           `yaml:"id"`
-	Title       string           `yaml:"title"`
-	Class       string           `yaml:"class"`
-	Category    string           `yaml:"category"`
-	Severity    string           `yaml:"severity"`
-	CWE         string           `yaml:"cwe"`
-	OWASP       string           `yaml:"owasp"`
-	Description string           `yaml:"description"`
-	DropInTests bool             `yaml:"drop_in_tests"`
-	Sinks       []model.Sink     `yaml:"sinks"`
-	Call        *model.ConstCall `yaml:"call"`
-	Pattern     *patternSpec     `yaml:"pattern"`
-	Unknown     map[string]any   `yaml:",inline"`
-	languages   []string
-	flow        *model.FlowRule
-}
-
-// Rule is the public description of a loaded rule.
-type Rule struct {
-	ID, Title, Class, Category, Severity, CWE, OWASP string
-	Languages                                        []string
-	Taint                                            bool
-	DropInTests                                      bool
+	finding.Rule `yaml:",inline"`
+	Sinks        []model.Sink     `yaml:"sinks"`
+	Call         *model.ConstCall `yaml:"call"`
+	Pattern      *patternSpec     `yaml:"pattern"`
+	Unknown      map[string]any   `yaml:",inline"`
+	languages    []string
+	flow         *model.FlowRule
 }
 
 // ruleSet holds every rule of one language, compiled.
@@ -92,7 +77,7 @@ func compile(expr string) (*regexp.Regexp, error) {
 // that does not validate is left out and listed in the returned problems
 // (TestRulesValid keeps the embedded set free of them): one defective rule
 // must not stop every scan.
-func loadRules() (map[string]*ruleSet, []Rule, []error, error) {
+func loadRules() (map[string]*ruleSet, []finding.Rule, []error, error) {
 	var problems []error
 	sets := map[string]*ruleSet{}
 	get := func(lang string) *ruleSet {
@@ -114,7 +99,7 @@ func loadRules() (map[string]*ruleSet, []Rule, []error, error) {
 		return nil, nil, nil, err
 	}
 	sort.Strings(files)
-	var public []Rule
+	var public []finding.Rule
 	seen := map[string]bool{}
 	for _, f := range files {
 		data, err := ruleFS.ReadFile(f)
@@ -153,8 +138,9 @@ func loadRules() (map[string]*ruleSet, []Rule, []error, error) {
 					}
 				}
 			}
-			public = append(public, Rule{ID: r.ID, Title: r.Title, Class: r.Class, Category: r.Category, Severity: r.Severity,
-				CWE: r.CWE, OWASP: r.OWASP, Languages: rf.Languages, Taint: len(r.Sinks) > 0, DropInTests: r.DropInTests})
+			pub := r.Rule
+			pub.Languages, pub.Taint = rf.Languages, len(r.Sinks) > 0
+			public = append(public, pub)
 		}
 	}
 	return sets, public, problems, nil

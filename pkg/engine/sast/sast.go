@@ -57,7 +57,7 @@ func SkipReason(err error) string {
 // use; each goroutine prepares files through its own Worker.
 type Analyzer struct {
 	sets   map[string]*ruleSet
-	rules  []Rule
+	rules  []finding.Rule
 	models map[string]*model.Set
 	limits Limits
 }
@@ -65,7 +65,7 @@ type Analyzer struct {
 var (
 	loadOnce     sync.Once
 	loadedSets   map[string]*ruleSet
-	loadedList   []Rule
+	loadedList   []finding.Rule
 	loadedModels map[string]*model.Set
 	loadProblems []error
 	loadErr      error
@@ -111,7 +111,7 @@ func New(limits Limits) (*Analyzer, error) {
 func (a *Analyzer) Problems() []error { return loadProblems }
 
 // Rules lists the loaded rules.
-func (a *Analyzer) Rules() []Rule { return a.rules }
+func (a *Analyzer) Rules() []finding.Rule { return a.rules }
 
 // Worker parses and lowers files one at a time. It is not safe for
 // concurrent use.

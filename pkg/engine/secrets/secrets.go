@@ -99,7 +99,7 @@ func (s *Scanner) findings(file string, content []byte, res []report.Finding) []
 		if end < start {
 			end = start
 		}
-		code := RedactSnippet(snippet(lines, start-1, end-1), r.Secret)
+		code := secretSnippet(lines, start-1, end-1, r.Secret)
 		out = append(out, finding.Finding{
 			RuleID:   "secrets." + r.RuleID,
 			Title:    "Secret committed to the repository: " + r.Description,
@@ -120,23 +120,16 @@ func (s *Scanner) findings(file string, content []byte, res []report.Finding) []
 	return out
 }
 
-func snippet(lines []string, from, to int) string {
+// secretSnippet is the snippet of lines from to to (0-based, at most six
+// lines) with the secret redacted before long lines are cut, so that a cut
+// never leaves part of the secret in clear.
+func secretSnippet(lines []string, from, to int, secret string) string {
 	if from >= len(lines) {
 		return ""
 	}
-	to = min(to, len(lines)-1, from+5)
-	var b strings.Builder
-	for i := from; i <= to; i++ {
-		l := strings.TrimRight(lines[i], "\r")
-		if len(l) > 400 {
-			l = l[:400] + "…"
-		}
-		b.WriteString(l)
-		if i < to {
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
+	to = min(to, from+5, len(lines)-1)
+	redacted := strings.Split(RedactSnippet(strings.Join(lines[from:to+1], "\n"), secret), "\n")
+	return finding.Snippet(redacted, 0, len(redacted)-1)
 }
 
 // RedactSnippet replaces every occurrence of secret (and each of its lines,

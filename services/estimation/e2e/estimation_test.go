@@ -1,17 +1,10 @@
 package e2e
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"io/fs"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -24,109 +17,17 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/vulnscan/vulnscan/pkg/mtls"
-	"github.com/vulnscan/vulnscan/pkg/systest"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 )
-
-const fixtures = "../internal/detect/testdata"
-
-type app struct {
-	AppName      string `json:"app_name"`
-	AppRootPath  string `json:"app_root_path"`
-	Architecture string `json:"architecture"`
-}
-
-type repoResult struct {
-	RepoURL      string `json:"repo_url"`
-	Branch       string `json:"branch"`
-	CommitSHA    string `json:"commit_sha"`
-	Status       string `json:"status"`
-	FromCache    bool   `json:"from_cache"`
-	Credits      int    `json:"credits"`
-	Applications []app  `json:"applications"`
-	Error        string `json:"error"`
-}
-
-type estimation struct {
-	ID             string `json:"id"`
-	OrganizationID string `json:"organization_id"`
-	UserID         string `json:"user_id"`
-	TaskID         string `json:"task_id"`
-	Status         string `json:"status"`
-	Repos          []struct {
-		Source    string `json:"source"`
-		RepoURL   string `json:"repo_url"`
-		Branch    string `json:"branch"`
-		CommitSHA string `json:"commit_sha"`
-	} `json:"repos"`
-	TotalCredits int          `json:"total_credits"`
-	RepoResults  []repoResult `json:"repo_results"`
-	CreatedAt    string       `json:"created_at"`
-}
-
-func newOrg(t *testing.T) systest.Org {
-	t.Helper()
-	o, err := sys.NewOrg(100, "auto")
-	require.NoError(t, err)
-	return o
-}
-
-func do(t *testing.T, method, path, key string, body any) systest.Response {
-	t.Helper()
-	r, err := sys.Do(method, path, key, body)
-	require.NoError(t, err)
-	return r
-}
-
-type repo map[string]string
-
-func create(t *testing.T, key string, repos ...repo) estimation {
-	t.Helper()
-	r := do(t, "POST", "/cost-estimations", key, map[string]any{"repos": repos, "name": "test"})
-	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
-	var e estimation
-	require.NoError(t, json.Unmarshal(r.Body, &e))
-	require.Contains(t, []string{"pending", "running"}, e.Status)
-	require.NotEmpty(t, e.TaskID)
-	return e
-}
-
-func wait(t *testing.T, key, id string, d time.Duration) estimation {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		r := do(t, "GET", "/cost-estimations/"+id, key, nil)
-		if r.Status == http.StatusServiceUnavailable && time.Now().Before(deadline) {
-			time.Sleep(200 * time.Millisecond) // the service is restarting
-			continue
-		}
-		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
-		var e estimation
-		require.NoError(t, json.Unmarshal(r.Body, &e))
-		if e.Status == "completed" || e.Status == "partial" || e.Status == "failed" {
-			return e
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("estimation %s still %s after %s", id, e.Status, d)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-func estimate(t *testing.T, key string, repos ...repo) estimation {
-	t.Helper()
-	e := create(t, key, repos...)
-	return wait(t, key, e.ID, 60*time.Second)
-}
 
 var hex40 = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 func TestPublicRepository(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t)
-	sha := git.addRepo(t, "pub-go", filepath.Join(fixtures, "go-gin"))
-	featureSHA := git.addBranch(t, "pub-go", "feature", "extra.go", "package main\n\nfunc extra() {}\n")
-	url := git.URL("", "pub-go")
+	sha := git.PublishDir(t, "pub-go", filepath.Join(fixtures, "go-gin"))
+	featureSHA := git.Commit(t, "pub-go", "feature", map[string]string{"extra.go": "package main\n\nfunc extra() {}\n"})
+	url := git.url("", "pub-go")
 
 	e := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": url})
 	require.Equal(t, "completed", e.Status)
@@ -168,14 +69,14 @@ func TestPublicRepository(t *testing.T) {
 func TestConnectedRepository(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t)
-	sha := git.addRepo(t, "conn-flask", filepath.Join(fixtures, "python-flask"))
+	sha := git.PublishDir(t, "conn-flask", filepath.Join(fixtures, "python-flask"))
 	url := "https://git.example.com/acme/flask-" + uuid.NewString()[:8]
 	_, err := sys.CtlRaw([]string{"REPO_TOKEN=" + privateToken}, "repo", "connect", "--org", org.ID, "--url", url,
-		"--clone-url", git.URL("private", "conn-flask"), "--token-env", "REPO_TOKEN")
+		"--clone-url", git.url("private", "conn-flask"), "--token-env", "REPO_TOKEN")
 	require.NoError(t, err)
 	badURL := "https://git.example.com/acme/flask-bad-" + uuid.NewString()[:8]
 	_, err = sys.CtlRaw([]string{"REPO_TOKEN=wrong"}, "repo", "connect", "--org", org.ID, "--url", badURL,
-		"--clone-url", git.URL("private", "conn-flask"), "--token-env", "REPO_TOKEN")
+		"--clone-url", git.url("private", "conn-flask"), "--token-env", "REPO_TOKEN")
 	require.NoError(t, err)
 
 	e := estimate(t, org.WriteKey, repo{"source": "connected", "repo_url": url}, repo{"source": "connected", "repo_url": badURL})
@@ -191,7 +92,7 @@ func TestConnectedRepository(t *testing.T) {
 	require.Equal(t, e.RepoResults[0].Credits, e.TotalCredits)
 
 	// An anonymous clone of the same private repository fails.
-	pub := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.URL("private", "conn-flask")})
+	pub := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.url("private", "conn-flask")})
 	require.Equal(t, "failed", pub.Status)
 	require.Zero(t, pub.TotalCredits)
 
@@ -204,7 +105,7 @@ func TestConnectedRepository(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, src.GetSources(), 2)
 	s0 := src.GetSources()[0]
-	require.Equal(t, git.URL("private", "conn-flask"), s0.GetCloneUrl())
+	require.Equal(t, git.url("private", "conn-flask"), s0.GetCloneUrl())
 	require.Equal(t, privateToken, s0.GetPassword())
 	require.Equal(t, sha, s0.GetCommitSha())
 	require.Equal(t, "completed", s0.GetStatus())
@@ -213,16 +114,16 @@ func TestConnectedRepository(t *testing.T) {
 func TestFailuresAndNonPublicAddresses(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t)
-	git.addRepo(t, "fail-node", filepath.Join(fixtures, "node-express"))
-	git.addRepo(t, "fail-redirect", filepath.Join(fixtures, "node-express"))
-	git.addRepo(t, "fail-docs", filepath.Join(fixtures, "docs-only"))
+	git.PublishDir(t, "fail-node", filepath.Join(fixtures, "node-express"))
+	git.PublishDir(t, "fail-redirect", filepath.Join(fixtures, "node-express"))
+	git.PublishDir(t, "fail-docs", filepath.Join(fixtures, "docs-only"))
 
 	e := estimate(t, org.WriteKey,
-		repo{"source": "public", "repo_url": git.URL("", "fail-node")},
-		repo{"source": "public", "repo_url": git.URL("", "does-not-exist")},
-		repo{"source": "public", "repo_url": git.URL("", "fail-node"), "branch": "no-such-branch"},
-		repo{"source": "public", "repo_url": git.URL("redirect", "fail-redirect")},
-		repo{"source": "public", "repo_url": git.URL("", "fail-docs")},
+		repo{"source": "public", "repo_url": git.url("", "fail-node")},
+		repo{"source": "public", "repo_url": git.url("", "does-not-exist")},
+		repo{"source": "public", "repo_url": git.url("", "fail-node"), "branch": "no-such-branch"},
+		repo{"source": "public", "repo_url": git.url("redirect", "fail-redirect")},
+		repo{"source": "public", "repo_url": git.url("", "fail-docs")},
 	)
 	require.Equal(t, "partial", e.Status)
 	require.Len(t, e.RepoResults, 5)
@@ -238,7 +139,7 @@ func TestFailuresAndNonPublicAddresses(t *testing.T) {
 	require.Zero(t, e.RepoResults[4].Credits)
 	require.Equal(t, e.RepoResults[0].Credits, e.TotalCredits)
 
-	f := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.URL("redirect", "fail-redirect")})
+	f := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.url("redirect", "fail-redirect")})
 	require.Equal(t, "failed", f.Status)
 	require.Zero(t, f.TotalCredits)
 }
@@ -305,10 +206,10 @@ func TestListAndVisibility(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t)
 	other := newOrg(t)
-	git.addRepo(t, "list-rust", filepath.Join(fixtures, "rust-axum"))
+	git.PublishDir(t, "list-rust", filepath.Join(fixtures, "rust-axum"))
 	var ids []string
 	for range 3 {
-		ids = append(ids, create(t, org.WriteKey, repo{"source": "public", "repo_url": git.URL("", "list-rust")}).ID)
+		ids = append(ids, create(t, org.WriteKey, repo{"source": "public", "repo_url": git.url("", "list-rust")}).ID)
 		time.Sleep(5 * time.Millisecond)
 	}
 	type page struct {
@@ -347,167 +248,13 @@ func TestListAndVisibility(t *testing.T) {
 	}
 }
 
-type uploaded struct {
-	ID        string `json:"id"`
-	RepoURL   string `json:"repo_url"`
-	SizeBytes int    `json:"size_bytes"`
-	SHA256    string `json:"sha256"`
-	CreatedAt string `json:"created_at"`
-}
-
-func postUpload(t *testing.T, key, contentType string, body io.Reader, length int64) systest.Response {
-	t.Helper()
-	req, err := http.NewRequest("POST", sys.BaseURL+"/uploads", body)
-	require.NoError(t, err)
-	req.ContentLength = length
-	req.Header.Set("X-Api-Key", key)
-	req.Header.Set("Content-Type", contentType)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return systest.Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
-}
-
-func upload(t *testing.T, key, contentType string, data []byte) uploaded {
-	t.Helper()
-	r := postUpload(t, key, contentType, bytes.NewReader(data), int64(len(data)))
-	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
-	var u uploaded
-	require.NoError(t, json.Unmarshal(r.Body, &u))
-	return u
-}
-
-func zipOf(t *testing.T, dir string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	require.NoError(t, zw.AddFS(os.DirFS(dir)))
-	require.NoError(t, zw.Close())
-	return buf.Bytes()
-}
-
-func zipEntries(t *testing.T, entries map[string]string, links map[string]string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for n, b := range entries {
-		w, err := zw.Create(n)
-		require.NoError(t, err)
-		_, _ = w.Write([]byte(b))
-	}
-	for n, target := range links {
-		h := &zip.FileHeader{Name: n}
-		h.SetMode(fs.ModeSymlink | 0o777)
-		w, err := zw.CreateHeader(h)
-		require.NoError(t, err)
-		_, _ = w.Write([]byte(target))
-	}
-	require.NoError(t, zw.Close())
-	return buf.Bytes()
-}
-
-func TestUploads(t *testing.T) {
-	t.Parallel()
-	org := newOrg(t)
-	data := zipOf(t, filepath.Join(fixtures, "monorepo"))
-	u := upload(t, org.WriteKey, "application/zip", data)
-	sum := sha256.Sum256(data)
-	require.Equal(t, hex.EncodeToString(sum[:]), u.SHA256)
-	require.Equal(t, len(data), u.SizeBytes)
-	require.Equal(t, "upload://"+u.ID, u.RepoURL)
-	require.NotEmpty(t, u.CreatedAt)
-
-	e := estimate(t, org.WriteKey, repo{"source": "upload", "repo_url": u.RepoURL})
-	require.Equal(t, "completed", e.Status, e.RepoResults)
-	rr := e.RepoResults[0]
-	require.Regexp(t, hex40, rr.CommitSHA)
-	require.Equal(t, "", rr.Branch)
-	var roots []string
-	for _, a := range rr.Applications {
-		roots = append(roots, a.AppRootPath)
-	}
-	require.ElementsMatch(t, []string{"services/api", "services/web", "services/worker"}, roots)
-	require.GreaterOrEqual(t, e.TotalCredits, 3)
-
-	again := estimate(t, org.WriteKey, repo{"source": "upload", "repo_url": u.RepoURL})
-	require.True(t, again.RepoResults[0].FromCache)
-	require.Equal(t, rr.CommitSHA, again.RepoResults[0].CommitSHA)
-
-	// The scan worker can download the archive exactly as uploaded.
-	cc, err := sys.Dial("estimation", mtls.Scan, false)
-	require.NoError(t, err)
-	defer cc.Close()
-	ic := estimationv1.NewEstimationInternalServiceClient(cc)
-	src, err := ic.GetRepoSources(context.Background(), &estimationv1.GetRepoSourcesRequest{OrgId: org.ID, Id: e.ID})
-	require.NoError(t, err)
-	require.Equal(t, u.ID, src.GetSources()[0].GetUploadId())
-	require.Equal(t, rr.CommitSHA, src.GetSources()[0].GetCommitSha())
-	stream, err := ic.DownloadUpload(context.Background(), &estimationv1.DownloadUploadRequest{OrgId: org.ID, UploadId: u.ID})
-	require.NoError(t, err)
-	var got []byte
-	for {
-		m, err := stream.Recv()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		got = append(got, m.GetData()...)
-	}
-	require.Equal(t, data, got)
-	_, err = ic.DownloadUpload(context.Background(), &estimationv1.DownloadUploadRequest{OrgId: newOrg(t).ID, UploadId: u.ID})
-	if err == nil {
-		s, _ := ic.DownloadUpload(context.Background(), &estimationv1.DownloadUploadRequest{OrgId: newOrg(t).ID, UploadId: u.ID})
-		_, err = s.Recv()
-	}
-	require.Equal(t, codes.NotFound, status.Code(err))
-}
-
-func TestMaliciousUploads(t *testing.T) {
-	t.Parallel()
-	org := newOrg(t)
-	tests := []struct {
-		name, ct string
-		data     []byte
-		status   int
-		msg      string
-	}{
-		{"zip slip", "application/zip", zipEntries(t, map[string]string{"../../etc/cron.d/x": "boom"}, nil), 400, "leaves the archive root"},
-		{"absolute", "application/zip", zipEntries(t, map[string]string{"/etc/passwd": "x"}, nil), 400, "absolute path"},
-		{"link out", "application/zip", zipEntries(t, map[string]string{"a.txt": "x"}, map[string]string{"l": "../../../etc/shadow"}), 400, "points outside"},
-		{"not an archive", "application/gzip", []byte("plain text"), 400, "not a valid gzip"},
-		{"wrong type", "text/plain", []byte("x"), 400, "Content-Type"},
-		{"empty", "application/zip", nil, 400, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			r := postUpload(t, org.WriteKey, tt.ct, bytes.NewReader(tt.data), int64(len(tt.data)))
-			require.Equal(t, tt.status, r.Status, string(r.Body))
-			require.Contains(t, fmt.Sprint(r.JSON()["message"]), tt.msg)
-		})
-	}
-	r := postUpload(t, org.ReadKey, "application/zip", bytes.NewReader(zipOf(t, filepath.Join(fixtures, "go-gin"))), -1)
-	require.Equal(t, http.StatusForbidden, r.Status)
-	// Over 100 MiB: 413, whether the length is declared or not.
-	big := int64(100<<20) + 1
-	r = postUpload(t, org.WriteKey, "application/zip", io.LimitReader(zeros{}, big), big)
-	require.Equal(t, http.StatusRequestEntityTooLarge, r.Status)
-	r = postUpload(t, org.WriteKey, "application/zip", io.LimitReader(zeros{}, big), -1)
-	require.Equal(t, http.StatusRequestEntityTooLarge, r.Status, string(r.Body))
-}
-
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
-
 func TestClaims(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t)
-	git.addRepo(t, "claim-php", filepath.Join(fixtures, "php-laravel"))
-	e := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.URL("", "claim-php")})
+	git.PublishDir(t, "claim-php", filepath.Join(fixtures, "php-laravel"))
+	e := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.url("", "claim-php")})
 	require.Equal(t, "completed", e.Status)
-	empty := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.URL("", "missing-repo")})
+	empty := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.url("", "missing-repo")})
 
 	cc, err := sys.Dial("estimation", mtls.Scan, false)
 	require.NoError(t, err)
@@ -515,14 +262,20 @@ func TestClaims(t *testing.T) {
 	ic := estimationv1.NewEstimationInternalServiceClient(cc)
 	ctx := context.Background()
 	scanA, scanB := uuid.NewString(), uuid.NewString()
+	claim := func(orgID, id, scan string) (*estimationv1.ClaimEstimationResponse, error) {
+		return ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: orgID, Id: id, ScanId: scan})
+	}
+	release := func(scan string) (*estimationv1.ReleaseEstimationResponse, error) {
+		return ic.ReleaseEstimation(ctx, &estimationv1.ReleaseEstimationRequest{OrgId: org.ID, Id: e.ID, ScanId: scan})
+	}
 
-	res, err := ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: org.ID, Id: e.ID, ScanId: scanA})
+	res, err := claim(org.ID, e.ID, scanA)
 	require.NoError(t, err)
 	require.True(t, res.GetNewlyClaimed())
-	res, err = ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: org.ID, Id: e.ID, ScanId: scanA})
+	res, err = claim(org.ID, e.ID, scanA)
 	require.NoError(t, err)
 	require.False(t, res.GetNewlyClaimed())
-	_, err = ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: org.ID, Id: e.ID, ScanId: scanB})
+	_, err = claim(org.ID, e.ID, scanB)
 	require.Equal(t, codes.InvalidArgument, status.Code(err))
 	require.Contains(t, status.Convert(err).Message(), "already been claimed")
 	got, err := ic.GetEstimation(ctx, &estimationv1.GetEstimationRequest{OrgId: org.ID, Id: e.ID})
@@ -530,27 +283,27 @@ func TestClaims(t *testing.T) {
 	require.Equal(t, scanA, got.GetClaimedByScanId())
 	require.Equal(t, int32(e.TotalCredits), got.GetEstimation().GetTotalCredits())
 
-	rel, err := ic.ReleaseEstimation(ctx, &estimationv1.ReleaseEstimationRequest{OrgId: org.ID, Id: e.ID, ScanId: scanB})
+	rel, err := release(scanB)
 	require.NoError(t, err)
 	require.False(t, rel.GetReleased())
-	rel, err = ic.ReleaseEstimation(ctx, &estimationv1.ReleaseEstimationRequest{OrgId: org.ID, Id: e.ID, ScanId: scanA})
+	rel, err = release(scanA)
 	require.NoError(t, err)
 	require.True(t, rel.GetReleased())
-	_, err = ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: org.ID, Id: e.ID, ScanId: scanB})
+	_, err = claim(org.ID, e.ID, scanB)
 	require.NoError(t, err)
 
-	_, err = ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: org.ID, Id: empty.ID, ScanId: scanA})
+	_, err = claim(org.ID, empty.ID, scanA)
 	require.Equal(t, codes.InvalidArgument, status.Code(err))
 	require.Contains(t, status.Convert(err).Message(), "Cost estimation has no credits")
-	_, err = ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: newOrg(t).ID, Id: e.ID, ScanId: scanA})
+	_, err = claim(newOrg(t).ID, e.ID, scanA)
 	require.Equal(t, codes.NotFound, status.Code(err))
 
 	// Concurrent claims by different scans: exactly one wins.
-	e2 := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.URL("", "claim-php")})
+	e2 := estimate(t, org.WriteKey, repo{"source": "public", "repo_url": git.url("", "claim-php")})
 	errs := make(chan error, 8)
 	for range 8 {
 		go func() {
-			_, err := ic.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: org.ID, Id: e2.ID, ScanId: uuid.NewString()})
+			_, err := claim(org.ID, e2.ID, uuid.NewString())
 			errs <- err
 		}()
 	}
@@ -568,8 +321,8 @@ func TestClaims(t *testing.T) {
 // It does not run in parallel: the other tests would see the service down.
 func TestCrashRecovery(t *testing.T) {
 	org := newOrg(t)
-	sha := git.addRepo(t, "crash-ruby", filepath.Join(fixtures, "ruby-rails"))
-	e := create(t, org.WriteKey, repo{"source": "public", "repo_url": git.URL("slow", "crash-ruby")})
+	sha := git.PublishDir(t, "crash-ruby", filepath.Join(fixtures, "ruby-rails"))
+	e := create(t, org.WriteKey, repo{"source": "public", "repo_url": git.url("slow", "crash-ruby")})
 	select {
 	case <-git.slowHit:
 	case <-time.After(30 * time.Second):

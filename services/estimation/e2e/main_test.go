@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	opts := systest.Options{Env: map[string]string{
-		"VULNSCAN_EXTRA_CA_FILE":   git.caFile,
+		"VULNSCAN_EXTRA_CA_FILE":   git.CAFile,
 		"ESTIMATION_JOB_TIMEOUT":   "10s",
 		"ESTIMATION_RESCUE_AFTER":  "12s",
 		"ESTIMATION_CLONE_TIMEOUT": "8s",

@@ -5,74 +5,37 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/systest"
 )
 
-const prBaseApp = `import sqlite3
-import subprocess
-from flask import Flask, request
-
-app = Flask(__name__)
-
-
-@app.route("/user")
-def user():
-    name = request.args.get("name")
-    conn = sqlite3.connect("app.db")
-    query = "SELECT * FROM users WHERE name = '" + name + "'"
-    return str(conn.execute(query).fetchall())
-`
+// prBaseApp has one SQL injection.
+var prBaseApp = systest.FlaskPrelude + systest.SQLInjectionRoute
 
 // prHeadApp adds a second SQL injection above the one the base
 // already has (moving it down) and edits a line on the SQL injection's
 // dataflow path, so the old flaw touches the change but is not new.
-const prHeadApp = `import sqlite3
-import subprocess
-from flask import Flask, request
-
-app = Flask(__name__)
-
-
-@app.route("/item")
-def item():
-    item_id = request.args.get("id")
-    conn = sqlite3.connect("app.db")
-    query = "SELECT * FROM items WHERE id = '" + item_id + "'"
-    return str(conn.execute(query).fetchall())
-
-
-@app.route("/user")
-def user():
-    name = request.args.get("name", "")
-    conn = sqlite3.connect("app.db")
-    query = "SELECT * FROM users WHERE name = '" + name + "'"
-    return str(conn.execute(query).fetchall())
-`
+var prHeadApp = systest.FlaskPrelude + systest.SQLInjection("item", "items", "id") +
+	strings.Replace(systest.SQLInjectionRoute, `request.args.get("name")`, `request.args.get("name", "")`, 1)
 
 // prRepo publishes a Flask application with one flaw on main (and enough
 // code for its full scan to cost 2 credits) and a branch "feature" that adds
 // a second flaw; it returns the repository URL and the base commit.
 func prRepo(t *testing.T, name string) (string, string) {
 	t.Helper()
-	dir := t.TempDir()
-	must(t, os.WriteFile(filepath.Join(dir, "app.py"), []byte(prBaseApp), 0o644))
-	must(t, os.WriteFile(filepath.Join(dir, "requirements.txt"), []byte("flask==3.0.0\n"), 0o644))
 	var filler strings.Builder
 	for i := range 6000 {
 		fmt.Fprintf(&filler, "VALUE_%d = %d\n", i, i)
 	}
-	must(t, os.MkdirAll(filepath.Join(dir, "lib"), 0o755))
-	must(t, os.WriteFile(filepath.Join(dir, "lib", "constants.py"), []byte(filler.String()), 0o644))
-	base := git.addRepo(t, name, dir)
-	git.addBranch(t, name, "feature", "app.py", prHeadApp)
-	return git.URL("", name), base
+	base := git.Publish(t, name, map[string]string{"app.py": prBaseApp, "requirements.txt": "flask==3.0.0\n", "lib/constants.py": filler.String()})
+	git.Commit(t, name, "feature", map[string]string{"app.py": prHeadApp})
+	return git.url("", name), base
 }
 
 type prFinding struct {
@@ -200,7 +163,7 @@ func TestPullRequestScan(t *testing.T) {
 
 	// Back into the pull request: one review comment on the new flaw's line
 	// of the head commit, and one summary on the pull request.
-	require.Eventually(t, func() bool { return len(host.got()) >= 2 }, 60*time.Second, 100*time.Millisecond)
+	require.Eventually(t, func() bool { return len(host.Succeeded()) >= 2 }, 60*time.Second, 100*time.Millisecond)
 	// Exactly two events were queued for the scan, and both were delivered.
 	pool, err := pgxpool.New(context.Background(), sys.DatabaseURL)
 	require.NoError(t, err)
@@ -213,9 +176,9 @@ func TestPullRequestScan(t *testing.T) {
 		require.LessOrEqual(t, total, 2)
 		return total == 2 && delivered == 2
 	}, 60*time.Second, 100*time.Millisecond)
-	calls := host.got()
+	calls := host.Succeeded()
 	require.Len(t, calls, 2, "%+v", calls)
-	var review, summary *hostCall
+	var review, summary *systest.Call
 	for i := range calls {
 		switch calls[i].Path {
 		case "/repos/acme/pr-app/pulls/42/comments":
@@ -226,13 +189,13 @@ func TestPullRequestScan(t *testing.T) {
 	}
 	require.NotNil(t, review, "%+v", calls)
 	require.NotNil(t, summary, "%+v", calls)
-	require.Equal(t, "app.py", review.Body["path"])
-	require.Equal(t, float64(13), review.Body["line"])
-	require.Equal(t, "RIGHT", review.Body["side"])
-	require.Equal(t, pr.Repos[0].CommitSHA, review.Body["commit_id"])
-	require.Contains(t, review.Body["body"], newFlaw.Title)
-	require.Contains(t, review.Body["body"], "/v1/findings/"+newFlaw.ID)
-	body := summary.Body["body"].(string)
+	require.Equal(t, "app.py", review.JSON()["path"])
+	require.Equal(t, float64(13), review.JSON()["line"])
+	require.Equal(t, "RIGHT", review.JSON()["side"])
+	require.Equal(t, pr.Repos[0].CommitSHA, review.JSON()["commit_id"])
+	require.Contains(t, review.JSON()["body"], newFlaw.Title)
+	require.Contains(t, review.JSON()["body"], "/v1/findings/"+newFlaw.ID)
+	body := summary.JSON()["body"].(string)
 	require.Contains(t, body, "1 new finding")
 	require.Contains(t, body, newFlaw.Severity+": 1")
 	require.Contains(t, body, "/v1/findings/"+newFlaw.ID)
@@ -245,7 +208,7 @@ func TestPullRequestValidation(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t)
 	url, base := prRepo(t, "acme/pr-validate")
-	offMain := git.addBranch(t, "acme/pr-validate", "unrelated", "other.py", "x = 1\n")
+	offMain := git.Commit(t, "acme/pr-validate", "unrelated", map[string]string{"other.py": "x = 1\n"})
 	up := upload(t, org.WriteKey, "application/zip", zipEntries(t, map[string]string{"app.py": prBaseApp}, nil))
 	for _, tc := range []struct {
 		name  string

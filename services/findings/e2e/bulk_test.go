@@ -53,8 +53,8 @@ func TestBulkTriage(t *testing.T) {
 	_, foreign := seedMany(t, other.ID, 1, "high")
 	chat := newReceiver(t, 0, nil)
 	git := newReceiver(t, 0, nil)
-	addIntegration(t, []string{"HOOK_SECRET=s3cret"}, "--org", o.ID, "--kind", "slack", "--url", chat.srv.URL+"/hook", "--secret-env", "HOOK_SECRET")
-	addIntegration(t, nil, "--org", o.ID, "--kind", "github", "--url", git.srv.URL)
+	addIntegration(t, []string{"HOOK_SECRET=s3cret"}, "--org", o.ID, "--kind", "slack", "--url", chat.URL+"/hook", "--secret-env", "HOOK_SECRET")
+	addIntegration(t, nil, "--org", o.ID, "--kind", "github", "--url", git.URL)
 
 	t.Run("validation", func(t *testing.T) {
 		tooMany := make([]string, 1001)

@@ -24,7 +24,7 @@ func TestRiskAcceptanceExpiry(t *testing.T) {
 	got := report(t, scanID, fnd("e1", "high"), fnd("e2", "low"), fnd("e3", "low"))
 	expiring, forever, bulk := got[0], got[1], got[2]
 	chat := newReceiver(t, 0, nil)
-	addIntegration(t, nil, "--org", o.ID, "--kind", "slack", "--url", chat.srv.URL+"/hook")
+	addIntegration(t, nil, "--org", o.ID, "--kind", "slack", "--url", chat.URL+"/hook")
 
 	// The expiry must be a future instant and goes only with accepted_risk.
 	soon := time.Now().Add(time.Hour).UTC().Truncate(time.Second)

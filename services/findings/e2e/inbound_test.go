@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,36 +20,12 @@ import (
 	"github.com/vulnscan/vulnscan/services/findings/internal/inbound"
 )
 
-// gitHost answers comment posts like a git host: each created comment gets
-// the next id.
-type gitHost struct {
-	mu    sync.Mutex
-	next  int64
-	calls []call
-	srv   *httptest.Server
-}
-
-func newGitHost(t *testing.T, first int64) *gitHost {
-	g := &gitHost{next: first}
-	g.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		g.mu.Lock()
-		id := g.next
-		g.next++
-		g.calls = append(g.calls, call{Path: r.URL.Path, Header: r.Header.Clone(), Body: b})
-		g.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusCreated)
-		_, _ = fmt.Fprintf(w, `{"id":%d,"body":"…"}`, id)
-	}))
-	t.Cleanup(g.srv.Close)
-	return g
-}
-
-func (g *gitHost) got() []call {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return append([]call(nil), g.calls...)
+// newGitHost answers comment posts like a git host: each created comment
+// gets the next id, from first on.
+func newGitHost(t *testing.T, first int64) receiver {
+	return receiver{systest.NewRecorder(t, func(_ systest.Call, n int) (int, string) {
+		return http.StatusCreated, fmt.Sprintf(`{"id":%d,"body":"…"}`, first+int64(n))
+	})}
 }
 
 // postRaw sends an unauthenticated request to the gateway.
@@ -182,8 +156,8 @@ func TestInboundEvents(t *testing.T) {
 		return `{"id":"c1"}`
 	})
 	const ghSecret = "github-inbound-secret-0001"
-	ghID := addIntegration(t, []string{"GH_INBOUND=" + ghSecret}, "--org", o.ID, "--kind", "github", "--url", git.srv.URL, "--inbound-secret-env", "GH_INBOUND")
-	out, err := sys.CtlRaw(nil, "integration", "add", "--org", o.ID, "--kind", "slack", "--url", chat.srv.URL+"/hook")
+	ghID := addIntegration(t, []string{"GH_INBOUND=" + ghSecret}, "--org", o.ID, "--kind", "github", "--url", git.URL, "--inbound-secret-env", "GH_INBOUND")
+	out, err := sys.CtlRaw(nil, "integration", "add", "--org", o.ID, "--kind", "slack", "--url", chat.URL+"/hook")
 	require.NoError(t, err)
 	var slackInteg map[string]any
 	require.NoError(t, json.Unmarshal(out, &slackInteg))
@@ -191,7 +165,7 @@ func TestInboundEvents(t *testing.T) {
 	slackSecret, _ := slackInteg["inbound_secret"].(string)
 	require.True(t, strings.HasPrefix(slackSecret, "vsin_"), "a generated inbound secret is shown once: %s", out)
 	require.Equal(t, true, slackInteg["has_inbound_secret"])
-	jiraID := addIntegration(t, nil, "--org", o.ID, "--kind", "jira", "--url", jira.srv.URL, "--project", "IN")
+	jiraID := addIntegration(t, nil, "--org", o.ID, "--kind", "jira", "--url", jira.URL, "--project", "IN")
 
 	// Ann is a user of the organization known to both integrations.
 	ann, err := sys.Ctl("user", "create", "--org", o.ID, "--username", "ann")

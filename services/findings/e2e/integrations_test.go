@@ -2,68 +2,37 @@ package e2e
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vulnscan/vulnscan/pkg/systest"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	"github.com/vulnscan/vulnscan/services/findings/internal/delivery"
 )
 
-// receiver records the requests it gets; it fails the first `fail` ones.
-type receiver struct {
-	mu    sync.Mutex
-	calls []call
-	fail  int
-	seen  int
-	reply func(path string) string
-	srv   *httptest.Server
-}
+// receiver is a chat, git host or tracker the integrations post to: it
+// answers 200 with reply(path) (or {"ok":true}) after failing the first
+// fail requests with 503; got returns the requests it accepted.
+type receiver struct{ *systest.Recorder }
 
-type call struct {
-	Path   string
-	Header http.Header
-	Body   []byte
-}
-
-func newReceiver(t *testing.T, fail int, reply func(string) string) *receiver {
-	r := &receiver{fail: fail, reply: reply}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		b, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.seen++
-		failing := r.seen <= r.fail
-		if !failing {
-			r.calls = append(r.calls, call{Path: req.URL.Path, Header: req.Header.Clone(), Body: b})
+func newReceiver(t *testing.T, fail int, reply func(string) string) receiver {
+	r := receiver{systest.NewRecorder(t, func(c systest.Call, _ int) (int, string) {
+		if reply != nil {
+			return http.StatusOK, reply(c.Path)
 		}
-		r.mu.Unlock()
-		if failing {
-			http.Error(w, "down", http.StatusServiceUnavailable)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		if r.reply != nil {
-			_, _ = io.WriteString(w, r.reply(req.URL.Path))
-			return
-		}
-		_, _ = io.WriteString(w, `{"ok":true}`)
-	}))
-	t.Cleanup(r.srv.Close)
+		return http.StatusOK, `{"ok":true}`
+	})}
+	r.FailNext(fail, http.StatusServiceUnavailable)
 	return r
 }
 
-func (r *receiver) got() []call {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]call(nil), r.calls...)
-}
+func (r receiver) got() []systest.Call { return r.Succeeded() }
 
 func addIntegration(t *testing.T, env []string, args ...string) string {
 	t.Helper()
@@ -97,19 +66,19 @@ func TestIntegrations(t *testing.T) {
 		return `{"data":{"issueCreate":{"success":true,"issue":{"id":"lin-1","identifier":"ENG-1"}},"commentCreate":{"success":true}}}`
 	})
 	env := []string{"HOOK_SECRET=s3cret", "API_TOKEN=tok-1"}
-	addIntegration(t, env, "--org", o.ID, "--kind", "slack", "--url", chat.srv.URL+"/hook", "--secret-env", "HOOK_SECRET")
-	addIntegration(t, env, "--org", o.ID, "--kind", "slack", "--url", flaky.srv.URL+"/hook", "--name", "flaky")
-	deadID := addIntegration(t, env, "--org", o.ID, "--kind", "slack", "--url", dead.srv.URL+"/hook", "--name", "dead")
-	addIntegration(t, env, "--org", o.ID, "--kind", "github", "--url", git.srv.URL, "--token-env", "API_TOKEN")
-	addIntegration(t, env, "--org", o.ID, "--kind", "jira", "--url", jira.srv.URL, "--project", "VS", "--token-env", "API_TOKEN")
-	addIntegration(t, env, "--org", o.ID, "--kind", "linear", "--url", linear.srv.URL+"/graphql", "--project", "team-1", "--token-env", "API_TOKEN")
+	addIntegration(t, env, "--org", o.ID, "--kind", "slack", "--url", chat.URL+"/hook", "--secret-env", "HOOK_SECRET")
+	addIntegration(t, env, "--org", o.ID, "--kind", "slack", "--url", flaky.URL+"/hook", "--name", "flaky")
+	deadID := addIntegration(t, env, "--org", o.ID, "--kind", "slack", "--url", dead.URL+"/hook", "--name", "dead")
+	addIntegration(t, env, "--org", o.ID, "--kind", "github", "--url", git.URL, "--token-env", "API_TOKEN")
+	addIntegration(t, env, "--org", o.ID, "--kind", "jira", "--url", jira.URL, "--project", "VS", "--token-env", "API_TOKEN")
+	addIntegration(t, env, "--org", o.ID, "--kind", "linear", "--url", linear.URL+"/graphql", "--project", "team-1", "--token-env", "API_TOKEN")
 
 	out, err := sys.Ctl("integration", "list", "--org", o.ID)
 	require.NoError(t, err)
 	require.Len(t, out["data"], 6)
-	_, err = sys.CtlRaw(nil, "integration", "add", "--org", o.ID, "--kind", "jira", "--url", jira.srv.URL)
+	_, err = sys.CtlRaw(nil, "integration", "add", "--org", o.ID, "--kind", "jira", "--url", jira.URL)
 	require.Error(t, err, "jira needs a project")
-	_, err = sys.CtlRaw(nil, "integration", "add", "--org", o.ID, "--kind", "teams", "--url", jira.srv.URL)
+	_, err = sys.CtlRaw(nil, "integration", "add", "--org", o.ID, "--kind", "teams", "--url", jira.URL)
 	require.Error(t, err)
 
 	require.Equal(t, 200, do(t, "PATCH", "/findings/"+id, o.WriteKey, map[string]any{"state": "true_positive", "reason": "real"}).Status)

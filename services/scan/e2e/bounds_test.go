@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/systest"
 )
 
 // TestExcludeFloodAndDocumentQuota reproduces the exclusion flood: two
@@ -17,8 +19,8 @@ func TestExcludeFloodAndDocumentQuota(t *testing.T) {
 	t.Parallel()
 	org, err := sys.NewOrg(1000, "auto")
 	require.NoError(t, err)
-	estID, repoURL, _ := readyEstimation(t, sys, org.WriteKey)
-	before := balance(t, sys, org.WriteKey)
+	estID, repoURL, _ := sys.Estimated(t, org.WriteKey, systest.FlaskFiles)
+	before := sys.Balance(t, org.WriteKey)
 
 	var flood strings.Builder
 	for i := 0; flood.Len() < 99_950; i++ {
@@ -33,19 +35,19 @@ func TestExcludeFloodAndDocumentQuota(t *testing.T) {
 	}
 	r, err := sys.Do("POST", "/scans", org.WriteKey, scanBody(estID, repoURL, map[string]any{"context_document_ids": ids}))
 	require.NoError(t, err)
-	requireError(t, r, 400, "context_document_ids: the attached documents with custom_context has")
+	systest.RequireError(t, r, 400, "context_document_ids: the attached documents with custom_context has")
 	require.Contains(t, fmt.Sprint(r.JSON()["message"]), "at most 50 are allowed per scan")
 
 	custom := strings.Repeat("exclude: a\n", 60)
 	r, err = sys.Do("POST", "/scans", org.WriteKey, scanBody(estID, repoURL, map[string]any{"custom_context": custom}))
 	require.NoError(t, err)
-	requireError(t, r, 400, "custom_context has 60 exclude patterns")
-	require.Equal(t, before, balance(t, sys, org.WriteKey), "refused scans take no credits")
+	systest.RequireError(t, r, 400, "custom_context has 60 exclude patterns")
+	require.Equal(t, before, sys.Balance(t, org.WriteKey), "refused scans take no credits")
 
 	// Twenty documents of ~100,000 characters reach the 2,000,000-character quota.
 	r, err = sys.Do("POST", "/context-documents", org.WriteKey, map[string]any{"name": "one more", "content": flood.String()})
 	require.NoError(t, err)
-	requireError(t, r, 409, "more than the 2000000 allowed")
+	systest.RequireError(t, r, 409, "more than the 2000000 allowed")
 
 	// Within the limits the scan starts.
 	r, err = sys.Do("POST", "/scans", org.WriteKey, scanBody(estID, repoURL, map[string]any{"custom_context": "exclude: tests/**\nexclude: *.min.js"}))

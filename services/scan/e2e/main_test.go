@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os"
 	"testing"
 
 	"github.com/vulnscan/vulnscan/pkg/systest"
@@ -10,5 +9,5 @@ import (
 var sys *systest.System
 
 func TestMain(m *testing.M) {
-	os.Exit(systest.Run(m, systest.Options{Env: map[string]string{"VULNSCAN_RATE_LIMIT": "1000:2000"}}, &sys))
+	systest.Main(m, &sys, map[string]string{"VULNSCAN_RATE_LIMIT": "1000:2000"})
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/systest"
 )
 
 // The same code uploaded twice is the same repository: the second scan adds
@@ -13,7 +15,7 @@ func TestRepeatedUploadIsRecognized(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t, 1000, "auto")
 	scanOnce := func() (string, map[string]bool) {
-		estID, repoURL, _ := readyEstimation(t, sys, org.WriteKey)
+		estID, repoURL, _ := sys.Estimated(t, org.WriteKey, systest.FlaskFiles)
 		r := post(t, org.WriteKey, scanBody(estID, repoURL, nil))
 		require.Equal(t, 201, r.Status, string(r.Body))
 		id := r.JSON()["id"].(string)

@@ -15,6 +15,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/principal"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/pkg/systest"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
@@ -63,7 +64,7 @@ func TestStartSagaFaults(t *testing.T) {
 				t.Parallel()
 				st, estc := starter(t)
 				org := newOrg(t, 50, "auto")
-				estID, repoURL, credits := readyEstimation(t, sys, org.WriteKey)
+				estID, repoURL, credits := sys.Estimated(t, org.WriteKey, systest.FlaskFiles)
 				caller := principal.Principal{OrgID: org.ID, UserID: org.UserID, Scopes: []string{"read", "write"}}
 				req := &scanv1.CreateScanRequest{CostEstimationId: estID, Repos: []*scanv1.ScanRepo{{Url: repoURL, Source: "upload"}}}
 				ctx := context.Background()
@@ -89,7 +90,7 @@ func TestStartSagaFaults(t *testing.T) {
 					row, err := st.Store.ByID(ctx, sc.ID)
 					return err == nil && row.StartState == store.Aborted
 				}, 30*time.Second, 100*time.Millisecond, "the start must be undone")
-				require.Equal(t, 50, balance(t, sys, org.WriteKey))
+				require.Equal(t, 50, sys.Balance(t, org.WriteKey))
 				g, err := estc.GetEstimation(ctx, &estimationv1.GetEstimationRequest{OrgId: org.ID, Id: estID})
 				require.NoError(t, err)
 				require.Empty(t, g.GetClaimedByScanId())
@@ -102,7 +103,7 @@ func TestStartSagaFaults(t *testing.T) {
 				// The estimation is claimable again and the balance suffices.
 				ok := post(t, org.WriteKey, scanBody(estID, repoURL, nil))
 				require.Equal(t, 201, ok.Status, string(ok.Body))
-				require.Equal(t, 50-credits, balance(t, sys, org.WriteKey))
+				require.Equal(t, 50-credits, sys.Balance(t, org.WriteKey))
 			})
 		}
 	}
@@ -111,7 +112,7 @@ func TestStartSagaFaults(t *testing.T) {
 		t.Parallel()
 		st, _ := starter(t)
 		org := newOrg(t, 50, "auto")
-		estID, repoURL, _ := readyEstimation(t, sys, org.WriteKey)
+		estID, repoURL, _ := sys.Estimated(t, org.WriteKey, systest.FlaskFiles)
 		ctx := context.Background()
 		caller := principal.Principal{OrgID: org.ID, UserID: org.UserID, Scopes: []string{"read", "write"}}
 		in, err := st.Validate(ctx, caller, &scanv1.CreateScanRequest{CostEstimationId: estID, Repos: []*scanv1.ScanRepo{{Url: repoURL, Source: "upload"}}})
@@ -132,7 +133,7 @@ func TestStartSagaFaults(t *testing.T) {
 		row, err := st.Store.ByID(ctx, scanID)
 		require.NoError(t, err)
 		require.Equal(t, store.Aborted, row.StartState)
-		require.Equal(t, 50, balance(t, sys, org.WriteKey))
+		require.Equal(t, 50, sys.Balance(t, org.WriteKey))
 	})
 }
 

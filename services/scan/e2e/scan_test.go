@@ -27,13 +27,40 @@ func post(t *testing.T, key string, body any) systest.Response {
 	return r
 }
 
+// startAtOnce sends every start request at the same time and returns the
+// answers' statuses in the order of bodies (0: not sent).
+func startAtOnce(key string, bodies []map[string]any) []int {
+	codes := make([]int, len(bodies))
+	var wg sync.WaitGroup
+	for i, b := range bodies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r, err := sys.Do("POST", "/scans", key, b); err == nil {
+				codes[i] = r.Status
+			}
+		}()
+	}
+	wg.Wait()
+	return codes
+}
+
+// counts counts statuses.
+func counts(codes []int) map[int]int {
+	n := map[int]int{}
+	for _, c := range codes {
+		n[c]++
+	}
+	return n
+}
+
 func TestStartValidation(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t, 1000, "auto")
 	other := newOrg(t, 1000, "auto")
-	estID, repoURL, _ := readyEstimation(t, sys, org.WriteKey)
-	otherEst, otherRepo, _ := readyEstimation(t, sys, other.WriteKey)
-	emptyRepo := upload(t, sys, org.WriteKey, map[string]string{"README.md": "# notes\n"})
+	estID, repoURL, _ := sys.Estimated(t, org.WriteKey, systest.FlaskFiles)
+	otherEst, otherRepo, _ := sys.Estimated(t, other.WriteKey, systest.FlaskFiles)
+	emptyRepo := sys.Upload(t, org.WriteKey, map[string]string{"README.md": "# notes\n"})
 	zeroEst := estimate(t, sys, org.WriteKey, emptyRepo)
 	require.EqualValues(t, 0, zeroEst["total_credits"])
 	long := strings.Repeat("x", 2001)
@@ -72,21 +99,21 @@ func TestStartValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			requireError(t, post(t, org.WriteKey, tc.body), tc.status, tc.msg)
+			systest.RequireError(t, post(t, org.WriteKey, tc.body), tc.status, tc.msg)
 		})
 	}
-	require.Equal(t, 1000, balance(t, sys, org.WriteKey), "failed starts must not use credits")
+	require.Equal(t, 1000, sys.Balance(t, org.WriteKey), "failed starts must not use credits")
 
 	t.Run("read key", func(t *testing.T) {
-		requireError(t, post(t, org.ReadKey, scanBody(estID, repoURL, nil)), 403, "write")
+		systest.RequireError(t, post(t, org.ReadKey, scanBody(estID, repoURL, nil)), 403, "write")
 	})
 	t.Run("repeated repo", func(t *testing.T) {
 		body := scanBody(estID, repoURL, map[string]any{"repos": []map[string]any{{"url": repoURL, "source": "upload"}, {"url": repoURL, "source": "upload"}}})
-		requireError(t, post(t, org.WriteKey, body), 400, "repos[1] repeats repos[0]")
+		systest.RequireError(t, post(t, org.WriteKey, body), 400, "repos[1] repeats repos[0]")
 	})
 	t.Run("repo that failed in the estimation", func(t *testing.T) {
 		// A partial estimation: the upload is estimated, the unreachable git repository is not.
-		good := upload(t, sys, org.WriteKey, vulnerableApp)
+		good := sys.Upload(t, org.WriteKey, systest.FlaskFiles)
 		r, err := sys.Do("POST", "/cost-estimations", org.WriteKey, map[string]any{"repos": []map[string]any{
 			{"source": "upload", "repo_url": good},
 			{"source": "public", "repo_url": "https://127.0.0.1:1/nobody/nothing.git", "branch": "main"},
@@ -102,14 +129,14 @@ func TestStartValidation(t *testing.T) {
 		}, 60*time.Second, 100*time.Millisecond)
 		bad := map[string]any{"cost_estimation_id": id, "repos": []map[string]any{
 			{"url": good, "source": "upload"}, {"url": "https://127.0.0.1:1/nobody/nothing.git", "branch": "main", "source": "public"}}}
-		requireError(t, post(t, org.WriteKey, bad), 400, "repos[1]: Repository failed in the estimation")
+		systest.RequireError(t, post(t, org.WriteKey, bad), 400, "repos[1]: Repository failed in the estimation")
 		ok := post(t, org.WriteKey, scanBody(id, good, nil))
 		require.Equal(t, 201, ok.Status, "the estimated repository of a partial estimation can be scanned: %s", ok.Body)
 	})
 	t.Run("already claimed", func(t *testing.T) {
 		r := post(t, org.WriteKey, scanBody(estID, repoURL, nil))
 		require.Equal(t, 201, r.Status, string(r.Body))
-		requireError(t, post(t, org.WriteKey, scanBody(estID, repoURL, nil)), 400, "already been claimed")
+		systest.RequireError(t, post(t, org.WriteKey, scanBody(estID, repoURL, nil)), 400, "already been claimed")
 	})
 }
 
@@ -137,46 +164,33 @@ func TestNotReadyEstimation(t *testing.T) {
 	est := r.JSON()
 	require.Contains(t, []any{"pending", "running"}, est["status"])
 	s := post(t, org.WriteKey, map[string]any{"cost_estimation_id": est["id"], "repos": []map[string]any{{"url": repo, "branch": "main", "source": "public"}}})
-	requireError(t, s, 400, "Cost estimation is not ready")
-	require.Equal(t, 100, balance(t, sys, org.WriteKey))
+	systest.RequireError(t, s, 400, "Cost estimation is not ready")
+	require.Equal(t, 100, sys.Balance(t, org.WriteKey))
 }
 
 func TestInsufficientCreditsThenGrant(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t, 0, "auto")
-	estID, repoURL, credits := readyEstimation(t, sys, org.WriteKey)
-	requireError(t, post(t, org.WriteKey, scanBody(estID, repoURL, nil)), 402, "Insufficient credits to start this scan")
-	require.Equal(t, 0, balance(t, sys, org.WriteKey))
+	estID, repoURL, credits := sys.Estimated(t, org.WriteKey, systest.FlaskFiles)
+	systest.RequireError(t, post(t, org.WriteKey, scanBody(estID, repoURL, nil)), 402, "Insufficient credits to start this scan")
+	require.Equal(t, 0, sys.Balance(t, org.WriteKey))
 	_, err := sys.Ctl("credits", "grant", "--org", org.ID, "--amount", fmt.Sprint(credits))
 	require.NoError(t, err)
 	r := post(t, org.WriteKey, scanBody(estID, repoURL, nil))
 	require.Equal(t, 201, r.Status, "the 402 must have left the estimation claimable: %s", r.Body)
-	require.Equal(t, 0, balance(t, sys, org.WriteKey))
+	require.Equal(t, 0, sys.Balance(t, org.WriteKey))
 }
 
 func TestConcurrentStartsOfOneEstimation(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t, 1000, "auto")
-	estID, repoURL, credits := readyEstimation(t, sys, org.WriteKey)
-	codes := make([]int, 20)
-	var wg sync.WaitGroup
-	for i := range codes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r, err := sys.Do("POST", "/scans", org.WriteKey, scanBody(estID, repoURL, nil))
-			if err == nil {
-				codes[i] = r.Status
-			}
-		}()
+	estID, repoURL, credits := sys.Estimated(t, org.WriteKey, systest.FlaskFiles)
+	bodies := make([]map[string]any, 20)
+	for i := range bodies {
+		bodies[i] = scanBody(estID, repoURL, nil)
 	}
-	wg.Wait()
-	count := map[int]int{}
-	for _, c := range codes {
-		count[c]++
-	}
-	require.Equal(t, map[int]int{201: 1, 400: 19}, count)
-	require.Equal(t, 1000-credits, balance(t, sys, org.WriteKey), "debited exactly once")
+	require.Equal(t, map[int]int{201: 1, 400: 19}, counts(startAtOnce(org.WriteKey, bodies)))
+	require.Equal(t, 1000-credits, sys.Balance(t, org.WriteKey), "debited exactly once")
 }
 
 func TestConcurrentStartsBeyondBalance(t *testing.T) {
@@ -188,7 +202,7 @@ func TestConcurrentStartsBeyondBalance(t *testing.T) {
 	}
 	var ests []est
 	for i := 0; i < 4; i++ {
-		id, repo, c := readyEstimation(t, sys, org.WriteKey)
+		id, repo, c := sys.Estimated(t, org.WriteKey, systest.FlaskFiles)
 		ests = append(ests, est{id, repo, c})
 	}
 	per := ests[0].credits
@@ -197,25 +211,13 @@ func TestConcurrentStartsBeyondBalance(t *testing.T) {
 	}
 	_, err := sys.Ctl("credits", "grant", "--org", org.ID, "--amount", fmt.Sprint(2*per))
 	require.NoError(t, err)
-	codes := make([]int, len(ests))
-	var wg sync.WaitGroup
-	for i, e := range ests {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r, err := sys.Do("POST", "/scans", org.WriteKey, scanBody(e.id, e.repo, nil))
-			if err == nil {
-				codes[i] = r.Status
-			}
-		}()
+	var bodies []map[string]any
+	for _, e := range ests {
+		bodies = append(bodies, scanBody(e.id, e.repo, nil))
 	}
-	wg.Wait()
-	count := map[int]int{}
-	for _, c := range codes {
-		count[c]++
-	}
-	require.Equal(t, map[int]int{201: 2, 402: 2}, count)
-	require.Equal(t, 0, balance(t, sys, org.WriteKey))
+	codes := startAtOnce(org.WriteKey, bodies)
+	require.Equal(t, map[int]int{201: 2, 402: 2}, counts(codes))
+	require.Equal(t, 0, sys.Balance(t, org.WriteKey))
 	// The refused estimations stay claimable once credits arrive.
 	_, err = sys.Ctl("credits", "grant", "--org", org.ID, "--amount", fmt.Sprint(per))
 	require.NoError(t, err)
@@ -232,7 +234,7 @@ func TestFullScan(t *testing.T) {
 	t.Parallel()
 	org := newOrg(t, 100, "auto")
 	other := newOrg(t, 0, "auto")
-	estID, repoURL, credits := readyEstimation(t, sys, org.WriteKey)
+	estID, repoURL, credits := sys.Estimated(t, org.WriteKey, systest.FlaskFiles)
 	secret := "Authorization: Bearer top-secret-token-42"
 	r := post(t, org.WriteKey, scanBody(estID, repoURL, map[string]any{"auth_instructions": secret, "custom_context": "focus: injection"}))
 	require.Equal(t, 201, r.Status, string(r.Body))
@@ -287,7 +289,7 @@ func TestFullScan(t *testing.T) {
 	for _, p := range []string{"/scans/" + id, "/scans/" + id + "/status", "/scans/" + id + "/findings"} {
 		o, err := sys.Do("GET", p, other.ReadKey, nil)
 		require.NoError(t, err)
-		requireError(t, o, 404, "not found")
+		systest.RequireError(t, o, 404, "not found")
 	}
 	l, err := sys.Do("GET", "/scans", other.ReadKey, nil)
 	require.NoError(t, err)
@@ -299,7 +301,7 @@ func TestListScans(t *testing.T) {
 	org := newOrg(t, 1000, "auto")
 	var ids []string
 	for i := 0; i < 3; i++ {
-		estID, repoURL, _ := readyEstimation(t, sys, org.WriteKey)
+		estID, repoURL, _ := sys.Estimated(t, org.WriteKey, systest.FlaskFiles)
 		r := post(t, org.WriteKey, scanBody(estID, repoURL, nil))
 		require.Equal(t, 201, r.Status, string(r.Body))
 		ids = append(ids, r.JSON()["id"].(string))
@@ -337,14 +339,14 @@ func TestListScans(t *testing.T) {
 	for _, q := range []string{"?status=done", "?sort_by=name", "?sort_order=up", "?limit=0", "?limit=101", "?page=0", "?limit=abc"} {
 		r, err := sys.Do("GET", "/scans"+q, org.ReadKey, nil)
 		require.NoError(t, err)
-		requireError(t, r, 400, strings.SplitN(strings.TrimPrefix(q, "?"), "=", 2)[0])
+		systest.RequireError(t, r, 400, strings.SplitN(strings.TrimPrefix(q, "?"), "=", 2)[0])
 	}
 	r, err := sys.Do("GET", "/scans/not-a-uuid", org.ReadKey, nil)
 	require.NoError(t, err)
-	requireError(t, r, 400, "id")
+	systest.RequireError(t, r, 400, "id")
 	r, err = sys.Do("GET", "/scans/00000000-0000-4000-8000-000000000000", org.ReadKey, nil)
 	require.NoError(t, err)
-	requireError(t, r, 404, "Scan not found")
+	systest.RequireError(t, r, 404, "Scan not found")
 }
 
 func TestContextDocuments(t *testing.T) {
@@ -370,7 +372,7 @@ func TestContextDocuments(t *testing.T) {
 	require.EqualValues(t, 1, l.JSON()["total"])
 	o, err := sys.Do("GET", "/context-documents/"+id, other.ReadKey, nil)
 	require.NoError(t, err)
-	requireError(t, o, 404, "not found")
+	systest.RequireError(t, o, 404, "not found")
 
 	for _, bad := range []map[string]any{
 		{"content": "x"},
@@ -389,7 +391,7 @@ func TestContextDocuments(t *testing.T) {
 	require.EqualValues(t, 100_000, r.JSON()["size"])
 
 	// A scan takes the document.
-	estID, repoURL, _ := readyEstimation(t, sys, org.WriteKey)
+	estID, repoURL, _ := sys.Estimated(t, org.WriteKey, systest.FlaskFiles)
 	s := post(t, org.WriteKey, scanBody(estID, repoURL, map[string]any{"context_document_ids": []string{id}}))
 	require.Equal(t, 201, s.Status, string(s.Body))
 	scanID := s.JSON()["id"].(string)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/mtls"
 	"github.com/vulnscan/vulnscan/pkg/server"
+	"github.com/vulnscan/vulnscan/pkg/systest"
 	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
@@ -35,7 +36,7 @@ func TestSweepStrandedScan(t *testing.T) {
 
 	org := newOrg(t, 100, "auto")
 	start := func() string {
-		estID, repoURL, _ := readyEstimation(t, sys, org.WriteKey)
+		estID, repoURL, _ := sys.Estimated(t, org.WriteKey, systest.FlaskFiles)
 		r := post(t, org.WriteKey, scanBody(estID, repoURL, nil))
 		require.Equal(t, 201, r.Status, string(r.Body))
 		id := r.JSON()["id"].(string)
@@ -43,8 +44,8 @@ func TestSweepStrandedScan(t *testing.T) {
 		return id
 	}
 	stranded, alive := start(), start()
-	require.Less(t, balance(t, sys, org.WriteKey), 100)
-	before := balance(t, sys, org.WriteKey)
+	require.Less(t, sys.Balance(t, org.WriteKey), 100)
+	before := sys.Balance(t, org.WriteKey)
 
 	// Put both scans back to running, idle for ten minutes; the first one's
 	// job is discarded, the second one's is still queued.
@@ -66,12 +67,12 @@ func TestSweepStrandedScan(t *testing.T) {
 	a, err := st.ByID(ctx, alive)
 	require.NoError(t, err)
 	require.Equal(t, vocab.ScanRunning, a.Status, "a scan with a live job is not swept")
-	refunded := balance(t, sys, org.WriteKey) - before
+	refunded := sys.Balance(t, org.WriteKey) - before
 	require.Equal(t, int(s.Credits), refunded, "the stranded scan's credits come back")
 
 	// Sweeping again changes nothing (the refund is idempotent).
 	require.NoError(t, sweeper.Work(ctx, &river.Job[jobs.SweepStranded]{}))
-	require.Equal(t, before+refunded, balance(t, sys, org.WriteKey))
+	require.Equal(t, before+refunded, sys.Balance(t, org.WriteKey))
 
 	// When the refund cannot be made, the scan stays unfinished, so that a
 	// later sweep refunds it and fails it.
@@ -95,5 +96,5 @@ func TestSweepStrandedScan(t *testing.T) {
 	a, err = st.ByID(ctx, alive)
 	require.NoError(t, err)
 	require.Equal(t, vocab.ScanFailed, a.Status)
-	require.Equal(t, before+refunded+int(a.Credits), balance(t, sys, org.WriteKey))
+	require.Equal(t, before+refunded+int(a.Credits), sys.Balance(t, org.WriteKey))
 }

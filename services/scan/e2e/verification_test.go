@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/systest"
 )
 
 // githubStyleToken makes a token of GitHub's format with a valid checksum.
@@ -94,7 +96,7 @@ def health():
 		"deploy.py":             "import jwt\n\nSIGNING_KEY = \"\"\"" + keyPEM + "\"\"\"\n\n\ndef sign(payload):\n    return jwt.encode({\"p\": payload}, SIGNING_KEY, algorithm=\"RS256\")\n",
 		"tests/test_release.py": "RELEASE_TOKEN = \"" + token + "\"\n\n\ndef test_release():\n    assert RELEASE_TOKEN\n",
 	}
-	repoURL := upload(t, sys, org.WriteKey, files)
+	repoURL := sys.Upload(t, org.WriteKey, files)
 	est := estimate(t, sys, org.WriteKey, repoURL)
 	require.Equal(t, "completed", est["status"], "%v", est)
 	r := post(t, org.WriteKey, scanBody(est["id"].(string), repoURL, nil))
@@ -144,7 +146,7 @@ def health():
 	heldID := held["id"].(string)
 	g, err := sys.Do("GET", "/findings/"+heldID, org.ReadKey, nil)
 	require.NoError(t, err)
-	requireError(t, g, 404, "Finding not found")
+	systest.RequireError(t, g, 404, "Finding not found")
 	byOrg, err := sys.Ctl("finding", "list", "--org", org.ID, "--pending")
 	require.NoError(t, err)
 	require.Contains(t, strings.Join(func() []string {

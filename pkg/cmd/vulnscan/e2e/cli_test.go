@@ -13,40 +13,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vulnscan/vulnscan/pkg/gittest"
+	"github.com/vulnscan/vulnscan/pkg/sarif/sariftest"
 	"github.com/vulnscan/vulnscan/pkg/systest"
 )
 
 var sys *systest.System
 
 func TestMain(m *testing.M) {
-	os.Exit(systest.Run(m, systest.Options{Env: map[string]string{"VULNSCAN_RATE_LIMIT": "1000:2000"}}, &sys))
+	systest.Main(m, &sys, map[string]string{"VULNSCAN_RATE_LIMIT": "1000:2000"})
 }
-
-// flaskApp has an SQL injection and a command injection that automated
-// verification confirms.
-const flaskApp = `import sqlite3
-import subprocess
-from flask import Flask, request
-
-app = Flask(__name__)
-
-
-@app.route("/user")
-def user():
-    name = request.args.get("name")
-    conn = sqlite3.connect("app.db")
-    query = "SELECT * FROM users WHERE name = '" + name + "'"
-    return str(conn.execute(query).fetchall())
-
-
-@app.route("/ping")
-def ping():
-    host = request.args.get("host")
-    return subprocess.check_output("ping -c 1 " + host, shell=True)
-`
 
 // cleanApp is an application with nothing to report.
 const cleanApp = `from flask import Flask
@@ -74,11 +52,7 @@ def run():
 func tree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
+	gittest.WriteFiles(t, dir, files)
 	return dir
 }
 
@@ -106,35 +80,11 @@ func cli(t *testing.T, key string, extraEnv []string, args ...string) result {
 	return result{code, stdout.String(), stderr.String()}
 }
 
-func newOrg(t *testing.T, credits int) systest.Org {
-	t.Helper()
-	o, err := sys.NewOrg(credits, "auto")
-	require.NoError(t, err)
-	return o
-}
-
-// schema is the SARIF 2.1.0 schema the findings export is validated with.
-func schema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open("../../../sarif/testdata/sarif-schema-2.1.0.json")
-	require.NoError(t, err)
-	defer func() { _ = f.Close() }()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	require.NoError(t, err)
-	c := jsonschema.NewCompiler()
-	require.NoError(t, c.AddResource("sarif-schema-2.1.0.json", doc))
-	s, err := c.Compile("sarif-schema-2.1.0.json")
-	require.NoError(t, err)
-	return s
-}
-
 func requireValidSARIF(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	require.NoError(t, err)
-	require.NoError(t, schema(t).Validate(inst), "%s validates against SARIF 2.1.0", path)
+	sariftest.Validate(t, b)
 	return b
 }
 
@@ -199,8 +149,8 @@ func decode(t *testing.T, r result) scanJSON {
 // findings triaged as false positives), and writes SARIF that validates.
 func TestScanFailOnExitCodes(t *testing.T) {
 	t.Parallel()
-	o := newOrg(t, 1000)
-	vulnerable := tree(t, map[string]string{"app.py": flaskApp})
+	o := sys.Org(t, 1000)
+	vulnerable := tree(t, map[string]string{"app.py": systest.FlaskApp})
 	out := filepath.Join(t.TempDir(), "out.sarif")
 
 	r := cli(t, o.WriteKey, nil, "scan", vulnerable, "--wait", "--fail-on", "high", "--sarif", out, "--json")
@@ -239,9 +189,9 @@ func TestScanFailOnExitCodes(t *testing.T) {
 // Usage and API errors exit 2 with the API's own message.
 func TestScanErrorsExitTwo(t *testing.T) {
 	t.Parallel()
-	o := newOrg(t, 1000)
-	poor := newOrg(t, 0)
-	dir := tree(t, map[string]string{"app.py": flaskApp})
+	o := sys.Org(t, 1000)
+	poor := sys.Org(t, 0)
+	dir := tree(t, map[string]string{"app.py": systest.FlaskApp})
 	tests := []struct {
 		name string
 		key  string
@@ -274,10 +224,10 @@ func TestScanErrorsExitTwo(t *testing.T) {
 // fingerprints, in SARIF that validates; .gitignore is respected by both.
 func TestLocalMatchesServerScan(t *testing.T) {
 	t.Parallel()
-	o := newOrg(t, 1000)
+	o := sys.Org(t, 1000)
 	dir := tree(t, map[string]string{
-		"app.py":           flaskApp,
-		"lib/more.py":      strings.ReplaceAll(flaskApp, "app.db", "more.db"),
+		"app.py":           systest.FlaskApp,
+		"lib/more.py":      strings.ReplaceAll(systest.FlaskApp, "app.db", "more.db"),
 		".gitignore":       "build/\n*.log\n",
 		"build/gen.py":     ignoredFlaw,
 		"lib/.gitignore":   "/skip.py\n",
@@ -319,7 +269,7 @@ func TestLocalMatchesServerScan(t *testing.T) {
 // scanned: exit 0, an empty SARIF log, whatever --fail-on says.
 func TestScanNothingToScan(t *testing.T) {
 	t.Parallel()
-	o := newOrg(t, 1000)
+	o := sys.Org(t, 1000)
 	dir := tree(t, map[string]string{"README.md": "# notes\n"})
 	out := filepath.Join(t.TempDir(), "out.sarif")
 	r := cli(t, o.WriteKey, nil, "scan", dir, "--fail-on", "info", "--sarif", out, "--json")

@@ -2,9 +2,9 @@ package golang
 
 import (
 	"bytes"
-	"context"
 	"testing"
 
+	"github.com/vulnscan/vulnscan/pkg/engine/lower/lowertest"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -24,19 +24,5 @@ func BenchmarkLowerGo(b *testing.B) {
 			body.WriteString(s)
 		}
 	}
-	src := body.Bytes()
-	p := syntax.NewParser(syntax.Limits{})
-	defer p.Close()
-	root, _, err := p.Parse(context.Background(), syntax.Go, src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	lines := bytes.Count(src, []byte("\n"))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := Lower("bench/bench.go", src, root); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+	lowertest.Bench(b, syntax.Go, Lower, "bench/bench.go", body.Bytes())
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -148,22 +149,7 @@ func (x *fnCtx) finish(n *syntax.Node) {
 	if x.b.Reachable() {
 		x.runDefers(pos(n))
 	}
-	end := pos(n)
-	end.Line, end.Start = end.EndLine, end.End
-	seal(x.b.Finish(end))
-}
-
-// seal gives terminators without an operand the absent value: a Block's
-// zero Cond and Val would otherwise name variable 0.
-func seal(fn *ir.Func) {
-	for _, blk := range fn.Blocks {
-		if blk.Term != ir.TermIf {
-			blk.Cond = ir.None
-		}
-		if blk.Term != ir.TermReturn && blk.Term != ir.TermThrow {
-			blk.Val = ir.None
-		}
-	}
+	x.b.Finish(lower.EndPos(n))
 }
 
 // params declares the formal parameters of a signature.
@@ -220,6 +206,14 @@ func (x *fnCtx) closure(n *syntax.Node) ir.Value {
 // globalDecl lowers package-level var (and non-inlined const) declarations
 // into stores of the globals, in the file's <module> function.
 func (x *fnCtx) globalDecl(decl *syntax.Node) {
+	x.eachDeclared(decl, func(nm, _ *syntax.Node, name string, v ir.Value) {
+		x.b.StoreGlobal(x.fc.pkg+"."+name, v, pos(nm))
+	})
+}
+
+// eachDeclared lowers the values of a var or const declaration and calls
+// fn for every declared name but "_", with the spec's type node (or nil).
+func (x *fnCtx) eachDeclared(decl *syntax.Node, fn func(nm, typ *syntax.Node, name string, v ir.Value)) {
 	var specs []*syntax.Node
 	if decl.Type == "var_declaration" {
 		specs = varSpecs(decl)
@@ -239,11 +233,9 @@ func (x *fnCtx) globalDecl(decl *syntax.Node) {
 		}
 		values := x.rhsValues(vals, len(names), t)
 		for i, nm := range names {
-			name := x.fc.text(nm)
-			if name == "_" {
-				continue
+			if name := x.fc.text(nm); name != "_" {
+				fn(nm, t, name, values[i])
 			}
-			x.b.StoreGlobal(x.fc.pkg+"."+name, values[i], pos(nm))
 		}
 	}
 }

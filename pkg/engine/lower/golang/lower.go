@@ -1,7 +1,6 @@
 package golang
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"path"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -108,7 +108,7 @@ type fixup struct {
 }
 
 func newFileCtx(file string, src []byte) *fileCtx {
-	f := &ir.File{Path: file, Lang: "go", Src: src, Lines: bytes.Count(src, []byte("\n")) + 1}
+	f := &ir.File{Path: file, Lang: "go", Src: src, Lines: lower.Lines(src)}
 	return &fileCtx{f: f, src: src, alias: map[string]string{}, types: map[string]*typeInfo{},
 		funcs: map[string]*funcInfo{}, methods: map[string]*funcInfo{}, consts: map[string]*ir.Const{},
 		globals: map[string]string{}, classes: map[string]*ir.Class{}}
@@ -117,10 +117,7 @@ func newFileCtx(file string, src []byte) *fileCtx {
 func (fc *fileCtx) text(n *syntax.Node) string { return n.Text(fc.src) }
 
 func pos(n *syntax.Node) ir.Pos {
-	if n == nil {
-		return ir.Pos{}
-	}
-	return ir.Pos{Line: int32(n.Row + 1), EndLine: int32(n.EndRow + 1), Start: n.Start, End: n.End}
+	return lower.Pos(n)
 }
 
 // imports records the file's imports and their local names.

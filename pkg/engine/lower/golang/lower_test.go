@@ -2,9 +2,6 @@ package golang
 
 import (
 	"context"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/lower/lowertest"
@@ -14,8 +11,6 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of TestLowerGolden")
 
 // lowerSource parses and lowers one file.
 func lowerSource(t testing.TB, path string, src []byte) *ir.File {
@@ -284,17 +279,7 @@ func TestLowerGolden(t *testing.T) {
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := lowerSource(t, "app/"+tc.name+".go", []byte(tc.src))
-			got := ir.Dump(f)
-			file := filepath.Join("testdata", "golden", tc.name+".ir")
-			if *update {
-				require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
-				require.NoError(t, os.WriteFile(file, []byte(got), 0o644))
-				return
-			}
-			want, err := os.ReadFile(file)
-			require.NoError(t, err, "missing golden file: run with -update")
-			require.Equal(t, string(want), got)
+			lowertest.Golden(t, tc.name, lowerSource(t, "app/"+tc.name+".go", []byte(tc.src)))
 		})
 	}
 }
@@ -351,14 +336,7 @@ func TestLowerRejectsOtherTrees(t *testing.T) {
 // the IR.
 func TestLowerCorpus(t *testing.T) {
 	t.Parallel()
-	files := corpusFiles(t)
-	require.NotEmpty(t, files)
-	for _, file := range files {
-		src, err := os.ReadFile(file)
-		require.NoError(t, err)
-		f := lowerSource(t, filepath.ToSlash(file), src)
-		require.NotEmpty(t, f.Funcs, file)
-	}
+	lowertest.LowerCorpus(t, "go", syntax.Go, Lower)
 }
 
 func corpusFiles(t testing.TB) []string { return lowertest.CorpusFiles(t, "go") }

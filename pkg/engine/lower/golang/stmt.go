@@ -271,42 +271,19 @@ func (x *fnCtx) globalName(name string) string {
 
 // localDecl lowers var and const declarations inside a function.
 func (x *fnCtx) localDecl(n *syntax.Node) {
-	var specs []*syntax.Node
-	if n.Type == "var_declaration" {
-		specs = varSpecs(n)
-	} else {
-		for _, s := range n.Children {
-			if s.Type == "const_spec" {
-				specs = append(specs, s)
-			}
+	x.eachDeclared(n, func(nm, t *syntax.Node, name string, v ir.Value) {
+		typ := x.fc.typeName(t)
+		if typ == "" {
+			typ = x.typeOf(v)
 		}
-	}
-	for _, s := range specs {
-		names := s.ChildrenByField("name")
-		t := s.Child("type")
-		var vals []*syntax.Node
-		if v := s.Child("value"); v != nil {
-			vals = v.NamedChildren()
+		id := x.declare(name, typ)
+		x.b.Assign(id, v, pos(nm))
+		if k := x.fc.typeKind(t); k != kUnknown {
+			x.kinds.set(id, k)
+		} else if k := x.kindOf(v); k != kUnknown {
+			x.kinds.set(id, k)
 		}
-		values := x.rhsValues(vals, len(names), t)
-		for i, nm := range names {
-			name := x.fc.text(nm)
-			if name == "_" {
-				continue
-			}
-			typ := x.fc.typeName(t)
-			if typ == "" {
-				typ = x.typeOf(values[i])
-			}
-			id := x.declare(name, typ)
-			x.b.Assign(id, values[i], pos(nm))
-			if k := x.fc.typeKind(t); k != kUnknown {
-				x.kinds.set(id, k)
-			} else if k := x.kindOf(values[i]); k != kUnknown {
-				x.kinds.set(id, k)
-			}
-		}
-	}
+	})
 }
 
 func (x *fnCtx) returnStmt(n *syntax.Node) {

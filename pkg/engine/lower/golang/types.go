@@ -323,7 +323,7 @@ func (fc *fileCtx) abstractMethod(cls *ir.Class, m *syntax.Node) {
 	if rs := fc.results(m.Child("result")); len(rs) > 0 {
 		fn.Result = rs[0]
 	}
-	seal(b.Finish(pos(m)))
+	b.Finish(pos(m))
 	cls.Methods = append(cls.Methods, fn)
 	fc.f.Funcs = append(fc.f.Funcs, fn)
 }

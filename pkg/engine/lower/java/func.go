@@ -2,6 +2,7 @@ package java
 
 import (
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -142,19 +143,7 @@ func (fc *fnCtx) params(n *syntax.Node) {
 
 // finish closes the function.
 func (fc *fnCtx) finish(n *syntax.Node) {
-	p := pos(n)
-	p.Start, p.Line = p.End, p.EndLine
-	fn := fc.b.Finish(p)
-	// Terminators only use the operands their kind needs; the others are
-	// the absent value, not variable 0.
-	for _, blk := range fn.Blocks {
-		if blk.Term != ir.TermIf {
-			blk.Cond = ir.None
-		}
-		if blk.Term != ir.TermReturn && blk.Term != ir.TermThrow {
-			blk.Val = ir.None
-		}
-	}
+	fc.b.Finish(lower.EndPos(n))
 }
 
 // initializer lowers a field declarator with a value (as a field or static

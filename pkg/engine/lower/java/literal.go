@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -70,17 +71,13 @@ func unescape(s string) string {
 			continue
 		}
 		i++
+		if c, ok := lower.ControlEscape(s[i]); ok {
+			b.WriteByte(c)
+			continue
+		}
 		switch e := s[i]; e {
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case 'r':
-			b.WriteByte('\r')
 		case 'b':
 			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
 		case 's':
 			b.WriteByte(' ')
 		case '\n': // line continuation in text blocks

@@ -43,6 +43,7 @@ import (
 	"fmt"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -53,7 +54,7 @@ func Lower(path string, src []byte, root *syntax.Node) (f *ir.File, err error) {
 	}
 	l := &lowerer{
 		src:       src,
-		file:      &ir.File{Path: path, Lang: "java", Src: src, Lines: countLines(src)},
+		file:      &ir.File{Path: path, Lang: "java", Src: src, Lines: lower.Lines(src)},
 		imports:   map[string]string{},
 		statics:   map[string]string{},
 		fileTypes: map[string]string{},
@@ -90,16 +91,6 @@ type lowerer struct {
 	lambdas         int // lambdas and method references numbered per file
 }
 
-func countLines(src []byte) int {
-	n := 1
-	for _, c := range src {
-		if c == '\n' {
-			n++
-		}
-	}
-	return n
-}
-
 func (l *lowerer) text(n *syntax.Node) string {
 	if n == nil {
 		return ""
@@ -108,10 +99,7 @@ func (l *lowerer) text(n *syntax.Node) string {
 }
 
 func pos(n *syntax.Node) ir.Pos {
-	if n == nil {
-		return ir.Pos{}
-	}
-	return ir.Pos{Line: int32(n.Row + 1), EndLine: int32(n.EndRow + 1), Start: n.Start, End: n.End}
+	return lower.Pos(n)
 }
 
 func isTypeDecl(t string) bool {

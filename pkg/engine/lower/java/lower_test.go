@@ -1,10 +1,6 @@
 package java
 
 import (
-	"context"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,8 +11,6 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden IR files")
 
 func lowerSource(t testing.TB, path string, src []byte) *ir.File {
 	t.Helper()
@@ -225,16 +219,7 @@ class C {
 func TestLowerGolden(t *testing.T) {
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := lowerSource(t, tc.name+".java", []byte(tc.src))
-			got := ir.Dump(f)
-			file := filepath.Join("testdata", "golden", tc.name+".ir")
-			if *update {
-				require.NoError(t, os.WriteFile(file, []byte(got), 0o644))
-				return
-			}
-			want, err := os.ReadFile(file)
-			require.NoError(t, err, "missing golden file (run with -update)")
-			require.Equal(t, string(want), got)
+			lowertest.Golden(t, tc.name, lowerSource(t, tc.name+".java", []byte(tc.src)))
 		})
 	}
 }
@@ -242,14 +227,7 @@ func TestLowerGolden(t *testing.T) {
 // TestLowerCorpus lowers every Java file of the labelled corpus and checks
 // that the IR is well formed and every function has an entry block.
 func TestLowerCorpus(t *testing.T) {
-	files := corpusFiles(t)
-	require.NotEmpty(t, files)
-	for _, p := range files {
-		src, err := os.ReadFile(p)
-		require.NoError(t, err)
-		f := lowerSource(t, filepath.ToSlash(p), src)
-		require.NotEmpty(t, f.Funcs, p)
-	}
+	lowertest.LowerCorpus(t, "java", syntax.Java, Lower)
 }
 
 func corpusFiles(t testing.TB) []string { return lowertest.CorpusFiles(t, "java") }
@@ -286,46 +264,17 @@ func TestLowerNilTree(t *testing.T) {
 }
 
 func FuzzLowerJava(f *testing.F) {
-	for _, p := range corpusFiles(f) {
-		src, err := os.ReadFile(p)
-		require.NoError(f, err)
-		f.Add(src)
-	}
+	var seeds []string
 	for _, tc := range goldenCases {
-		f.Add([]byte(tc.src))
+		seeds = append(seeds, tc.src)
 	}
-	p := syntax.NewParser(syntax.Limits{MaxDepth: 200, MaxNodes: 100_000})
-	f.Fuzz(func(t *testing.T, src []byte) {
-		root, _, err := p.Parse(context.Background(), syntax.Java, src)
-		if err != nil {
-			return
-		}
-		file, err := Lower("fuzz.java", src, root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ir.ValidateFile(file); err != nil {
-			t.Fatal(err)
-		}
-	})
+	lowertest.Fuzz(f, syntax.Java, "fuzz.java", Lower, corpusFiles(f), seeds)
 }
 
 // BenchmarkLower measures lowering alone (parsing excluded) on a generated
 // file, in source lines per second.
 func BenchmarkLower(b *testing.B) {
-	src := generated(2000)
-	p := syntax.NewParser(syntax.Limits{})
-	defer p.Close()
-	root, _, err := p.Parse(context.Background(), syntax.Java, src)
-	require.NoError(b, err)
-	lines := strings.Count(string(src), "\n")
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := Lower("Gen.java", src, root); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(lines*b.N)/b.Elapsed().Seconds(), "lines/s")
+	lowertest.Bench(b, syntax.Java, Lower, "Gen.java", generated(2000))
 }
 
 // generated returns a servlet-like class with n methods of about ten lines.

@@ -211,14 +211,7 @@ func (fc *fnCtx) labeled(n *syntax.Node) {
 	case body.Type == "switch_expression" || body.Type == "switch_statement":
 		fc.switchExpr(body, label, false)
 	default:
-		end := fc.b.NewBlock()
-		fc.b.PushLoop(label, end, -1)
-		fc.stmt(body)
-		fc.b.PopLoop()
-		if fc.b.Reachable() {
-			fc.b.Jump(end, pos(n))
-		}
-		fc.b.SetBlock(end)
+		fc.b.Labeled(label, pos(n), func() { fc.stmt(body) })
 	}
 }
 
@@ -229,12 +222,7 @@ func (fc *fnCtx) whileStmt(n *syntax.Node, label string) {
 	b.SetBlock(head)
 	fc.cond(n.Child("condition"), body, end)
 	b.SetBlock(body)
-	b.PushLoop(label, end, head)
-	fc.block(n.Child("body"))
-	b.PopLoop()
-	if b.Reachable() {
-		b.Jump(head, pos(n))
-	}
+	b.LoopBody(label, end, head, pos(n), func() { fc.block(n.Child("body")) })
 	b.SetBlock(end)
 }
 
@@ -243,12 +231,7 @@ func (fc *fnCtx) doStmt(n *syntax.Node, label string) {
 	body, test, end := b.NewBlock(), b.NewBlock(), b.NewBlock()
 	b.Jump(body, pos(n))
 	b.SetBlock(body)
-	b.PushLoop(label, end, test)
-	fc.block(n.Child("body"))
-	b.PopLoop()
-	if b.Reachable() {
-		b.Jump(test, pos(n))
-	}
+	b.LoopBody(label, end, test, pos(n), func() { fc.block(n.Child("body")) })
 	b.SetBlock(test)
 	fc.cond(n.Child("condition"), body, end)
 	b.SetBlock(end)
@@ -273,12 +256,7 @@ func (fc *fnCtx) forStmt(n *syntax.Node, label string) {
 		b.Jump(body, pos(n))
 	}
 	b.SetBlock(body)
-	b.PushLoop(label, end, update)
-	fc.block(n.Child("body"))
-	b.PopLoop()
-	if b.Reachable() {
-		b.Jump(update, pos(n))
-	}
+	b.LoopBody(label, end, update, pos(n), func() { fc.block(n.Child("body")) })
 	b.SetBlock(update)
 	for _, u := range n.ChildrenByField("update") {
 		fc.expr(u)
@@ -311,12 +289,7 @@ func (fc *fnCtx) forEach(n *syntax.Node, label string) {
 	x := fc.declare(l.text(name), typ)
 	el := b.LoadIndex(coll, ir.None, typ, pos(name))
 	b.Assign(x, el, pos(name))
-	b.PushLoop(label, end, head)
-	fc.block(n.Child("body"))
-	b.PopLoop()
-	if b.Reachable() {
-		b.Jump(head, pos(n))
-	}
+	b.LoopBody(label, end, head, pos(n), func() { fc.block(n.Child("body")) })
 	b.SetBlock(end)
 	fc.release(m)
 }

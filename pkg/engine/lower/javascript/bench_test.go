@@ -1,13 +1,13 @@
 package javascript
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/vulnscan/vulnscan/pkg/engine/lower/lowertest"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -28,17 +28,5 @@ func BenchmarkLower(b *testing.B) {
 			sb.WriteString("{\n" + tc.src + "\n}\n")
 		}
 	}
-	src := []byte(sb.String())
-	lines := strings.Count(sb.String(), "\n")
-	p := syntax.NewParser(syntax.Limits{})
-	defer p.Close()
-	root, _, err := p.Parse(context.Background(), syntax.JavaScript, src)
-	require.NoError(b, err)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := Lower("src/bench.js", src, root); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+	lowertest.Bench(b, syntax.JavaScript, Lower, "src/bench.js", []byte(sb.String()))
 }

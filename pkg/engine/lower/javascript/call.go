@@ -43,21 +43,7 @@ func (fc *fnCtx) call(n *syntax.Node) ir.Value {
 		}
 		fc.memberCall(c, callee)
 	case "identifier":
-		name := l.text(callee)
-		r := fc.resolve(name)
-		switch r.kind {
-		case refLocal:
-			c.Kind, c.Recv = ir.CallDynamic, ir.V(r.v)
-		case refImport:
-			c.Kind = ir.CallFunc
-			if r.imp.module {
-				c.Qual, c.Name = r.imp.qual, "default"
-			} else {
-				c.Qual, c.Name = r.imp.owner, r.imp.member
-			}
-		default:
-			c.Kind, c.Name = ir.CallFunc, name
-		}
+		fc.callName(c, l.text(callee))
 	case "subscript_expression":
 		if s, ok := l.stringValue(callee.Child("index")); ok {
 			fc.methodCall(c, callee.Child("object"), s)
@@ -137,18 +123,45 @@ func (fc *fnCtx) args(n *syntax.Node) []ir.Value {
 	if n == nil {
 		return nil
 	}
-	var out []ir.Value
-	for _, a := range n.Children {
-		if !a.Named || isComment(a) {
-			continue
-		}
-		if a.Type == "spread_element" {
-			out = append(out, fc.b.LoadIndex(fc.expr(firstNamed(a)), ir.None, "", pos(a)))
-			continue
-		}
-		out = append(out, fc.expr(a))
-	}
+	out, _ := fc.elements(n)
 	return out
+}
+
+// elements lowers the named children of an argument list or array literal
+// in order; a spread element yields some element of the spread value and
+// is marked in spread.
+func (fc *fnCtx) elements(n *syntax.Node) (vals []ir.Value, spread []bool) {
+	for _, c := range n.Children {
+		if !c.Named || isComment(c) {
+			continue
+		}
+		if c.Type == "spread_element" {
+			vals = append(vals, fc.b.LoadIndex(fc.expr(firstNamed(c)), ir.None, "", pos(c)))
+		} else {
+			vals = append(vals, fc.expr(c))
+		}
+		spread = append(spread, c.Type == "spread_element")
+	}
+	return vals, spread
+}
+
+// callName makes c a call of the function the identifier name refers to:
+// a local closure, an imported function or a global.
+func (fc *fnCtx) callName(c *ir.Call, name string) {
+	r := fc.resolve(name)
+	switch r.kind {
+	case refLocal:
+		c.Kind, c.Recv = ir.CallDynamic, ir.V(r.v)
+	case refImport:
+		c.Kind = ir.CallFunc
+		if r.imp.module {
+			c.Qual, c.Name = r.imp.qual, "default"
+		} else {
+			c.Qual, c.Name = r.imp.owner, r.imp.member
+		}
+	default:
+		c.Kind, c.Name = ir.CallFunc, name
+	}
 }
 
 // templateArgs lowers the template of a tagged template call: the array of
@@ -158,12 +171,11 @@ func (fc *fnCtx) templateArgs(n *syntax.Node) []ir.Value {
 	var subs []ir.Value
 	var lit strings.Builder
 	for _, c := range n.Children {
-		switch c.Type {
-		case "string_fragment":
-			lit.WriteString(c.Text(fc.l.src))
-		case "escape_sequence":
-			lit.WriteString(decodeEscape(c.Text(fc.l.src)))
-		case "template_substitution":
+		if t, ok := fc.templateText(c); ok {
+			lit.WriteString(t)
+			continue
+		}
+		if c.Type == "template_substitution" {
 			parts = append(parts, ir.C(ir.Str(lit.String())))
 			lit.Reset()
 			subs = append(subs, fc.expr(firstNamed(c)))

@@ -114,7 +114,7 @@ func (fc *fnCtx) lowerClass(n *syntax.Node, name, qname string) string {
 		mc.this = b.This("this", qname)
 		mc.scopes[0]["this"] = &sym{v: mc.this}
 		initFields(mc)
-		cls.Methods = append(cls.Methods, finish(b, pos(n)))
+		cls.Methods = append(cls.Methods, b.Finish(pos(n)))
 	}
 	if body == nil {
 		return qname

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -585,20 +586,28 @@ func (fc *fnCtx) logical(op string, left ir.Value, rightNode *syntax.Node, p ir.
 	if !hasEffects(rightNode) {
 		return fc.b.Binary(op, left, fc.expr(rightNode), p)
 	}
+	return fc.orElse(left, rightNode, p, func(evalRight, join int) {
+		switch op {
+		case "&&":
+			fc.b.If(left, evalRight, join, p)
+		case "||":
+			fc.b.If(left, join, evalRight, p)
+		default: // ??
+			isNull := fc.b.Binary("==", left, ir.C(ir.Null()), p)
+			fc.b.If(isNull, evalRight, join, p)
+		}
+	})
+}
+
+// orElse is the value v, replaced by the value of alt where branch, which
+// ends the current block, goes to evalAlt rather than join.
+func (fc *fnCtx) orElse(v ir.Value, alt *syntax.Node, p ir.Pos, branch func(evalAlt, join int)) ir.Value {
 	r := fc.b.Temp("")
-	fc.b.Assign(r, left, p)
-	evalRight, join := fc.b.NewBlock(), fc.b.NewBlock()
-	switch op {
-	case "&&":
-		fc.b.If(left, evalRight, join, p)
-	case "||":
-		fc.b.If(left, join, evalRight, p)
-	default: // ??
-		isNull := fc.b.Binary("==", left, ir.C(ir.Null()), p)
-		fc.b.If(isNull, evalRight, join, p)
-	}
-	fc.b.SetBlock(evalRight)
-	fc.b.Assign(r, fc.expr(rightNode), p)
+	fc.b.Assign(r, v, p)
+	evalAlt, join := fc.b.NewBlock(), fc.b.NewBlock()
+	branch(evalAlt, join)
+	fc.b.SetBlock(evalAlt)
+	fc.b.Assign(r, fc.expr(alt), p)
 	fc.b.Jump(join, p)
 	fc.b.SetBlock(join)
 	return ir.V(r)
@@ -709,43 +718,27 @@ func (fc *fnCtx) storeTargetPlain(target *syntax.Node, v ir.Value, p ir.Pos) {
 
 // template lowers a template literal as a concatenation.
 func (fc *fnCtx) template(n *syntax.Node) ir.Value {
-	var acc ir.Value
-	have := false
-	var lit strings.Builder
-	add := func(v ir.Value, p ir.Pos) {
-		if !have {
-			acc, have = v, true
-			return
-		}
-		acc = fc.b.Binary("+", acc, v, p)
-		fc.b.SetType(acc.Var, "String")
-	}
-	flush := func(p ir.Pos) {
-		if lit.Len() > 0 {
-			add(ir.C(ir.Str(lit.String())), p)
-			lit.Reset()
-		}
-	}
+	str := lower.NewInterpolation(fc.b)
 	for _, c := range n.Children {
-		switch c.Type {
-		case "string_fragment":
-			lit.WriteString(c.Text(fc.l.src))
-		case "escape_sequence":
-			lit.WriteString(decodeEscape(c.Text(fc.l.src)))
-		case "template_substitution":
-			flush(pos(c))
-			v := fc.expr(firstNamed(c))
-			if !have {
-				add(ir.C(ir.Str("")), pos(c))
-			}
-			add(v, pos(c))
+		if t, ok := fc.templateText(c); ok {
+			str.Text(t)
+		} else if c.Type == "template_substitution" {
+			str.Value(pos(c), func() ir.Value { return fc.expr(firstNamed(c)) })
 		}
 	}
-	flush(pos(n))
-	if !have {
-		return ir.C(ir.Str(""))
+	return str.Done(pos(n))
+}
+
+// templateText is the literal text of a part of a template literal, false
+// for a substitution.
+func (fc *fnCtx) templateText(c *syntax.Node) (string, bool) {
+	switch c.Type {
+	case "string_fragment":
+		return c.Text(fc.l.src), true
+	case "escape_sequence":
+		return decodeEscape(c.Text(fc.l.src)), true
 	}
-	return acc
+	return "", false
 }
 
 // object lowers an object literal: a map of constant keys; computed keys
@@ -814,17 +807,14 @@ func (fc *fnCtx) objectKey(k *syntax.Node) ir.Value {
 // array lowers an array literal; spread elements are appended at unknown
 // positions after the others.
 func (fc *fnCtx) array(n *syntax.Node) ir.Value {
-	var elems []ir.Value
-	var spreads []ir.Value
-	for _, c := range n.Children {
-		if !c.Named || isComment(c) {
-			continue
+	var elems, spreads []ir.Value
+	vals, spread := fc.elements(n)
+	for i, v := range vals {
+		if spread[i] {
+			spreads = append(spreads, v)
+		} else {
+			elems = append(elems, v)
 		}
-		if c.Type == "spread_element" {
-			spreads = append(spreads, fc.b.LoadIndex(fc.expr(firstNamed(c)), ir.None, "", pos(c)))
-			continue
-		}
-		elems = append(elems, fc.expr(c))
 	}
 	arr := fc.b.MakeList("Array", elems, pos(n))
 	for _, s := range spreads {

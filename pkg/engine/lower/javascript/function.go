@@ -2,6 +2,7 @@ package javascript
 
 import (
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -70,22 +71,7 @@ func (l *lowerer) function(n *syntax.Node, fi funcInfo, parent *fnCtx, topLevel 
 		v := fc.expr(body)
 		b.Return(v, pos(body))
 	}
-	return finish(b, ir.Pos{Line: int32(n.EndRow + 1), EndLine: int32(n.EndRow + 1), Start: n.End, End: n.End})
-}
-
-// finish closes a function and clears the condition and value operands of
-// terminators that have none (the zero Value names variable 0).
-func finish(b *ir.Builder, p ir.Pos) *ir.Func {
-	fn := b.Finish(p)
-	for _, blk := range fn.Blocks {
-		if blk.Term != ir.TermIf {
-			blk.Cond = ir.None
-		}
-		if blk.Term != ir.TermReturn && blk.Term != ir.TermThrow {
-			blk.Val = ir.None
-		}
-	}
-	return fn
+	return b.Finish(lower.EndPos(n))
 }
 
 // params binds the formal parameters of n.

@@ -80,20 +80,7 @@ func (fc *fnCtx) jsxElement(n, tag *syntax.Node, children []*syntax.Node) ir.Val
 	c := &ir.Call{Recv: ir.None, Args: []ir.Value{props}}
 	switch name.Type {
 	case "identifier":
-		r := fc.resolve(fc.l.text(name))
-		switch r.kind {
-		case refLocal:
-			c.Kind, c.Recv = ir.CallDynamic, ir.V(r.v)
-		case refImport:
-			c.Kind = ir.CallFunc
-			if r.imp.module {
-				c.Qual, c.Name = r.imp.qual, "default"
-			} else {
-				c.Qual, c.Name = r.imp.owner, r.imp.member
-			}
-		default:
-			c.Kind, c.Name = ir.CallFunc, fc.l.text(name)
-		}
+		fc.callName(c, fc.l.text(name))
 	case "member_expression", "nested_identifier":
 		obj, prop := name.Child("object"), name.Child("property")
 		if obj == nil || prop == nil {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -30,19 +31,12 @@ func decodeEscape(e string) string {
 	if len(e) < 2 {
 		return e
 	}
+	if c, ok := lower.ControlEscape(e[1]); ok {
+		return string(c)
+	}
 	switch e[1] {
-	case 'n':
-		return "\n"
-	case 't':
-		return "\t"
-	case 'r':
-		return "\r"
 	case 'b':
 		return "\b"
-	case 'f':
-		return "\f"
-	case 'v':
-		return "\v"
 	case '0':
 		if len(e) == 2 {
 			return "\x00"

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -22,7 +23,7 @@ func Lower(filePath string, src []byte, root *syntax.Node) (*ir.File, error) {
 	}
 	l := &lowerer{
 		src:     src,
-		file:    &ir.File{Path: filePath, Lang: lang, Package: modulePath(filePath), Src: src, Lines: countLines(src)},
+		file:    &ir.File{Path: filePath, Lang: lang, Package: modulePath(filePath), Src: src, Lines: lower.Lines(src)},
 		top:     map[string]*topDecl{},
 		imports: map[string]*importRef{},
 		qnames:  map[string]int{},
@@ -77,22 +78,9 @@ type importRef struct {
 	member string // for members: the member name
 }
 
-func countLines(src []byte) int {
-	n := 1
-	for _, c := range src {
-		if c == '\n' {
-			n++
-		}
-	}
-	return n
-}
-
 // pos returns the IR position of a node.
 func pos(n *syntax.Node) ir.Pos {
-	if n == nil {
-		return ir.Pos{}
-	}
-	return ir.Pos{Line: int32(n.Row + 1), EndLine: int32(n.EndRow + 1), Start: n.Start, End: n.End}
+	return lower.Pos(n)
 }
 
 func (l *lowerer) text(n *syntax.Node) string { return n.Text(l.src) }

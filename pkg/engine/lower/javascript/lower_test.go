@@ -1,9 +1,6 @@
 package javascript
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,8 +11,6 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden IR files under testdata/golden")
 
 // lowerSource parses and lowers src as the repository file path.
 func lowerSource(t testing.TB, path, src string) *ir.File {
@@ -176,17 +171,7 @@ export default function Page({ body, title }) {
 func TestLowerGolden(t *testing.T) {
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := lowerSource(t, tc.path, tc.src)
-			got := ir.Dump(f)
-			golden := filepath.Join("testdata", "golden", tc.name+".ir")
-			if *update {
-				require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))
-				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-				return
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "run go test -update to create %s", golden)
-			require.Equal(t, string(want), got)
+			lowertest.Golden(t, tc.name, lowerSource(t, tc.path, tc.src))
 		})
 	}
 }
@@ -283,16 +268,7 @@ func TestModulePaths(t *testing.T) {
 // TestLowerCorpus lowers every JavaScript and TypeScript file of the
 // labelled corpus and validates the IR.
 func TestLowerCorpus(t *testing.T) {
-	files := corpusFiles(t)
-	require.NotEmpty(t, files)
-	root := filepath.Join("..", "..", "testdata", "corpus", "javascript")
-	for _, p := range files {
-		src, err := os.ReadFile(p)
-		require.NoError(t, err)
-		rel, err := filepath.Rel(root, p)
-		require.NoError(t, err)
-		lowerSource(t, filepath.ToSlash(rel), string(src))
-	}
+	lowertest.LowerCorpus(t, "javascript", nil, Lower)
 }
 
 func corpusFiles(t testing.TB) []string { return lowertest.CorpusFiles(t, "javascript") }

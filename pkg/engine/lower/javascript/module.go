@@ -271,7 +271,7 @@ func (l *lowerer) lowerModule(root *syntax.Node) {
 		}
 	}
 	fc.stmts(root.Children)
-	l.file.Init = finish(b, pos(root))
+	l.file.Init = b.Finish(pos(root))
 	l.annotateExports()
 }
 
@@ -334,7 +334,7 @@ func (l *lowerer) forwarder(name, qname, local, target string, at *syntax.Node) 
 	}
 	r := b.Call(&ir.Call{Kind: ir.CallFunc, Name: local, Recv: ir.None, Args: args}, "", pos(at))
 	b.Return(r, pos(at))
-	finish(b, pos(at))
+	b.Finish(pos(at))
 }
 
 func paramName(i int) string { return "p" + string(rune('0'+i%10)) + strings.Repeat("'", i/10) }

@@ -145,17 +145,11 @@ func (fc *fnCtx) withDefault(v ir.Value, def *syntax.Node) ir.Value {
 	if def == nil || isLiteral(unwrap(def)) {
 		return v
 	}
-	r := fc.b.Temp("")
 	p := pos(def)
-	fc.b.Assign(r, v, p)
-	undef := fc.b.Binary("===", v, ir.C(ir.Null()), p)
-	then, join := fc.b.NewBlock(), fc.b.NewBlock()
-	fc.b.If(undef, then, join, p)
-	fc.b.SetBlock(then)
-	fc.b.Assign(r, fc.expr(def), p)
-	fc.b.Jump(join, p)
-	fc.b.SetBlock(join)
-	return ir.V(r)
+	return fc.orElse(v, def, p, func(then, join int) {
+		undef := fc.b.Binary("===", v, ir.C(ir.Null()), p)
+		fc.b.If(undef, then, join, p)
+	})
 }
 
 // isLiteral reports whether n is a literal without operands.

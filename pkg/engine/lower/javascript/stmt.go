@@ -294,10 +294,7 @@ func (fc *fnCtx) whileStmt(n *syntax.Node, label string) {
 	cond := fc.expr(n.Child("condition"))
 	fc.b.If(cond, body, exit, pos(n.Child("condition")))
 	fc.b.SetBlock(body)
-	fc.b.PushLoop(label, exit, head)
-	fc.block(n.Child("body"))
-	fc.b.PopLoop()
-	fc.b.Jump(head, pos(n))
+	fc.b.LoopBody(label, exit, head, pos(n), func() { fc.block(n.Child("body")) })
 	fc.b.SetBlock(exit)
 }
 
@@ -305,10 +302,7 @@ func (fc *fnCtx) doStmt(n *syntax.Node, label string) {
 	body, cont, exit := fc.b.NewBlock(), fc.b.NewBlock(), fc.b.NewBlock()
 	fc.b.Jump(body, pos(n))
 	fc.b.SetBlock(body)
-	fc.b.PushLoop(label, exit, cont)
-	fc.block(n.Child("body"))
-	fc.b.PopLoop()
-	fc.b.Jump(cont, pos(n))
+	fc.b.LoopBody(label, exit, cont, pos(n), func() { fc.block(n.Child("body")) })
 	fc.b.SetBlock(cont)
 	cond := fc.expr(n.Child("condition"))
 	fc.b.If(cond, body, exit, pos(n.Child("condition")))
@@ -339,10 +333,7 @@ func (fc *fnCtx) forStmt(n *syntax.Node, label string) {
 		fc.b.Jump(body, pos(n))
 	}
 	fc.b.SetBlock(body)
-	fc.b.PushLoop(label, exit, update)
-	fc.block(n.Child("body"))
-	fc.b.PopLoop()
-	fc.b.Jump(update, pos(n))
+	fc.b.LoopBody(label, exit, update, pos(n), func() { fc.block(n.Child("body")) })
 	fc.b.SetBlock(update)
 	for _, inc := range n.ChildrenByField("increment") {
 		fc.expr(inc)
@@ -386,10 +377,7 @@ func (fc *fnCtx) forInStmt(n *syntax.Node, label string) {
 			fc.bindPattern(left, elem, mode, pos(left))
 		}
 	}
-	fc.b.PushLoop(label, exit, head)
-	fc.block(n.Child("body"))
-	fc.b.PopLoop()
-	fc.b.Jump(head, pos(n))
+	fc.b.LoopBody(label, exit, head, pos(n), func() { fc.block(n.Child("body")) })
 	fc.b.SetBlock(exit)
 }
 
@@ -504,11 +492,6 @@ func (fc *fnCtx) labeled(n *syntax.Node) {
 	case "switch_statement":
 		fc.switchStmt(body, label)
 	default:
-		exit := fc.b.NewBlock()
-		fc.b.PushLoop(label, exit, -1)
-		fc.stmt(body)
-		fc.b.PopLoop()
-		fc.b.Jump(exit, pos(n))
-		fc.b.SetBlock(exit)
+		fc.b.Labeled(label, pos(n), func() { fc.stmt(body) })
 	}
 }

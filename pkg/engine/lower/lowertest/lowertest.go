@@ -2,16 +2,21 @@
 package lowertest
 
 import (
+	"bytes"
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden IR files under testdata/golden")
 
 // LowerFunc is a front end's entry point.
 type LowerFunc func(path string, src []byte, root *syntax.Node) (*ir.File, error)
@@ -30,7 +35,8 @@ func Fuzz(f *testing.F, lang *syntax.Lang, path string, lower LowerFunc, files [
 	for _, s := range sources {
 		f.Add([]byte(s))
 	}
-	p := syntax.NewParser(syntax.Limits{MaxDepth: 200})
+	p := syntax.NewParser(syntax.Limits{MaxDepth: 200, MaxNodes: 200_000})
+	f.Cleanup(p.Close)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		root, _, err := p.Parse(context.Background(), lang, src)
 		if err != nil {
@@ -75,4 +81,58 @@ func CorpusFiles(t testing.TB, dir string) []string {
 	require.NoError(t, err)
 	require.NotEmpty(t, out, "corpus %s", dir)
 	return out
+}
+
+// Golden compares the IR dump of f with testdata/golden/<name>.ir; with
+// go test -update it rewrites that file instead.
+func Golden(t *testing.T, name string, f *ir.File) {
+	t.Helper()
+	got := ir.Dump(f)
+	file := filepath.Join("testdata", "golden", name+".ir")
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+		require.NoError(t, os.WriteFile(file, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(file)
+	require.NoError(t, err, "missing %s: run go test -run TestLowerGolden -update", file)
+	require.Equal(t, string(want), got)
+}
+
+// LowerCorpus lowers every file of the labelled corpus of one language
+// directory with lower, as its path below that directory and parsed as
+// lang (nil: the language its name says), and checks that each gives valid
+// IR holding code.
+func LowerCorpus(t *testing.T, dir string, lang *syntax.Lang, lower LowerFunc) {
+	t.Helper()
+	root := filepath.Join("..", "..", "testdata", "corpus", dir)
+	for _, file := range CorpusFiles(t, dir) {
+		src, err := os.ReadFile(file)
+		require.NoError(t, err)
+		rel, err := filepath.Rel(root, file)
+		require.NoError(t, err)
+		l := lang
+		if l == nil {
+			l = syntax.LangFor(file)
+		}
+		f := Lower(t, l, lower, filepath.ToSlash(rel), src)
+		require.True(t, f.Init != nil || len(f.Funcs) > 0, "no code lowered from %s", file)
+	}
+}
+
+// Bench measures lower on src alone (the tree is parsed once, as lang,
+// before the timer starts) and reports source lines lowered per second.
+func Bench(b *testing.B, lang *syntax.Lang, lower LowerFunc, path string, src []byte) {
+	p := syntax.NewParser(syntax.Limits{Timeout: time.Minute})
+	defer p.Close()
+	root, _, err := p.Parse(context.Background(), lang, src)
+	require.NoError(b, err)
+	lines := bytes.Count(src, []byte("\n"))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := lower(path, src, root); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 }

@@ -2,10 +2,10 @@ package php
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 
+	"github.com/vulnscan/vulnscan/pkg/engine/lower/lowertest"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -22,19 +22,5 @@ func BenchmarkLowerPHP(b *testing.B) {
 			body.WriteString(strings.TrimPrefix(tc.src, "<?php"))
 		}
 	}
-	src := body.Bytes()
-	p := syntax.NewParser(syntax.Limits{})
-	defer p.Close()
-	root, _, err := p.Parse(context.Background(), syntax.PHP, src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	lines := bytes.Count(src, []byte("\n"))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := Lower("bench/bench.php", src, root); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+	lowertest.Bench(b, syntax.PHP, Lower, "bench/bench.php", body.Bytes())
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -35,7 +36,7 @@ func Lower(path string, src []byte, root *syntax.Node) (*ir.File, error) {
 	if root == nil || (root.Type != "program" && root.Type != "ERROR") {
 		return nil, fmt.Errorf("lower %s: %w", path, ErrNotPHP)
 	}
-	f := &ir.File{Path: path, Lang: "php", Src: src, Lines: countLines(src)}
+	f := &ir.File{Path: path, Lang: "php", Src: src, Lines: lower.Lines(src)}
 	l := &lowerer{path: path, src: src, file: f, scope: newScope()}
 	l.findNamespace(root)
 	f.Package = l.scope.ns
@@ -60,24 +61,8 @@ func (l *lowerer) findNamespace(root *syntax.Node) {
 	}
 }
 
-func countLines(src []byte) int {
-	if len(src) == 0 {
-		return 0
-	}
-	n := 1
-	for _, c := range src {
-		if c == '\n' {
-			n++
-		}
-	}
-	if src[len(src)-1] == '\n' {
-		n--
-	}
-	return n
-}
-
 func posOf(n *syntax.Node) ir.Pos {
-	return ir.Pos{Line: int32(n.Row + 1), EndLine: int32(n.EndRow + 1), Start: n.Start, End: n.End}
+	return lower.Pos(n)
 }
 
 // frame is an enclosing loop or switch, for break N / continue N.
@@ -123,22 +108,13 @@ func (l *lowerer) newFunc(name, qname string, cls *ir.Class, outer *fnLowerer) *
 	return f
 }
 
-// finish closes the function and emits the preloads. Blocks start with zero operands, which name
-// variable 0; terminators that have no condition or value get None.
+// finish closes the function and emits the preloads.
 func (f *fnLowerer) finish(p ir.Pos) *ir.Func {
 	fn := f.b.Finish(p)
 	fn.Pos = p
 	if len(f.preload) > 0 {
 		entry := fn.Blocks[0]
 		entry.Instrs = append(f.preload, entry.Instrs...)
-	}
-	for _, blk := range fn.Blocks {
-		if blk.Term != ir.TermIf {
-			blk.Cond = ir.None
-		}
-		if blk.Term != ir.TermReturn && blk.Term != ir.TermThrow {
-			blk.Val = ir.None
-		}
 	}
 	return fn
 }

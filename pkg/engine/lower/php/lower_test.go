@@ -1,9 +1,6 @@
 package php
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/lower/lowertest"
@@ -13,8 +10,6 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of TestLowerGolden")
 
 // lowerSource parses and lowers src as the file app/page.php.
 func lowerSource(t testing.TB, src string) *ir.File {
@@ -296,16 +291,7 @@ func TestLowerGolden(t *testing.T) {
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := ir.Dump(lowerSource(t, tc.src))
-			file := filepath.Join("testdata", "golden", tc.name+".ir")
-			if *update {
-				require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
-				require.NoError(t, os.WriteFile(file, []byte(got), 0o644))
-				return
-			}
-			want, err := os.ReadFile(file)
-			require.NoError(t, err, "missing golden file: run go test -run TestLowerGolden -update")
-			require.Equal(t, string(want), got)
+			lowertest.Golden(t, tc.name, lowerSource(t, tc.src))
 		})
 	}
 }

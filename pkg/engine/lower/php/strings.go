@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -185,19 +186,12 @@ func unescape(e string) string {
 	if len(e) < 2 || e[0] != '\\' {
 		return e
 	}
+	if c, ok := lower.ControlEscape(e[1]); ok {
+		return string(c)
+	}
 	switch e[1] {
-	case 'n':
-		return "\n"
-	case 't':
-		return "\t"
-	case 'r':
-		return "\r"
-	case 'v':
-		return "\v"
 	case 'e':
 		return "\x1b"
-	case 'f':
-		return "\f"
 	case '\\', '$', '"', '`':
 		return e[1:2]
 	case 'x':

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vulnscan/vulnscan/pkg/engine/lower/lowertest"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -38,16 +39,7 @@ func parseBench(tb testing.TB, src []byte) *syntax.Node {
 // BenchmarkLowerPython measures the lowering alone (the tree is parsed
 // once) and reports lines per second.
 func BenchmarkLowerPython(b *testing.B) {
-	src := benchSource(100)
-	root := parseBench(b, src)
-	lines := bytes.Count(src, []byte("\n"))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := Lower("bench/bench.py", src, root); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+	lowertest.Bench(b, syntax.Python, Lower, "bench/bench.py", benchSource(100))
 }
 
 // BenchmarkLowerVsParse reports the lowering's time as a multiple of the

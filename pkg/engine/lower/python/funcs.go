@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -51,7 +52,7 @@ func (l *lowerer) funcDef(s *scope, n *syntax.Node, decorators []*syntax.Node, c
 	if ns.gen != ir.NoVar && b.Reachable() {
 		b.Return(ir.V(ns.gen), end)
 	}
-	finish(b, end)
+	b.Finish(end)
 	switch {
 	case cls != nil:
 		cls.Methods = append(cls.Methods, fn)
@@ -66,7 +67,7 @@ func (l *lowerer) funcDef(s *scope, n *syntax.Node, decorators []*syntax.Node, c
 
 // endPos is an empty position at the end of a node.
 func endPos(n *syntax.Node) ir.Pos {
-	return ir.Pos{Line: int32(n.EndRow + 1), EndLine: int32(n.EndRow + 1), Start: n.End, End: n.End}
+	return lower.EndPos(n)
 }
 
 // params declares the formal parameters of a def or lambda. With selfParam
@@ -361,7 +362,7 @@ func (l *lowerer) lambda(s *scope, n *syntax.Node) ir.Value {
 		v := l.expr(ns, body)
 		b.Return(v, pos(body))
 	}
-	finish(b, endPos(n))
+	b.Finish(endPos(n))
 	return s.b.Closure(fn, pos(n))
 }
 

@@ -51,6 +51,7 @@ import (
 	"strings"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -64,7 +65,7 @@ func Lower(path string, src []byte, root *syntax.Node) (*ir.File, error) {
 		return nil, fmt.Errorf("lower %s: %w", path, ErrNotModule)
 	}
 	mod, pkg := ModulePath(path)
-	f := &ir.File{Path: path, Lang: "python", Package: mod, Src: src, Lines: countLines(src)}
+	f := &ir.File{Path: path, Lang: "python", Package: mod, Src: src, Lines: lower.Lines(src)}
 	l := &lowerer{
 		src:      src,
 		file:     f,
@@ -105,22 +106,6 @@ func ModulePath(path string) (module, pkg string) {
 		return p, p[:i]
 	}
 	return p, ""
-}
-
-func countLines(src []byte) int {
-	if len(src) == 0 {
-		return 0
-	}
-	n := 1
-	for _, c := range src {
-		if c == '\n' {
-			n++
-		}
-	}
-	if src[len(src)-1] == '\n' {
-		n--
-	}
-	return n
 }
 
 // lowerer holds the per-file state.
@@ -184,10 +169,7 @@ func (l *lowerer) unique(q string) string {
 
 // pos returns the IR position of a node.
 func pos(n *syntax.Node) ir.Pos {
-	if n == nil {
-		return ir.Pos{}
-	}
-	return ir.Pos{Line: int32(n.Row + 1), EndLine: int32(n.EndRow + 1), Start: n.Start, End: n.End}
+	return lower.Pos(n)
 }
 
 func (l *lowerer) text(n *syntax.Node) string { return n.Text(l.src) }
@@ -198,7 +180,7 @@ func (l *lowerer) lowerModule(root *syntax.Node) {
 	b.Fn.Pos = pos(root)
 	s := newScope(l, b, nil, true)
 	l.stmts(s, root.Children)
-	l.file.Init = finish(b, ir.Pos{Line: int32(root.EndRow + 1), EndLine: int32(root.EndRow + 1), Start: root.End, End: root.End})
+	l.file.Init = b.Finish(lower.EndPos(root))
 }
 
 // Parse is a convenience for tests and tools: it parses src with a fresh
@@ -211,22 +193,6 @@ func Parse(ctx context.Context, path string, src []byte) (*ir.File, error) {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
 	return Lower(path, src, root)
-}
-
-// finish closes a function and gives every terminator operand it does not
-// use the absent value (blocks start with a zero Value, which names
-// variable 0).
-func finish(b *ir.Builder, p ir.Pos) *ir.Func {
-	fn := b.Finish(p)
-	for _, blk := range fn.Blocks {
-		if blk.Term != ir.TermIf {
-			blk.Cond = ir.None
-		}
-		if blk.Term != ir.TermReturn && blk.Term != ir.TermThrow {
-			blk.Val = ir.None
-		}
-	}
-	return fn
 }
 
 // isNoise reports nodes that carry no value: comments and backslash line

@@ -1,9 +1,6 @@
 package python
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/lower/lowertest"
@@ -13,8 +10,6 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of TestLowerGolden")
 
 // lowerSource parses and lowers one file and validates the IR.
 func lowerSource(t testing.TB, path string, src []byte) *ir.File {
@@ -300,16 +295,7 @@ x = 1
 func TestLowerGolden(t *testing.T) {
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := lowerSource(t, tc.path, []byte(tc.src))
-			got := ir.Dump(f)
-			file := filepath.Join("testdata", "golden", tc.name+".ir")
-			if *update {
-				require.NoError(t, os.WriteFile(file, []byte(got), 0o644))
-				return
-			}
-			want, err := os.ReadFile(file)
-			require.NoError(t, err, "run go test -run TestLowerGolden -update")
-			require.Equal(t, string(want), got)
+			lowertest.Golden(t, tc.name, lowerSource(t, tc.path, []byte(tc.src)))
 		})
 	}
 }
@@ -333,12 +319,7 @@ func TestModulePath(t *testing.T) {
 func corpusFiles(t testing.TB) []string { return lowertest.CorpusFiles(t, "python") }
 
 func TestLowerCorpus(t *testing.T) {
-	for _, file := range corpusFiles(t) {
-		src, err := os.ReadFile(file)
-		require.NoError(t, err)
-		f := lowerSource(t, filepath.ToSlash(file), src)
-		require.NotNil(t, f.Init, file)
-	}
+	lowertest.LowerCorpus(t, "python", syntax.Python, Lower)
 }
 
 func TestLowerRejectsOtherTrees(t *testing.T) {

@@ -195,14 +195,19 @@ func (l *lowerer) whileStmt(s *scope, n *syntax.Node) {
 	body, els, exit := b.NewBlock(), b.NewBlock(), b.NewBlock()
 	b.If(c, body, els, pos(n.Child("condition")))
 	b.SetBlock(body)
-	b.PushLoop("", exit, head)
-	if bd := n.Child("body"); bd != nil {
-		l.stmts(s, bd.Children)
-	}
-	b.PopLoop()
-	if b.Reachable() {
-		b.Jump(head, endPos(n))
-	}
+	l.loopBody(s, n, head, els, exit)
+}
+
+// loopBody lowers the body of a while or for loop, which continues at head,
+// and its else clause, which runs from els when the loop ends without a
+// break.
+func (l *lowerer) loopBody(s *scope, n *syntax.Node, head, els, exit int) {
+	b := s.b
+	b.LoopBody("", exit, head, endPos(n), func() {
+		if bd := n.Child("body"); bd != nil {
+			l.stmts(s, bd.Children)
+		}
+	})
 	b.SetBlock(els)
 	if e := elseBody(n); e != nil {
 		l.stmts(s, e.Children)
@@ -238,22 +243,7 @@ func (l *lowerer) forStmt(s *scope, n *syntax.Node) {
 		l.assignTarget(s, counter, i, pos(counter), "")
 	}
 	l.assignTarget(s, left, elem, pos(left), "")
-	b.PushLoop("", exit, head)
-	if bd := n.Child("body"); bd != nil {
-		l.stmts(s, bd.Children)
-	}
-	b.PopLoop()
-	if b.Reachable() {
-		b.Jump(head, endPos(n))
-	}
-	b.SetBlock(els)
-	if e := elseBody(n); e != nil {
-		l.stmts(s, e.Children)
-	}
-	if b.Reachable() {
-		b.Jump(exit, endPos(n))
-	}
-	b.SetBlock(exit)
+	l.loopBody(s, n, head, els, exit)
 }
 
 // enumerateArg recognises `for i, x in enumerate(xs)` (the built-in, not a

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -137,23 +138,17 @@ func decodeEscapes(t string) string {
 			continue
 		}
 		i++
+		if c, ok := lower.ControlEscape(t[i]); ok {
+			sb.WriteByte(c)
+			continue
+		}
 		switch e := t[i]; e {
-		case 'n':
-			sb.WriteByte('\n')
-		case 't':
-			sb.WriteByte('\t')
-		case 'r':
-			sb.WriteByte('\r')
 		case '\\', '\'', '"':
 			sb.WriteByte(e)
 		case 'a':
 			sb.WriteByte('\a')
 		case 'b':
 			sb.WriteByte('\b')
-		case 'f':
-			sb.WriteByte('\f')
-		case 'v':
-			sb.WriteByte('\v')
 		case '\n':
 		case 'x', 'u', 'U':
 			width := 2

@@ -1,11 +1,11 @@
 package ruby
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/vulnscan/vulnscan/pkg/engine/lower/lowertest"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -21,19 +21,5 @@ func BenchmarkLower(b *testing.B) {
 		sb.Write(src)
 		sb.WriteString("\n")
 	}
-	src := []byte(strings.Repeat(sb.String(), 50))
-	p := syntax.NewParser(syntax.Limits{})
-	defer p.Close()
-	root, _, err := p.Parse(context.Background(), syntax.Ruby, src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	lines := strings.Count(string(src), "\n")
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := Lower("bench.rb", src, root); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+	lowertest.Bench(b, syntax.Ruby, Lower, "bench.rb", []byte(strings.Repeat(sb.String(), 50)))
 }

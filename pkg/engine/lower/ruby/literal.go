@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -138,19 +139,33 @@ func (fs *fnState) content(c *syntax.Node, first, last bool, indent string) stri
 // constString returns the value of a string literal without interpolation.
 func (fs *fnState) constString(n *syntax.Node) (string, bool) {
 	var sb strings.Builder
+	constant := fs.eachStringPart(n, func(text string) { sb.WriteString(text) }, func(*syntax.Node) bool { return false })
+	if !constant {
+		return "", false
+	}
+	return sb.String(), true
+}
+
+// eachStringPart walks the parts of a string literal in order: text gets
+// the literal text (escapes decoded, heredoc indentation removed), interp
+// each interpolation, and the walk stops with false when interp returns
+// false.
+func (fs *fnState) eachStringPart(n *syntax.Node, text func(string), interp func(*syntax.Node) bool) bool {
 	indent := fs.heredocIndent(n)
 	parts := fs.stringParts(n)
 	for i, c := range parts {
 		switch c.Type {
 		case "string_content", "heredoc_content":
-			sb.WriteString(fs.content(c, i == 0, i == len(parts)-1, indent))
+			text(fs.content(c, i == 0, i == len(parts)-1, indent))
 		case "escape_sequence":
-			sb.WriteString(unescape(fs.l.text(c)))
+			text(unescape(fs.l.text(c)))
 		case "interpolation":
-			return "", false
+			if !interp(c) {
+				return false
+			}
 		}
 	}
-	return sb.String(), true
+	return true
 }
 
 // stringValue lowers a string-like literal: a constant, or a "+" chain of
@@ -162,52 +177,17 @@ func (fs *fnState) stringValue(n *syntax.Node) ir.Value {
 	if n.Type == "heredoc_beginning" && fs.l.heredocs[n] == nil {
 		return ir.C(ir.Str(""))
 	}
-	var acc ir.Value
-	have := false
-	var pending strings.Builder
-	pendingSet := false
-	add := func(v ir.Value, p ir.Pos) {
-		if !have {
-			acc, have = v, true
-			return
-		}
-		acc = fs.b.Binary("+", acc, v, p)
-		fs.b.SetType(acc.Var, "String")
-	}
-	flush := func(p ir.Pos) {
-		if pendingSet {
-			add(ir.C(ir.Str(pending.String())), p)
-			pending.Reset()
-			pendingSet = false
-		}
-	}
-	indent := fs.heredocIndent(n)
-	parts := fs.stringParts(n)
-	for i, c := range parts {
-		switch c.Type {
-		case "string_content", "heredoc_content":
-			pending.WriteString(fs.content(c, i == 0, i == len(parts)-1, indent))
-			pendingSet = true
-		case "escape_sequence":
-			pending.WriteString(unescape(fs.l.text(c)))
-			pendingSet = true
-		case "interpolation":
-			flush(pos(c))
-			v := ir.C(ir.Str(""))
+	str := lower.NewInterpolation(fs.b)
+	fs.eachStringPart(n, str.Text, func(c *syntax.Node) bool {
+		str.Value(pos(c), func() ir.Value {
 			if len(c.NamedChildren()) > 0 {
-				v = fs.body(c.Children, true)
+				return fs.body(c.Children, true)
 			}
-			if !have {
-				add(ir.C(ir.Str("")), pos(c))
-			}
-			add(v, pos(c))
-		}
-	}
-	flush(pos(n))
-	if !have {
-		return ir.C(ir.Str(""))
-	}
-	return acc
+			return ir.C(ir.Str(""))
+		})
+		return true
+	})
+	return str.Done(pos(n))
 }
 
 // unescape decodes one escape sequence of a double-quoted string.
@@ -215,13 +195,10 @@ func unescape(s string) string {
 	if len(s) < 2 || s[0] != '\\' {
 		return s
 	}
+	if c, ok := lower.ControlEscape(s[1]); ok {
+		return string(c)
+	}
 	switch s[1] {
-	case 'n':
-		return "\n"
-	case 't':
-		return "\t"
-	case 'r':
-		return "\r"
 	case '0':
 		return "\x00"
 	case 's':

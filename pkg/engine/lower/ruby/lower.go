@@ -84,6 +84,7 @@ import (
 	"strings"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
+	"github.com/vulnscan/vulnscan/pkg/engine/lower"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
 
@@ -111,7 +112,7 @@ func Lower(filePath string, src []byte, root *syntax.Node) (*ir.File, error) {
 	if root == nil || (root.Type != "program" && root.Type != "ERROR") {
 		return nil, fmt.Errorf("lower %s: %w", filePath, ErrNotRuby)
 	}
-	f := &ir.File{Path: filePath, Lang: "ruby", Src: src, Lines: countLines(src)}
+	f := &ir.File{Path: filePath, Lang: "ruby", Src: src, Lines: lower.Lines(src)}
 	l := &lowerer{
 		path: filePath, src: src, file: f,
 		heredocs: map[*syntax.Node]*syntax.Node{},
@@ -124,43 +125,12 @@ func Lower(filePath string, src []byte, root *syntax.Node) (*ir.File, error) {
 	fs := &fnState{l: l, b: b, ctx: &classCtx{}, self: ir.NoVar, block: ir.NoVar, redo: -1}
 	fs.body(root.Children, false)
 	f.Init = b.Finish(pos(root))
-	for _, fn := range f.Funcs {
-		normalize(fn)
-	}
-	normalize(f.Init)
 	return f, nil
-}
-
-// normalize clears the terminator operands a block's kind does not use
-// (the builder leaves them zero, which reads as variable 0).
-func normalize(fn *ir.Func) {
-	for _, blk := range fn.Blocks {
-		if blk.Term != ir.TermIf {
-			blk.Cond = ir.None
-		}
-		if blk.Term != ir.TermReturn && blk.Term != ir.TermThrow {
-			blk.Val = ir.None
-		}
-	}
-}
-
-func countLines(src []byte) int {
-	if len(src) == 0 {
-		return 0
-	}
-	n := strings.Count(string(src), "\n")
-	if src[len(src)-1] != '\n' {
-		n++
-	}
-	return n
 }
 
 // pos converts a node's range.
 func pos(n *syntax.Node) ir.Pos {
-	if n == nil {
-		return ir.Pos{}
-	}
-	return ir.Pos{Line: int32(n.Row + 1), EndLine: int32(n.EndRow + 1), Start: n.Start, End: n.End}
+	return lower.Pos(n)
 }
 
 func (l *lowerer) text(n *syntax.Node) string { return n.Text(l.src) }

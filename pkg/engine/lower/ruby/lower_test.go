@@ -1,9 +1,6 @@
 package ruby
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/lower/lowertest"
@@ -13,8 +10,6 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
 	"github.com/vulnscan/vulnscan/pkg/engine/syntax"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // lowerSrc parses and lowers one snippet.
 func lowerSrc(t testing.TB, path, src string) *ir.File {
@@ -63,16 +58,7 @@ func TestLowerGolden(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := lowerSrc(t, "app/"+tc.name+".rb", tc.src)
-			got := ir.Dump(f)
-			golden := filepath.Join("testdata", "golden", tc.name+".ir")
-			if *update {
-				require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))
-				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "missing golden file; run with -update")
-			require.Equal(t, string(want), got)
+			lowertest.Golden(t, tc.name, lowerSrc(t, "app/"+tc.name+".rb", tc.src))
 		})
 	}
 }
@@ -122,12 +108,5 @@ func corpusFiles(t testing.TB) []string { return lowertest.CorpusFiles(t, "ruby"
 
 // TestLowerCorpus lowers every Ruby file of the corpus into valid IR.
 func TestLowerCorpus(t *testing.T) {
-	files := corpusFiles(t)
-	require.NotEmpty(t, files)
-	for _, p := range files {
-		src, err := os.ReadFile(p)
-		require.NoError(t, err)
-		f := lowerSrc(t, filepath.ToSlash(p), string(src))
-		require.NotNil(t, f.Init, p)
-	}
+	lowertest.LowerCorpus(t, "ruby", syntax.Ruby, Lower)
 }

@@ -11,6 +11,65 @@ var literalPattern = map[string]bool{
 	"nil": true, "true": true, "false": true, "chained_string": true, "character": true, "identifier": true,
 }
 
+// join is where the branches of a case expression meet; when its value
+// is wanted, each branch's value is assigned to one temporary.
+type join struct {
+	b    *ir.Builder
+	res  ir.VarID
+	exit int
+}
+
+func newJoin(b *ir.Builder, want bool) *join {
+	j := &join{b: b, res: ir.NoVar}
+	if want {
+		j.res = b.Temp("")
+	}
+	j.exit = b.NewBlock()
+	return j
+}
+
+// arrive ends a branch whose value is v, unless its end is unreachable.
+func (j *join) arrive(v ir.Value, at ir.Pos) {
+	if j.b.Reachable() {
+		if j.res != ir.NoVar {
+			j.b.Assign(j.res, v, at)
+		}
+		j.b.Jump(j.exit, at)
+	}
+}
+
+// value continues after the join and returns the expression's value.
+func (j *join) value() ir.Value {
+	j.b.SetBlock(j.exit)
+	if j.res == ir.NoVar {
+		return ir.C(ir.Null())
+	}
+	return ir.V(j.res)
+}
+
+// arm ends a branch of a case with the value of the statements of body
+// (nil: none).
+func (fs *fnState) arm(j *join, body *syntax.Node, want bool, at ir.Pos) {
+	v := ir.C(ir.Null())
+	if body != nil {
+		v = fs.body(body.Children, want)
+	}
+	j.arrive(v, at)
+}
+
+// clauses returns the children of a case of type typ, and its else clause.
+func clauses(n *syntax.Node, typ string) (out []*syntax.Node, elseN *syntax.Node) {
+	for _, c := range n.NamedChildren() {
+		switch c.Type {
+		case typ:
+			out = append(out, c)
+		case "else":
+			elseN = c
+		}
+	}
+	return out, elseN
+}
+
 // caseWhen lowers case/when as a chain of equality branches.
 func (fs *fnState) caseWhen(n *syntax.Node, want bool) ir.Value {
 	b := fs.b
@@ -20,28 +79,9 @@ func (fs *fnState) caseWhen(n *syntax.Node, want bool) ir.Value {
 	if v := n.Child("value"); v != nil {
 		subject, hasSubject = fs.expr(v, true), true
 	}
-	res := ir.NoVar
-	if want {
-		res = b.Temp("")
-	}
-	exit := b.NewBlock()
-	finish := func(v ir.Value, at ir.Pos) {
-		if b.Reachable() {
-			if res != ir.NoVar {
-				b.Assign(res, v, at)
-			}
-			b.Jump(exit, at)
-		}
-	}
-	var elseN *syntax.Node
-	for _, w := range n.NamedChildren() {
-		if w.Type == "else" {
-			elseN = w
-			continue
-		}
-		if w.Type != "when" {
-			continue
-		}
+	j := newJoin(b, want)
+	whens, elseN := clauses(n, "when")
+	for _, w := range whens {
 		bodyB := b.NewBlock()
 		for _, pat := range w.ChildrenByField("pattern") {
 			var cond ir.Value
@@ -64,23 +104,11 @@ func (fs *fnState) caseWhen(n *syntax.Node, want bool) ir.Value {
 		}
 		miss := b.Current()
 		b.SetBlock(bodyB)
-		v := ir.C(ir.Null())
-		if bd := w.Child("body"); bd != nil {
-			v = fs.body(bd.Children, want)
-		}
-		finish(v, pos(w))
+		fs.arm(j, w.Child("body"), want, pos(w))
 		b.SetBlock(miss)
 	}
-	v := ir.C(ir.Null())
-	if elseN != nil {
-		v = fs.body(elseN.Children, want)
-	}
-	finish(v, p)
-	b.SetBlock(exit)
-	if res == ir.NoVar {
-		return ir.C(ir.Null())
-	}
-	return ir.V(res)
+	fs.arm(j, elseN, want, p)
+	return j.value()
 }
 
 // caseIn lowers case/in pattern matching: literal patterns are equality
@@ -89,28 +117,9 @@ func (fs *fnState) caseIn(n *syntax.Node, want bool) ir.Value {
 	b := fs.b
 	p := pos(n)
 	subject := fs.exprOrNil(n.Child("value"))
-	res := ir.NoVar
-	if want {
-		res = b.Temp("")
-	}
-	exit := b.NewBlock()
-	finish := func(v ir.Value, at ir.Pos) {
-		if b.Reachable() {
-			if res != ir.NoVar {
-				b.Assign(res, v, at)
-			}
-			b.Jump(exit, at)
-		}
-	}
-	var elseN *syntax.Node
-	for _, c := range n.NamedChildren() {
-		if c.Type == "else" {
-			elseN = c
-			continue
-		}
-		if c.Type != "in_clause" {
-			continue
-		}
+	j := newJoin(b, want)
+	ins, elseN := clauses(n, "in_clause")
+	for _, c := range ins {
 		match, miss := b.NewBlock(), b.NewBlock()
 		fs.testPattern(c.Child("pattern"), subject, match, miss)
 		b.SetBlock(match)
@@ -124,23 +133,11 @@ func (fs *fnState) caseIn(n *syntax.Node, want bool) ir.Value {
 			}
 			b.SetBlock(guarded)
 		}
-		v := ir.C(ir.Null())
-		if bd := c.Child("body"); bd != nil {
-			v = fs.body(bd.Children, want)
-		}
-		finish(v, pos(c))
+		fs.arm(j, c.Child("body"), want, pos(c))
 		b.SetBlock(miss)
 	}
-	v := ir.C(ir.Null())
-	if elseN != nil {
-		v = fs.body(elseN.Children, want)
-	}
-	finish(v, p)
-	b.SetBlock(exit)
-	if res == ir.NoVar {
-		return ir.C(ir.Null())
-	}
-	return ir.V(res)
+	fs.arm(j, elseN, want, p)
+	return j.value()
 }
 
 // testPattern branches to match or miss; variables are bound on the match

@@ -224,15 +224,18 @@ func (fs *fnState) loop(n, cond *syntax.Node, negate bool, body func()) {
 		b.Jump(bodyB, p)
 	}
 	b.SetBlock(bodyB)
-	b.PushLoop("", exit, head)
-	fs.loops++
-	body()
-	fs.loops--
-	b.PopLoop()
-	if b.Reachable() {
-		b.Jump(head, p)
-	}
-	b.SetBlock(exit)
+	fs.loopBody(head, exit, p, body)
+}
+
+// loopBody lowers a loop's body, which continues at head, and goes on at
+// exit after the loop.
+func (fs *fnState) loopBody(head, exit int, p ir.Pos, body func()) {
+	fs.b.LoopBody("", exit, head, p, func() {
+		fs.loops++
+		body()
+		fs.loops--
+	})
+	fs.b.SetBlock(exit)
 }
 
 // forLoop lowers `for x in list`: each iteration reads some element.
@@ -255,17 +258,11 @@ func (fs *fnState) forLoop(n *syntax.Node) {
 	if pat := n.Child("pattern"); pat != nil {
 		fs.assignTo(pat, elem)
 	}
-	b.PushLoop("", exit, head)
-	fs.loops++
-	if bd := n.Child("body"); bd != nil {
-		fs.body(bd.Children, false)
-	}
-	fs.loops--
-	b.PopLoop()
-	if b.Reachable() {
-		b.Jump(head, p)
-	}
-	b.SetBlock(exit)
+	fs.loopBody(head, exit, p, func() {
+		if bd := n.Child("body"); bd != nil {
+			fs.body(bd.Children, false)
+		}
+	})
 }
 
 // jump lowers return, next, break, redo and retry.

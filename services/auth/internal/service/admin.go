@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -143,6 +144,9 @@ func (a *Admin) GrantCredits(ctx context.Context, req *authv1.GrantCreditsReques
 	bal, err := a.Store.Grant(ctx, req.GetOrgId(), req.GetAmount())
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierr.NotFound("Organization not found")
+	}
+	if errors.Is(err, store.ErrBalanceTooLarge) {
+		return nil, apierr.Invalid("amount would take the balance above %d credits", math.MaxInt32)
 	}
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"io"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
 	"github.com/vulnscan/vulnscan/pkg/keycache"
 	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/auth/internal/store"
 )
@@ -26,11 +28,20 @@ import (
 // them later).
 func newService(t *testing.T) (*Service, string, string) {
 	t.Helper()
-	pool := dbtest.New(t)
-	require.NoError(t, store.Migrate(context.Background(), pool))
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	return newServiceWith(t, redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond}))
+}
+
+// newServiceWith builds the service over a private database and rdb, with
+// a sealing key of its own and one organization "org" with its owner.
+func newServiceWith(t *testing.T, rdb *redis.Client) (*Service, string, string) {
+	t.Helper()
 	t.Cleanup(func() { _ = rdb.Close() })
-	s := &Service{Store: &store.Store{Pool: pool}, Redis: rdb, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxActiveKeys: 10}
+	raw := make([]byte, 32)
+	_, _ = rand.Read(raw)
+	box, err := secretbox.New(raw)
+	require.NoError(t, err)
+	s := &Service{Store: &store.Store{Pool: dbtest.Migrated(t, "auth_service", store.Migrate)}, Redis: rdb, Box: box,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), MaxActiveKeys: 10}
 	org, user, err := s.Store.CreateOrg(context.Background(), "org", "auto", "owner", 0)
 	require.NoError(t, err)
 	return s, org, user

@@ -26,8 +26,18 @@ func ledgerKinds(t *testing.T, s *Store, org string) (kinds []string, sum int32)
 	return kinds, sum
 }
 
+// funded is setup with credits granted to the organization.
+func funded(t *testing.T, credits int32) (*Store, string) {
+	t.Helper()
+	s, org, _ := setup(t)
+	_, err := s.Grant(context.Background(), org, credits)
+	require.NoError(t, err)
+	return s, org
+}
+
 func TestLedgerArithmetic(t *testing.T) {
 	t.Parallel()
+	s, _, _ := setup(t)
 	ctx := context.Background()
 	type step struct {
 		op      string // grant, debit, refund
@@ -82,7 +92,10 @@ func TestLedgerArithmetic(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s, org, _ := setup(t)
+			// Balances and references are per organization: each case
+			// has its own in one database.
+			org, _, err := s.CreateOrg(ctx, tc.name, "auto", "owner", 0)
+			require.NoError(t, err)
 			for i, st := range tc.steps {
 				var bal int32
 				var err error
@@ -123,7 +136,6 @@ func TestLedgerUnknownOrganization(t *testing.T) {
 	t.Parallel()
 	s, _, _ := setup(t)
 	ctx := context.Background()
-	const nobody = "00000000-0000-4000-8000-000000000009"
 	_, err := s.Balance(ctx, nobody)
 	require.ErrorIs(t, err, ErrNotFound)
 	_, err = s.Grant(ctx, nobody, 5)
@@ -159,10 +171,8 @@ func TestLedgerReferencesArePerOrganization(t *testing.T) {
 
 func TestConcurrentDebitsNeverOverdraw(t *testing.T) {
 	t.Parallel()
-	s, org, _ := setup(t)
+	s, org := funded(t, 10)
 	ctx := context.Background()
-	_, err := s.Grant(ctx, org, 10)
-	require.NoError(t, err)
 
 	const n = 24
 	var wg sync.WaitGroup
@@ -229,4 +239,124 @@ func TestConcurrentDebitsNeverOverdraw(t *testing.T) {
 	bal, err = s.Balance(ctx, org)
 	require.NoError(t, err)
 	require.Equal(t, int32(4), bal)
+}
+
+// ledgerChain checks that each ledger row's balance_after is the previous
+// one plus its delta, and returns the last balance_after.
+func ledgerChain(t *testing.T, s *Store, org string) int32 {
+	t.Helper()
+	rows, err := s.Pool.Query(context.Background(), `SELECT delta, balance_after FROM auth.credit_ledger WHERE org_id = $1 ORDER BY id`, org)
+	require.NoError(t, err)
+	defer rows.Close()
+	var prev int32
+	for i := 0; rows.Next(); i++ {
+		var delta, after int32
+		require.NoError(t, rows.Scan(&delta, &after))
+		require.Equal(t, prev+delta, after, "ledger row %d", i)
+		require.GreaterOrEqual(t, after, int32(0), "ledger row %d", i)
+		prev = after
+	}
+	require.NoError(t, rows.Err())
+	return prev
+}
+
+func TestLedgerIsAppendOnlyAndBalancesNeverNegative(t *testing.T) {
+	t.Parallel()
+	s, org := funded(t, 4)
+	ctx := context.Background()
+	_, _, err := s.Debit(ctx, org, 4, "scan:1")
+	require.NoError(t, err)
+
+	for name, stmt := range map[string]string{
+		"rewrite a ledger row": `UPDATE auth.credit_ledger SET delta = 0 WHERE org_id = $1`,
+		"delete a ledger row":  `DELETE FROM auth.credit_ledger WHERE org_id = $1`,
+		"overdraw the balance": `UPDATE auth.credit_balances SET balance = balance - 1 WHERE org_id = $1`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := s.Pool.Exec(ctx, stmt, org)
+			require.Error(t, err, "the schema refuses it")
+		})
+	}
+	kinds, sum := ledgerKinds(t, s, org)
+	require.Equal(t, []string{"grant", "debit"}, kinds)
+	require.Zero(t, sum)
+	bal, err := s.Balance(ctx, org)
+	require.NoError(t, err)
+	require.Zero(t, bal)
+}
+
+func TestGrantBeyondTheLargestBalanceIsRefused(t *testing.T) {
+	t.Parallel()
+	s, org, _ := setup(t)
+	ctx := context.Background()
+	const most = int32(1<<31 - 1)
+	bal, err := s.Grant(ctx, org, most-1)
+	require.NoError(t, err)
+	require.Equal(t, most-1, bal)
+	bal, err = s.Grant(ctx, org, 1)
+	require.NoError(t, err)
+	require.Equal(t, most, bal)
+	_, err = s.Grant(ctx, org, 1)
+	require.ErrorIs(t, err, ErrBalanceTooLarge)
+	bal, err = s.Balance(ctx, org)
+	require.NoError(t, err)
+	require.Equal(t, most, bal, "a refused grant changes nothing")
+	require.Equal(t, most, ledgerChain(t, s, org))
+}
+
+// TestConcurrentLedgerTraffic runs grants, debits and refunds against one
+// balance at once: whatever order they commit in, the balance never goes
+// negative, equals the ledger's sum, and every reference is charged and
+// refunded at most once.
+func TestConcurrentLedgerTraffic(t *testing.T) {
+	t.Parallel()
+	s, org := funded(t, 5)
+	ctx := context.Background()
+
+	const workers = 12
+	var wg sync.WaitGroup
+	errs := make(chan error, 4*workers)
+	for i := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ref := fmt.Sprintf("scan:%d", i%4)
+			switch i % 3 {
+			case 0:
+				if _, err := s.Grant(ctx, org, 2); err != nil {
+					errs <- err
+				}
+			case 1:
+				if _, _, err := s.Debit(ctx, org, 3, ref); err != nil && !errors.Is(err, ErrInsufficientCredit) {
+					errs <- err
+				}
+			default:
+				if _, _, err := s.Debit(ctx, org, 3, ref); err != nil && !errors.Is(err, ErrInsufficientCredit) {
+					errs <- err
+				}
+				if _, _, err := s.Refund(ctx, org, ref); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+
+	bal, err := s.Balance(ctx, org)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, bal, int32(0))
+	require.Equal(t, bal, ledgerChain(t, s, org), "the last ledger row holds the balance")
+	_, sum := ledgerKinds(t, s, org)
+	require.Equal(t, bal, sum)
+	var dupes int
+	require.NoError(t, s.Pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT kind, reference FROM auth.credit_ledger
+		WHERE org_id = $1 AND reference IS NOT NULL GROUP BY kind, reference HAVING count(*) > 1) d`, org).Scan(&dupes))
+	require.Zero(t, dupes)
+	var grants int
+	require.NoError(t, s.Pool.QueryRow(ctx, `SELECT count(*) FROM auth.credit_ledger WHERE org_id = $1 AND kind = 'grant'`, org).Scan(&grants))
+	require.Equal(t, 1+workers/3, grants)
 }

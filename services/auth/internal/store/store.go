@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/vulnscan/vulnscan/pkg/boot"
@@ -30,6 +31,9 @@ var (
 	ErrParentInactive = errors.New("parent key no longer active")
 	// ErrOutlivesParent: the new key would expire after its parent.
 	ErrOutlivesParent = errors.New("key would outlive its parent")
+	// ErrBalanceTooLarge: a grant would take the balance past the largest
+	// one the ledger holds (2^31-1 credits).
+	ErrBalanceTooLarge = errors.New("balance would exceed the largest balance")
 )
 
 // Store runs the auth queries.
@@ -193,18 +197,9 @@ func (s *Store) KeyByHash(ctx context.Context, hash string) (Key, error) {
 func (s *Store) ListKeys(ctx context.Context, orgID string) ([]Key, error) {
 	rows, err := s.Pool.Query(ctx, `SELECT `+keyColumns+` FROM auth.api_keys WHERE org_id = $1 ORDER BY created_at DESC, id`, orgID)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list keys: %w", err)
 	}
-	defer rows.Close()
-	var out []Key
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Key, error) { return scanKey(r) })
 }
 
 // RevokeKey marks a key revoked (keeping the first revocation time)
@@ -287,10 +282,13 @@ func (s *Store) AnnounceRevocations(ctx context.Context, n int, publish func(has
 		}
 		for _, a := range list {
 			if perr := publish(a.Hash); perr != nil {
+				// At most 500 bytes of valid UTF-8: PostgreSQL refuses text
+				// with a character cut in half.
 				msg := perr.Error()
 				if len(msg) > 500 {
 					msg = msg[:500]
 				}
+				msg = strings.ToValidUTF8(msg, "")
 				if _, err := tx.Exec(ctx, `UPDATE auth.revocation_outbox SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, a.ID, msg); err != nil {
 					return fmt.Errorf("record failed announcement: %w", err)
 				}
@@ -336,6 +334,9 @@ func (s *Store) Grant(ctx context.Context, orgID string, amount int32) (int32, e
 		err := tx.QueryRow(ctx, `UPDATE auth.credit_balances SET balance = balance + $2, updated_at = now() WHERE org_id = $1 RETURNING balance`, orgID, amount).Scan(&bal)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrNotFound
+		}
+		if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == "22003" {
+			return ErrBalanceTooLarge
 		}
 		if err != nil {
 			return fmt.Errorf("grant: %w", err)
@@ -442,18 +443,9 @@ func (s *Store) RepoByURL(ctx context.Context, orgID, urlKey string) (Repo, erro
 func (s *Store) ListRepos(ctx context.Context, orgID string) ([]Repo, error) {
 	rows, err := s.Pool.Query(ctx, `SELECT `+repoColumns+` FROM auth.connected_repos WHERE org_id = $1 ORDER BY created_at DESC, id`, orgID)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list repositories: %w", err)
 	}
-	defer rows.Close()
-	var out []Repo
-	for rows.Next() {
-		r, err := scanRepo(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Repo, error) { return scanRepo(r) })
 }
 
 // OrgSummary is an organization as operators list it.

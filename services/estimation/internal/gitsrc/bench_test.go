@@ -2,10 +2,7 @@ package gitsrc
 
 import (
 	"context"
-	"encoding/pem"
 	"fmt"
-	"net/http/cgi"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,22 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vulnscan/vulnscan/pkg/gittest"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/detect"
 )
-
-func runGit(b testing.TB, dir string, args ...string) string {
-	b.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
-		"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		b.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // mediumRepo writes a repository of about 1,200 files and 120,000 lines:
 // a Go service, a Python service and a TypeScript front end.
@@ -70,29 +55,20 @@ func mediumRepo(b testing.TB, dir string) {
 // clone + detection of a medium repository with a plain `git clone
 // --depth 1` of it, both over HTTPS on loopback.
 func BenchmarkEstimateMediumRepo(b *testing.B) {
-	root := b.TempDir()
-	work := filepath.Join(root, "work")
+	work := b.TempDir()
 	mediumRepo(b, work)
-	runGit(b, work, "init", "-q", "-b", "main")
-	runGit(b, work, "add", "-A")
-	runGit(b, work, "commit", "-q", "-m", "medium")
-	runGit(b, root, "clone", "-q", "--bare", work, filepath.Join(root, "srv", "medium.git"))
-	backend := filepath.Join(runGit(b, root, "--exec-path"), "git-http-backend")
-	srv := httptest.NewTLSServer(&cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + filepath.Join(root, "srv"), "GIT_HTTP_EXPORT_ALL=1"}})
-	defer srv.Close()
-	ca := filepath.Join(root, "ca.pem")
-	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
-		b.Fatal(err)
-	}
+	srv := gittest.Start(b, gittest.Options{TLS: true})
+	srv.PublishDir(b, "medium", work)
+	ca := srv.CAFile
 	guard, err := netguard.New([]string{"127.0.0.0/8"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	f, err := New(guard, ca, Limits{MaxBytes: 1 << 30, MaxFiles: 100_000, Timeout: time.Minute}, b.TempDir())
+	f, err := New(guard, ca, Limits{MaxBytes: 1 << 30, MaxFiles: 100_000, MaxTreeBytes: 1 << 30, Timeout: time.Minute}, b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	url := srv.URL + "/medium.git"
+	url := srv.URL("medium")
 
 	b.Run("estimate", func(b *testing.B) {
 		for b.Loop() {
@@ -116,7 +92,7 @@ func BenchmarkEstimateMediumRepo(b *testing.B) {
 		for b.Loop() {
 			dst := filepath.Join(b.TempDir(), "c")
 			cmd := exec.Command("git", "clone", "-q", "--depth", "1", url, dst)
-			cmd.Env = append(os.Environ(), "GIT_SSL_CAINFO="+ca, "GIT_CONFIG_GLOBAL=/dev/null")
+			cmd.Env = srv.CloneEnv()
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("%v: %s", err, out)
 			}

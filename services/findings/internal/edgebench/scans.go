@@ -1,12 +1,8 @@
 package main
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -18,26 +14,7 @@ import (
 // Flask application with an SQL injection and a command injection, plus a
 // few more files in other languages.
 var smallRepo = map[string]string{
-	"app.py": `import sqlite3
-import subprocess
-from flask import Flask, request
-
-app = Flask(__name__)
-
-
-@app.route("/user")
-def user():
-    name = request.args.get("name")
-    conn = sqlite3.connect("app.db")
-    query = "SELECT * FROM users WHERE name = '" + name + "'"
-    return str(conn.execute(query).fetchall())
-
-
-@app.route("/ping")
-def ping():
-    host = request.args.get("host")
-    return subprocess.check_output("ping -c 1 " + host, shell=True)
-`,
+	"app.py": systest.FlaskApp,
 	"server.js": `const express = require('express');
 const { exec } = require('child_process');
 const app = express();
@@ -113,8 +90,7 @@ func scansAtOnce(ctx context.Context, sys *systest.System, n int) (time.Duration
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, err := sys.Do("POST", "/scans", r.key, map[string]any{"cost_estimation_id": r.est,
-				"repos": []map[string]any{{"source": "upload", "url": r.repo, "branch": ""}}})
+			resp, err := sys.Do("POST", "/scans", r.key, systest.UploadScan(r.est, r.repo))
 			if err == nil && resp.Status != http.StatusCreated {
 				err = fmt.Errorf("start scan: %d %s", resp.Status, resp.Body)
 			}
@@ -165,55 +141,16 @@ func prepareScan(ctx context.Context, sys *systest.System) (*scanRun, error) {
 		return nil, err
 	}
 	r := &scanRun{key: org.WriteKey}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for name, body := range smallRepo {
-		w, err := zw.Create(name)
-		if err != nil {
-			return nil, err
-		}
-		_, _ = w.Write([]byte(body))
-	}
-	if err := zw.Close(); err != nil {
+	if r.repo, err = sys.UploadFiles(ctx, r.key, smallRepo); err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, "POST", sys.BaseURL+"/uploads", &buf)
+	est, err := sys.EstimateUpload(ctx, r.key, r.repo)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("X-Api-Key", r.key)
-	req.Header.Set("Content-Type", "application/zip")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
+	if est["status"] != "completed" {
+		return nil, fmt.Errorf("estimation %v: %v", est["status"], est)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	var up struct {
-		RepoURL string `json:"repo_url"`
-	}
-	if resp.StatusCode != http.StatusCreated || json.Unmarshal(body, &up) != nil {
-		return nil, fmt.Errorf("upload: %d %s", resp.StatusCode, body)
-	}
-	r.repo = up.RepoURL
-	er, err := sys.Do("POST", "/cost-estimations", r.key, map[string]any{"repos": []map[string]any{{"source": "upload", "repo_url": r.repo}}})
-	if err != nil || er.Status != http.StatusCreated {
-		return nil, fmt.Errorf("estimate: %v %d %s", err, er.Status, er.Body)
-	}
-	r.est, _ = er.JSON()["id"].(string)
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
-		g, err := sys.Do("GET", "/cost-estimations/"+r.est, r.key, nil)
-		if err != nil {
-			return nil, err
-		}
-		switch st := g.JSON()["status"]; st {
-		case "completed":
-			return r, nil
-		case "partial", "failed":
-			return nil, fmt.Errorf("estimation %s: %s", st, g.Body)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return nil, fmt.Errorf("estimation %s did not finish", r.est)
+	r.est, _ = est["id"].(string)
+	return r, nil
 }

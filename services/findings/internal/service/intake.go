@@ -88,15 +88,17 @@ func reported(i int, f *findingsv1.ReportedFinding) (store.Reported, error) {
 		max     int
 	}{{"fingerprint", r.Fingerprint, 256}, {"title", r.Title, 500}, {"affected_file", r.AffectedFile, 4096},
 		{"description", r.Description, 100000}, {"affected_code", r.AffectedCode, 100000}} {
-		if err := validate.MaxLen(field(c.name), c.v, c.max); err != nil {
-			return r, err
+		// The field's full name is built only for an error: most reports
+		// have none, and a batch has hundreds of fields.
+		if validate.MaxLen(c.name, c.v, c.max) != nil {
+			return r, validate.MaxLen(field(c.name), c.v, c.max)
 		}
 	}
-	if err := validate.OneOf(field("category"), r.Category, store.Categories...); err != nil {
-		return r, err
+	if validate.OneOf("category", r.Category, store.Categories...) != nil {
+		return r, validate.OneOf(field("category"), r.Category, store.Categories...)
 	}
-	if err := validate.OneOf(field("severity"), r.Severity, store.Severities...); err != nil {
-		return r, err
+	if validate.OneOf("severity", r.Severity, store.Severities...) != nil {
+		return r, validate.OneOf(field("severity"), r.Severity, store.Severities...)
 	}
 	if r.StartLine < 0 || r.EndLine < 0 {
 		return r, apierr.Invalid("%s must not be negative", field("start_line"))

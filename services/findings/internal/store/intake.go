@@ -2,10 +2,10 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -146,25 +146,53 @@ func dedupe(batch []Reported) ([]Reported, map[string]int) {
 	return uniq, firstOf
 }
 
-// newFinding is one row of the insert, as JSON for jsonb_to_recordset.
-type newFinding struct {
-	ID             string   `json:"id"`
-	Fingerprint    string   `json:"fingerprint"`
-	Title          string   `json:"title"`
-	Category       string   `json:"category"`
-	Severity       string   `json:"severity"`
-	SeverityRank   int      `json:"severity_rank"`
-	Description    string   `json:"description"`
-	AffectedFile   string   `json:"affected_file"`
-	AffectedCode   string   `json:"affected_code"`
-	ProofOfConcept *string  `json:"proof_of_concept"`
-	Tags           []string `json:"tags"`
-	MermaidTrace   *string  `json:"mermaid_trace"`
-	StartLine      int32    `json:"start_line"`
-	EndLine        int32    `json:"end_line"`
-	Status         string   `json:"verification_status"`
-	Ord            int      `json:"ord"`
+// arrayLiteral builds a PostgreSQL array literal ({"a","b",NULL,3}). The
+// batch's columns travel as such literals, one text parameter each, cast to
+// their array types in SQL: one string per column instead of one boxed
+// value per element, and nothing for Postgres to parse but the literal.
+type arrayLiteral struct{ b []byte }
+
+func newArrayLiteral(size int) *arrayLiteral {
+	a := &arrayLiteral{b: make([]byte, 1, size+2)}
+	a.b[0] = '{'
+	return a
 }
+
+func (a *arrayLiteral) next() {
+	if len(a.b) > 1 {
+		a.b = append(a.b, ',')
+	}
+}
+
+// str adds s quoted, with backslashes and double quotes escaped.
+func (a *arrayLiteral) str(s string) {
+	a.next()
+	a.b = append(a.b, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' || s[i] == '\\' {
+			a.b = append(a.b, '\\')
+		}
+		a.b = append(a.b, s[i])
+	}
+	a.b = append(a.b, '"')
+}
+
+// opt adds *s, or NULL when s is nil.
+func (a *arrayLiteral) opt(s *string) {
+	if s == nil {
+		a.next()
+		a.b = append(a.b, "NULL"...)
+		return
+	}
+	a.str(*s)
+}
+
+func (a *arrayLiteral) int(n int64) {
+	a.next()
+	a.b = strconv.AppendInt(a.b, n, 10)
+}
+
+func (a *arrayLiteral) String() string { return string(append(a.b, '}')) }
 
 // report does Report's work for the sorted distinct findings uniq and
 // returns the result of each fingerprint.
@@ -173,27 +201,59 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 	if len(uniq) == 0 {
 		return byFP, nil
 	}
-	rows := make([]newFinding, len(uniq))
-	fps := make([]string, len(uniq))
-	for i, r := range uniq {
-		status := Pending
-		if r.Verified && autoApprove {
-			status = Approved
+	n := len(uniq)
+	size := func(f func(r Reported) int) int {
+		t := 0
+		for _, r := range uniq {
+			t += f(r) + 3
 		}
-		tags := r.Tags
-		if tags == nil {
-			tags = []string{}
-		}
-		rows[i] = newFinding{ID: uuid.NewString(), Fingerprint: r.Fingerprint, Title: r.Title, Category: r.Category, Severity: r.Severity,
-			SeverityRank: SeverityRank(r.Severity), Description: r.Description, AffectedFile: r.AffectedFile, AffectedCode: r.AffectedCode,
-			ProofOfConcept: r.ProofOfConcept, Tags: tags, MermaidTrace: r.MermaidTrace, StartLine: r.StartLine, EndLine: r.EndLine,
-			Status: status, Ord: i}
-		fps[i] = r.Fingerprint
-		byFP[r.Fingerprint] = &ReportResult{Fingerprint: r.Fingerprint}
+		return t + t/16
 	}
-	payload, err := json.Marshal(rows)
-	if err != nil {
-		return nil, fmt.Errorf("encode findings: %w", err)
+	ids, statuses := make([]string, n), make([]string, n)
+	idCol, statusCol := newArrayLiteral(n*39), newArrayLiteral(n*11)
+	fpCol := newArrayLiteral(size(func(r Reported) int { return len(r.Fingerprint) }))
+	titleCol := newArrayLiteral(size(func(r Reported) int { return len(r.Title) }))
+	categoryCol := newArrayLiteral(size(func(r Reported) int { return len(r.Category) }))
+	severityCol, rankCol := newArrayLiteral(n*11), newArrayLiteral(n*2)
+	descCol := newArrayLiteral(size(func(r Reported) int { return len(r.Description) }))
+	fileCol := newArrayLiteral(size(func(r Reported) int { return len(r.AffectedFile) }))
+	codeCol := newArrayLiteral(size(func(r Reported) int { return len(r.AffectedCode) }))
+	pocCol := newArrayLiteral(size(func(r Reported) int { return len(deref(r.ProofOfConcept)) + 2 }))
+	traceCol := newArrayLiteral(size(func(r Reported) int { return len(deref(r.MermaidTrace)) + 2 }))
+	tagsCol := newArrayLiteral(size(func(r Reported) int {
+		n := 0
+		for _, t := range r.Tags {
+			n += len(t) + 3
+		}
+		return 2 * n
+	}))
+	startCol, endCol := newArrayLiteral(n*6), newArrayLiteral(n*6)
+	for i, r := range uniq {
+		statuses[i] = Pending
+		if r.Verified && autoApprove {
+			statuses[i] = Approved
+		}
+		ids[i] = uuid.NewString()
+		tags := newArrayLiteral(len(r.Tags) * 16)
+		for _, t := range r.Tags {
+			tags.str(t)
+		}
+		idCol.str(ids[i])
+		statusCol.str(statuses[i])
+		fpCol.str(r.Fingerprint)
+		titleCol.str(r.Title)
+		categoryCol.str(r.Category)
+		severityCol.str(r.Severity)
+		rankCol.int(int64(SeverityRank(r.Severity)))
+		descCol.str(r.Description)
+		fileCol.str(r.AffectedFile)
+		codeCol.str(r.AffectedCode)
+		pocCol.opt(r.ProofOfConcept)
+		traceCol.opt(r.MermaidTrace)
+		tagsCol.str(tags.String())
+		startCol.int(int64(r.StartLine))
+		endCol.int(int64(r.EndLine))
+		byFP[r.Fingerprint] = &ReportResult{Fingerprint: r.Fingerprint}
 	}
 
 	// 1. The new findings, inserted in fingerprint order. A fingerprint
@@ -201,12 +261,17 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 	ins, err := tx.Query(ctx, `INSERT INTO findings.findings (id, org_id, repo_key, fingerprint, scan_id, title, category, severity,
 			severity_rank, description, affected_file, affected_code, proof_of_concept, tags, mermaid_trace, start_line, end_line, verification_status)
 		SELECT r.id, $1, $2, r.fingerprint, $3, r.title, r.category, r.severity, r.severity_rank, r.description, r.affected_file,
-			r.affected_code, r.proof_of_concept, r.tags, r.mermaid_trace, r.start_line, r.end_line, r.verification_status
-		FROM jsonb_to_recordset($4::jsonb) AS r(id uuid, fingerprint text, title text, category text, severity text, severity_rank smallint,
-			description text, affected_file text, affected_code text, proof_of_concept text, tags text[], mermaid_trace text,
-			start_line integer, end_line integer, verification_status text, ord integer)
+			r.affected_code, r.proof_of_concept, r.tags::text[], r.mermaid_trace, r.start_line, r.end_line, r.verification_status
+		FROM unnest($4::text::uuid[], $5::text::text[], $6::text::text[], $7::text::text[], $8::text::text[], $9::text::smallint[],
+			$10::text::text[], $11::text::text[], $12::text::text[], $13::text::text[], $14::text::text[], $15::text::text[],
+			$16::text::integer[], $17::text::integer[], $18::text::text[]) WITH ORDINALITY
+			AS r(id, fingerprint, title, category, severity, severity_rank, description, affected_file, affected_code, proof_of_concept,
+			tags, mermaid_trace, start_line, end_line, verification_status, ord)
 		ORDER BY r.ord
-		ON CONFLICT (org_id, repo_key, fingerprint) DO NOTHING RETURNING fingerprint`, sc.OrgID, repoKey, sc.ID, payload)
+		ON CONFLICT (org_id, repo_key, fingerprint) DO NOTHING RETURNING fingerprint`, sc.OrgID, repoKey, sc.ID,
+		idCol.String(), fpCol.String(), titleCol.String(), categoryCol.String(), severityCol.String(), rankCol.String(), descCol.String(),
+		fileCol.String(), codeCol.String(), pocCol.String(), tagsCol.String(), traceCol.String(), startCol.String(), endCol.String(),
+		statusCol.String())
 	if err != nil {
 		return nil, fmt.Errorf("insert findings: %w", err)
 	}
@@ -218,11 +283,11 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 	for _, fp := range created {
 		isNew[fp] = true
 	}
-	for _, row := range rows {
-		if isNew[row.Fingerprint] {
-			res := byFP[row.Fingerprint]
-			res.FindingID, res.VerificationStatus, res.Created = row.ID, row.Status, true
-			res.visible = row.Status == Approved
+	for i, r := range uniq {
+		if isNew[r.Fingerprint] {
+			res := byFP[r.Fingerprint]
+			res.FindingID, res.VerificationStatus, res.Created = ids[i], statuses[i], true
+			res.visible = statuses[i] == Approved
 		}
 	}
 
@@ -268,13 +333,13 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 
 	// 3. One occurrence per finding for this scan; for a finding seen
 	// before, a new occurrence is what makes this report count.
-	ids := make([]string, len(uniq))
-	for i, r := range uniq {
-		ids[i] = byFP[r.Fingerprint].FindingID
+	findingCol := newArrayLiteral(len(uniq) * 39)
+	for _, r := range uniq {
+		findingCol.str(byFP[r.Fingerprint].FindingID)
 	}
 	occ, err := tx.Query(ctx, `INSERT INTO findings.occurrences (scan_id, finding_id)
-		SELECT $1, u.id FROM unnest($2::uuid[]) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord
-		ON CONFLICT DO NOTHING RETURNING finding_id::text`, sc.ID, ids)
+		SELECT $1, u.id FROM unnest($2::text::uuid[]) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord
+		ON CONFLICT DO NOTHING RETURNING finding_id::text`, sc.ID, findingCol.String())
 	if err != nil {
 		return nil, fmt.Errorf("insert occurrences: %w", err)
 	}
@@ -344,6 +409,13 @@ func recordReopened(ctx context.Context, tx pgx.Tx, sc Scan, ids []string) error
 		return err
 	}
 	return enqueueMany(ctx, tx, sc.OrgID, ids, "finding.reopened", actor, changes, reason)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // SetVerification sets a finding's verification status.

@@ -3,12 +3,8 @@
 package crash
 
 import (
-	"archive/zip"
-	"bytes"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,11 +17,11 @@ import (
 var sys *systest.System
 
 func TestMain(m *testing.M) {
-	os.Exit(systest.Run(m, systest.Options{Env: map[string]string{
+	systest.Main(m, &sys, map[string]string{
 		"VULNSCAN_RATE_LIMIT":   "1000:2000",
 		"SCAN_JOB_TIMEOUT":      "20s",
 		"SCAN_JOB_RESCUE_AFTER": "21s",
-	}}, &sys))
+	})
 }
 
 // slowScan starts a scan whose live target answers slowly until told
@@ -47,38 +43,8 @@ func slowScan(t *testing.T) (org systest.Org, scanID string, fast func()) {
 	}))
 	t.Cleanup(target.Close)
 
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	w, _ := zw.Create("app.py")
-	_, _ = w.Write([]byte("from flask import Flask, request\nimport os\napp = Flask(__name__)\n\n@app.route('/run')\ndef run():\n    os.system('ls ' + request.args.get('dir'))\n    return 'ok'\n"))
-	require.NoError(t, zw.Close())
-	req, _ := http.NewRequest("POST", sys.BaseURL+"/uploads", &buf)
-	req.Header.Set("X-Api-Key", org.WriteKey)
-	req.Header.Set("Content-Type", "application/zip")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	b, _ := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	require.Equal(t, 201, resp.StatusCode, string(b))
-	repoURL := (systest.Response{Body: b}).JSON()["repo_url"].(string)
-
-	r, err := sys.Do("POST", "/cost-estimations", org.WriteKey, map[string]any{"repos": []map[string]any{{"source": "upload", "repo_url": repoURL}}})
-	require.NoError(t, err)
-	require.Equal(t, 201, r.Status, string(r.Body))
-	estID := r.JSON()["id"].(string)
-	require.Eventually(t, func() bool {
-		g, err := sys.Do("GET", "/cost-estimations/"+estID, org.ReadKey, nil)
-		return err == nil && g.JSON()["status"] == "completed"
-	}, 60*time.Second, 100*time.Millisecond)
-
-	s, err := sys.Do("POST", "/scans", org.WriteKey, map[string]any{
-		"cost_estimation_id": estID,
-		"repos":              []map[string]any{{"url": repoURL, "source": "upload"}},
-		"target_urls":        []string{target.URL + "/"},
-	})
-	require.NoError(t, err)
-	require.Equal(t, 201, s.Status, string(s.Body))
-	scanID = s.JSON()["id"].(string)
+	estID, repoURL, _ := sys.Estimated(t, org.WriteKey, map[string]string{"app.py": systest.ShellApp})
+	scanID = sys.StartScan(t, org.WriteKey, systest.UploadScan(estID, repoURL, target.URL+"/"))
 	require.Eventually(t, func() bool { return status(org, scanID) == "running" && hits.Load() > 0 }, 60*time.Second, 50*time.Millisecond)
 	return org, scanID, func() { slow.Store(false) }
 }

@@ -4,14 +4,6 @@
 package fairness
 
 import (
-	"archive/zip"
-	"bytes"
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,69 +15,19 @@ import (
 var sys *systest.System
 
 func TestMain(m *testing.M) {
-	os.Exit(systest.Run(m, systest.Options{Env: map[string]string{
+	systest.Main(m, &sys, map[string]string{
 		"VULNSCAN_RATE_LIMIT":      "1000:2000",
 		"SCAN_WORKERS":             "2",
 		"SCAN_MAX_RUNNING_PER_ORG": "1",
-	}}, &sys))
-}
-
-const app = "from flask import Flask, request\nimport os\napp = Flask(__name__)\n\n@app.route('/run')\ndef run():\n    os.system('ls ' + request.args.get('dir'))\n    return 'ok'\n"
-
-func do(t *testing.T, method, path, key string, body any) systest.Response {
-	t.Helper()
-	r, err := sys.Do(method, path, key, body)
-	require.NoError(t, err)
-	return r
+	})
 }
 
 // estimation uploads a small application, estimates it and returns the
 // estimation id and the repository URL.
 func estimation(t *testing.T, key string) (string, string) {
 	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	w, err := zw.Create("app.py")
-	require.NoError(t, err)
-	_, err = w.Write([]byte(app))
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	req, err := http.NewRequest("POST", sys.BaseURL+"/uploads", &buf)
-	require.NoError(t, err)
-	req.Header.Set("X-Api-Key", key)
-	req.Header.Set("Content-Type", "application/zip")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	b, _ := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	require.Equal(t, 201, resp.StatusCode, string(b))
-	repo := systest.Response{Body: b}.JSON()["repo_url"].(string)
-
-	r := do(t, "POST", "/cost-estimations", key, map[string]any{"repos": []map[string]any{{"source": "upload", "repo_url": repo}}})
-	require.Equal(t, 201, r.Status, string(r.Body))
-	id := r.JSON()["id"].(string)
-	require.Eventually(t, func() bool {
-		return do(t, "GET", "/cost-estimations/"+id, key, nil).JSON()["status"] == "completed"
-	}, 60*time.Second, 100*time.Millisecond)
+	id, repo, _ := sys.Estimated(t, key, map[string]string{"app.py": systest.ShellApp})
 	return id, repo
-}
-
-func startScan(t *testing.T, key, estID, repo string, targets []string) string {
-	t.Helper()
-	body := map[string]any{"cost_estimation_id": estID, "repos": []map[string]any{{"url": repo, "branch": "", "source": "upload"}}}
-	if targets != nil {
-		body["target_urls"] = targets
-	}
-	r := do(t, "POST", "/scans", key, body)
-	require.Equal(t, 201, r.Status, string(r.Body))
-	return r.JSON()["id"].(string)
-}
-
-func scan(t *testing.T, key, id string) map[string]any {
-	t.Helper()
-	r := do(t, "GET", "/scans/"+id, key, nil)
-	require.Equal(t, 200, r.Status, string(r.Body))
-	return r.JSON()
 }
 
 func at(t *testing.T, s map[string]any, field string) time.Time {
@@ -104,31 +46,9 @@ func at(t *testing.T, s map[string]any, field string) time.Time {
 // With it, A's second and third scans step aside while A's first runs, and
 // B's scan runs on the other worker and completes before A's queue moves on.
 func TestOneOrganizationCannotHoldEveryWorker(t *testing.T) {
-	// The live target answers every page after 15 s (inside the scanner's
-	// 20 s request timeout) with links to more pages, until released.
-	arrived, release := make(chan struct{}, 1000), make(chan struct{})
-	var pages atomic.Int32
-	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		arrived <- struct{}{}
-		select {
-		case <-release:
-			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprint(w, `<html><body>done</body></html>`)
-		case <-r.Context().Done():
-		case <-time.After(15 * time.Second):
-			n := pages.Add(1)
-			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprintf(w, `<html><body><a href="/p%d">next</a> <a href="/q%d">other</a></body></html>`, n, n)
-		}
-	}))
-	t.Cleanup(target.Close)
-	t.Cleanup(func() {
-		select {
-		case <-release:
-		default:
-			close(release)
-		}
-	})
+	// The live target holds each page 15 s, with links to more pages,
+	// until released.
+	target := systest.NewSlowSite(t)
 
 	a, err := sys.NewOrg(1000, "auto")
 	require.NoError(t, err)
@@ -141,42 +61,27 @@ func TestOneOrganizationCannotHoldEveryWorker(t *testing.T) {
 	estB, repoB := estimation(t, b.WriteKey)
 
 	var scansA [3]string
-	scansA[0] = startScan(t, a.WriteKey, estA[0], repoA[0], []string{target.URL + "/"})
-	select {
-	case <-arrived:
-	case <-time.After(120 * time.Second):
-		t.Fatalf("A's first scan never reached its live target\n%s", sys.Log.String())
-	}
+	scansA[0] = sys.StartScan(t, a.WriteKey, systest.UploadScan(estA[0], repoA[0], target.URL))
+	sys.Await(t, target.Arrived, 2*time.Minute, "A's first scan reaching its live target")
 	for i := 1; i < len(scansA); i++ {
-		scansA[i] = startScan(t, a.WriteKey, estA[i], repoA[i], []string{target.URL + "/"})
+		scansA[i] = sys.StartScan(t, a.WriteKey, systest.UploadScan(estA[i], repoA[i], target.URL))
 	}
-	scanB := startScan(t, b.WriteKey, estB, repoB, nil)
+	scanB := sys.StartScan(t, b.WriteKey, systest.UploadScan(estB, repoB))
 
-	var sB map[string]any
-	require.Eventually(t, func() bool {
-		sB = scan(t, b.ReadKey, scanB)
-		return sB["status"] == "completed" || sB["status"] == "failed"
-	}, 150*time.Second, 200*time.Millisecond, "B's scan did not finish while A's scans were queued\n%s", sys.Log.String())
+	sB := sys.WaitScan(t, b.ReadKey, scanB)
 	require.Equal(t, "completed", sB["status"], "%v", sB)
 	// Observed at B's completion: A's queue has not moved on.
 	for _, id := range scansA[1:] {
-		s := scan(t, a.ReadKey, id)
+		s := sys.Get(t, a.ReadKey, "/scans/"+id)
 		require.Equal(t, "pending", s["status"], "A's scan %s ran before B's completed: %v", id, s)
 		require.Nil(t, s["started_at"])
 	}
 
-	close(release)
+	target.Release()
 	finished := map[string]map[string]any{}
-	require.Eventually(t, func() bool {
-		for _, id := range scansA {
-			s := scan(t, a.ReadKey, id)
-			if s["status"] != "completed" && s["status"] != "failed" {
-				return false
-			}
-			finished[id] = s
-		}
-		return true
-	}, 300*time.Second, 500*time.Millisecond, "A's queue did not drain\n%s", sys.Log.String())
+	for _, id := range scansA {
+		finished[id] = sys.WaitScan(t, a.ReadKey, id)
+	}
 
 	// The recorded times tell the same order: B ran while A's first scan
 	// ran, and A's other scans started only after B had completed.
