@@ -48,7 +48,8 @@ func starter(t *testing.T) (*service.Starter, estimationv1.EstimationInternalSer
 	require.NoError(t, err)
 	est := estimationv1.NewEstimationInternalServiceClient(dial("estimation"))
 	return &service.Starter{
-		Pool: pool, Store: &store.Store{Pool: pool}, River: rc, Estimation: est,
+		// The system's worker recovers crashed starts after a second.
+		Pool: pool, Store: &store.Store{Pool: pool}, Queue: &jobs.Queue{River: rc}, RecoveryDelay: time.Second, Estimation: est,
 		Auth: authv1.NewAuthInternalServiceClient(dial("auth")), Findings: findingsv1.NewFindingsIntakeServiceClient(dial("findings")),
 		Guard: guard, Box: box, Log: quietLog(),
 	}, est
@@ -56,7 +57,6 @@ func starter(t *testing.T) (*service.Starter, estimationv1.EstimationInternalSer
 
 func TestStartSagaFaults(t *testing.T) {
 	t.Parallel()
-	jobs.RecoveryDelay = time.Second // the system's worker recovers crashed starts after a second
 	steps := []string{"recorded", "claimed", "debited", "queued"}
 	for _, mode := range []string{"failure", "crash"} {
 		for _, step := range steps {
@@ -88,7 +88,7 @@ func TestStartSagaFaults(t *testing.T) {
 				// no lost credits, no stuck claim, no half-created scan.
 				require.Eventually(t, func() bool {
 					row, err := st.Store.ByID(ctx, sc.ID)
-					return err == nil && row.StartState == "aborted"
+					return err == nil && row.StartState == store.Aborted
 				}, 30*time.Second, 100*time.Millisecond, "the start must be undone")
 				require.Equal(t, 50, sys.Balance(t, org.WriteKey))
 				g, err := estc.GetEstimation(ctx, &estimationv1.GetEstimationRequest{OrgId: org.ID, Id: estID})
@@ -132,7 +132,7 @@ func TestStartSagaFaults(t *testing.T) {
 		require.Error(t, err, "a start that recovery undid must not report success")
 		row, err := st.Store.ByID(ctx, scanID)
 		require.NoError(t, err)
-		require.Equal(t, "aborted", row.StartState)
+		require.Equal(t, store.Aborted, row.StartState)
 		require.Equal(t, 50, sys.Balance(t, org.WriteKey))
 	})
 }

@@ -12,10 +12,11 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/mtls"
 	"github.com/vulnscan/vulnscan/pkg/server"
 	"github.com/vulnscan/vulnscan/pkg/systest"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
+	"github.com/vulnscan/vulnscan/services/scan/internal/lifecycle"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
-	"github.com/vulnscan/vulnscan/services/scan/internal/worker"
 )
 
 // TestSweepStrandedScan: River discards the job of a worker that died on
@@ -31,7 +32,7 @@ func TestSweepStrandedScan(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cc.Close() })
 	st := &store.Store{Pool: pool}
-	sweeper := &worker.Sweeper{Store: st, Auth: authv1.NewAuthInternalServiceClient(cc), Log: quietLog(), Idle: time.Minute}
+	sweeper := &jobs.SweepStrandedWorker{Compensations: &lifecycle.Compensations{Store: st, Auth: authv1.NewAuthInternalServiceClient(cc)}, Log: quietLog(), Idle: time.Minute}
 
 	org := newOrg(t, 100, "auto")
 	start := func() string {
@@ -61,11 +62,11 @@ func TestSweepStrandedScan(t *testing.T) {
 
 	s, err := st.ByID(ctx, stranded)
 	require.NoError(t, err)
-	require.Equal(t, "failed", s.Status)
+	require.Equal(t, vocab.ScanFailed, s.Status)
 	require.NotNil(t, s.Error)
 	a, err := st.ByID(ctx, alive)
 	require.NoError(t, err)
-	require.Equal(t, "running", a.Status, "a scan with a live job is not swept")
+	require.Equal(t, vocab.ScanRunning, a.Status, "a scan with a live job is not swept")
 	refunded := sys.Balance(t, org.WriteKey) - before
 	require.Equal(t, int(s.Credits), refunded, "the stranded scan's credits come back")
 
@@ -84,16 +85,16 @@ func TestSweepStrandedScan(t *testing.T) {
 	deadAuth, err := server.Dial("127.0.0.1:1", scanID, "auth")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = deadAuth.Close() })
-	broken := &worker.Sweeper{Store: st, Auth: authv1.NewAuthInternalServiceClient(deadAuth), Log: quietLog(), Idle: time.Minute}
+	broken := &jobs.SweepStrandedWorker{Compensations: &lifecycle.Compensations{Store: st, Auth: authv1.NewAuthInternalServiceClient(deadAuth)}, Log: quietLog(), Idle: time.Minute}
 	short, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	require.Error(t, broken.Work(short, &river.Job[jobs.SweepStranded]{}))
 	a, err = st.ByID(ctx, alive)
 	require.NoError(t, err)
-	require.Equal(t, "running", a.Status, "not failed before its credits are back")
+	require.Equal(t, vocab.ScanRunning, a.Status, "not failed before its credits are back")
 	require.NoError(t, sweeper.Work(ctx, &river.Job[jobs.SweepStranded]{}))
 	a, err = st.ByID(ctx, alive)
 	require.NoError(t, err)
-	require.Equal(t, "failed", a.Status)
+	require.Equal(t, vocab.ScanFailed, a.Status)
 	require.Equal(t, before+refunded+int(a.Credits), sys.Balance(t, org.WriteKey))
 }

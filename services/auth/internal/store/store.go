@@ -21,17 +21,6 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
 )
 
-// Schema is the Postgres schema the auth service owns.
-const Schema = "auth"
-
-//go:embed migrations/*.sql
-var migrations embed.FS
-
-// Migrate applies the auth schema migrations.
-func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	return db.Migrate(ctx, pool, Schema, migrations)
-}
-
 // Errors the store reports.
 var (
 	ErrNotFound           = errors.New("not found")
@@ -496,3 +485,11 @@ func RepoTokenAD(orgID, urlKey string) secretbox.AD {
 var SealedColumns = []boot.SealedColumn{
 	{Table: "auth.connected_repos", Column: "token_enc", Key: "id", RowExpr: "org_id::text || '/' || url_key"},
 }
+
+// Schema is the Postgres schema the auth service owns; Migrate applies its migrations.
+const Schema = "auth"
+
+var Migrate = db.Migrations(Schema, migrations)
+
+//go:embed migrations/*.sql
+var migrations embed.FS

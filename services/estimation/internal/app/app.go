@@ -9,10 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"gocloud.dev/blob"
@@ -22,6 +20,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/archive"
 	"github.com/vulnscan/vulnscan/pkg/boot"
 	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/eventpub"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/plane"
@@ -29,8 +28,8 @@ import (
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
-	"github.com/vulnscan/vulnscan/services/estimation/internal/events"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/gitsrc"
+	"github.com/vulnscan/vulnscan/services/estimation/internal/jobs"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/service"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/store"
 )
@@ -93,11 +92,11 @@ func ReadConfig(env *config.Env) (Config, error) {
 
 // Run runs the estimation service until ctx ends.
 func Run(ctx context.Context, version string) error {
-	log := logging.New(os.Stderr, "estimation")
 	cfg, err := ReadConfig(config.FromOS())
 	if err != nil {
 		return err
 	}
+	log := logging.New(os.Stderr, "estimation")
 	sec, id, err := plane.Security(config.FromOS(), "estimation", cfg.Common)
 	if err != nil {
 		return err
@@ -141,25 +140,27 @@ func Run(ctx context.Context, version string) error {
 		return err
 	}
 	defer func() { _ = findingsConn.Close() }()
-	st := &store.Store{Pool: pool}
-	var rc *river.Client[pgx.Tx]
-	st.Ended = events.Queue(func() *river.Client[pgx.Tx] { return rc })
+	// The queue's River client is set once it exists (it needs the workers).
+	queue := &jobs.Queue{}
+	// An estimation's end queues its webhook event in the same transaction.
+	st := &store.Store{Pool: pool, Ended: queue.Ended}
 
 	svc := &service.Service{
 		Store: st, Auth: authv1.NewAuthInternalServiceClient(authConn), Bucket: bucket,
-		Fetcher: fetcher, Guard: guard, Log: log, TempDir: tmp, ArchiveLimits: cfg.Archive, Parallel: cfg.ReposInParallel,
+		Fetcher: fetcher, Guard: guard, Enqueue: queue.Estimate, Log: log, TempDir: tmp, ArchiveLimits: cfg.Archive, Parallel: cfg.ReposInParallel,
 		UploadQuota: cfg.UploadQuota, MaxRunningPerOrg: cfg.RunningPerOrg,
 	}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &service.EstimateWorker{Service: svc, JobTimeout: cfg.JobTimeout})
-	river.AddWorker(workers, &service.SweepWorker{Service: svc, Idle: time.Minute})
-	river.AddWorker(workers, &service.PurgeUploadsWorker{Service: svc, Retention: cfg.UploadRetention})
-	river.AddWorker(workers, &events.Worker{Store: st, Webhooks: findingsv1.NewWebhookEventServiceClient(findingsConn)})
-	rc, err = river.NewClient(driver, &river.Config{
-		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
-			func() (river.JobArgs, *river.InsertOpts) { return service.SweepArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true}),
-			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-				func() (river.JobArgs, *river.InsertOpts) { return service.PurgeUploadsArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})},
+	river.AddWorker(workers, &jobs.EstimateWorker{Estimator: svc, Store: st, Log: log, JobTimeout: cfg.JobTimeout})
+	river.AddWorker(workers, &jobs.SweepStrandedWorker{Store: st, Log: log, Idle: jobs.SweepInterval})
+	river.AddWorker(workers, &jobs.PurgeExpiredUploadsWorker{Store: st, Bucket: bucket, Log: log, Retention: cfg.UploadRetention})
+	river.AddWorker(workers, &jobs.PublishEstimationEventWorker{Store: st, Events: &eventpub.Publisher{
+		Webhooks: findingsv1.NewWebhookEventServiceClient(findingsConn), Namespace: jobs.EventNamespace}})
+	rc, err := river.NewClient(driver, &river.Config{
+		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(jobs.SweepInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return jobs.SweepStranded{}, nil }, &river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(jobs.PurgeInterval),
+				func() (river.JobArgs, *river.InsertOpts) { return jobs.PurgeExpiredUploads{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})},
 		Schema:               store.Schema,
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}},
 		Workers:              workers,
@@ -171,13 +172,7 @@ func Run(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
-	svc.Enqueue = func(ctx context.Context, tx pgx.Tx, id string) (string, error) {
-		res, err := rc.InsertTx(ctx, tx, service.EstimateArgs{EstimationID: id}, nil)
-		if err != nil {
-			return "", err
-		}
-		return "estimate-" + strconv.FormatInt(res.Job.ID, 10), nil
-	}
+	queue.River = rc
 
 	p := server.New("estimation", log, cfg.GRPCListen, cfg.MetricsAddr, sec)
 	p.Check(pool.Ping)

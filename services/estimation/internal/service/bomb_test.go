@@ -19,6 +19,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/archive"
 	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/store"
 )
 
@@ -29,8 +30,7 @@ import (
 func TestEstimateUploadBomb(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := dbtest.New(t)
-	require.NoError(t, store.Migrate(ctx, pool))
+	pool := dbtest.Migrated(t, "estimation_service", store.Migrate)
 	bucket, err := fileblob.OpenBucket(t.TempDir(), nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = bucket.Close() })
@@ -65,7 +65,7 @@ func TestEstimateUploadBomb(t *testing.T) {
 
 	r, err := s.estimateRepo(ctx, e, e.Repos[0])
 	require.NoError(t, err, "a refused archive is the repository's failure, not a retry")
-	require.Equal(t, "failed", r.Status)
+	require.Equal(t, vocab.EstimationFailed, r.Status)
 	require.Contains(t, r.Error, "more than 50 entries")
 	left, err := os.ReadDir(tmp)
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"gocloud.dev/gcerrors"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -24,148 +24,14 @@ import (
 	"github.com/vulnscan/vulnscan/services/estimation/internal/store"
 )
 
-// EstimateArgs is the River job that runs one estimation.
-type EstimateArgs struct {
-	EstimationID string `json:"estimation_id"`
-}
+// DefaultOrgBusySnooze is Service.OrgBusySnooze's default.
+const DefaultOrgBusySnooze = 5 * time.Second
 
-// Kind names the job in River's tables.
-func (EstimateArgs) Kind() string { return "estimate" }
-
-// MaxAttempts bounds the retries of an estimation job.
-const MaxAttempts = 5
-
-// InsertOpts retries a failed job a few times.
-func (EstimateArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: MaxAttempts}
-}
-
-// SweepArgs is the periodic job that ends stranded estimations.
-type SweepArgs struct{}
-
-// Kind names the job in River's tables.
-func (SweepArgs) Kind() string { return "sweep_stranded_estimations" }
-
-// InsertOpts keeps one sweep per period.
-func (SweepArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: time.Minute}}
-}
-
-// OrgBusySnooze is how long an estimation waits when its organization is at
-// its running limit before it is offered to a worker again.
-var OrgBusySnooze = 5 * time.Second
-
-// PurgeUploadsArgs is the periodic job that deletes unused uploads.
-type PurgeUploadsArgs struct{}
-
-// Kind names the job in River's tables.
-func (PurgeUploadsArgs) Kind() string { return "purge_expired_uploads" }
-
-// InsertOpts keeps one purge per period.
-func (PurgeUploadsArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: time.Hour}}
-}
-
-// PurgeUploadsWorker deletes uploads past the retention period that no
-// estimation has used within it (store.ExpiredUploads): the blob first, then
-// the row, so a failure midway leaves a row the next run finds again, never
-// a blob nothing points to.
-type PurgeUploadsWorker struct {
-	river.WorkerDefaults[PurgeUploadsArgs]
-	Service   *Service
-	Retention time.Duration // ESTIMATION_UPLOAD_RETENTION
-}
-
-// Work deletes expired uploads in batches.
-func (w *PurgeUploadsWorker) Work(ctx context.Context, _ *river.Job[PurgeUploadsArgs]) error {
-	for {
-		ups, err := w.Service.Store.ExpiredUploads(ctx, w.Retention, 500)
-		if err != nil {
-			return err
-		}
-		for _, u := range ups {
-			if err := w.Service.Bucket.Delete(ctx, u.BlobKey); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
-				return fmt.Errorf("delete upload blob %s: %w", u.ID, err)
-			}
-			if err := w.Service.Store.DeleteUpload(ctx, u.ID); err != nil {
-				return fmt.Errorf("delete upload %s: %w", u.ID, err)
-			}
-			w.Service.Log.InfoContext(ctx, "deleted an upload past its retention", "upload_id", u.ID, "org_id", u.OrgID)
-		}
-		if len(ups) < 500 {
-			return nil
-		}
-	}
-}
-
-// internalFailure is the error recorded on repositories an estimation could not finish.
-const internalFailure = "internal error while estimating this repository"
-
-// SweepWorker ends estimations whose job is gone, failing their pending
-// repositories, so that every accepted estimation reaches a terminal state.
-type SweepWorker struct {
-	river.WorkerDefaults[SweepArgs]
-	Service *Service
-	// Idle is how long an estimation must have been idle to be swept.
-	Idle time.Duration
-}
-
-// Work ends every stranded estimation.
-func (w *SweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
-	ids, err := w.Service.Store.Stranded(ctx, w.Idle)
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		w.Service.Log.WarnContext(ctx, "ending an estimation that no worker will run any more", "estimation_id", id)
-		if err := w.Service.Store.FailPending(ctx, id, internalFailure); err != nil {
-			return err
-		}
-		if err := w.Service.Store.Finish(ctx, id); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// EstimateWorker runs estimation jobs. Each repository's outcome is saved
-// as soon as it is known, so a retried or rescued job (after a crash)
-// continues with the repositories still pending.
-type EstimateWorker struct {
-	river.WorkerDefaults[EstimateArgs]
-	Service *Service
-	// JobTimeout bounds one attempt.
-	JobTimeout time.Duration
-}
-
-// Timeout is the time one attempt may take.
-func (w *EstimateWorker) Timeout(*river.Job[EstimateArgs]) time.Duration { return w.JobTimeout }
-
-// Work runs the estimation.
-func (w *EstimateWorker) Work(ctx context.Context, job *river.Job[EstimateArgs]) error {
-	s := w.Service
-	id := job.Args.EstimationID
-	err := s.Run(ctx, id)
-	var snooze *river.JobSnoozeError
-	if errors.As(err, &snooze) {
-		return err
-	}
-	if err != nil && job.Attempt >= job.MaxAttempts {
-		// Last attempt: end the estimation rather than leave it running.
-		s.Log.ErrorContext(ctx, "estimation job failed for good", "estimation_id", id, "error", err.Error())
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if ferr := s.Store.FailPending(fctx, id, internalFailure); ferr != nil {
-			return ferr
-		}
-		return s.Store.Finish(fctx, id)
-	}
-	return err
-}
-
-// Run estimates every pending repository of an estimation and ends it.
-// Errors returned are transient (database, auth service); a repository's
-// own failure is recorded on it.
+// Run estimates every pending repository of an estimation and ends it; the
+// Estimate job runs it. Errors returned are transient (database, auth
+// service); a repository's own failure is recorded on it. Each repository's
+// outcome is saved as soon as it is known, so a retried or rescued job
+// (after a crash) continues with the repositories still pending.
 func (s *Service) Run(ctx context.Context, id string) error {
 	e, err := s.Store.GetEstimation(ctx, "", id)
 	if errors.Is(err, store.ErrNotFound) {
@@ -174,7 +40,7 @@ func (s *Service) Run(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if store.Terminal(e.Status) {
+	if e.Status.Terminal() {
 		return nil
 	}
 	started, err := s.Store.StartRunning(ctx, id, e.OrgID, s.MaxRunningPerOrg)
@@ -185,7 +51,7 @@ func (s *Service) Run(ctx context.Context, id string) error {
 		// Fair scheduling: the organization already runs its share of
 		// estimations, so this job steps aside (a snooze uses no attempt)
 		// and the workers serve other organizations meanwhile.
-		return river.JobSnooze(OrgBusySnooze)
+		return river.JobSnooze(cmp.Or(s.OrgBusySnooze, DefaultOrgBusySnooze))
 	}
 	par := max(s.Parallel, 1)
 	sem := make(chan struct{}, par)
@@ -193,7 +59,7 @@ func (s *Service) Run(ctx context.Context, id string) error {
 	var mu sync.Mutex
 	var firstErr error
 	for _, r := range e.Repos {
-		if r.Status != "pending" {
+		if r.Status != vocab.EstimationPending {
 			continue
 		}
 		wg.Add(1)
@@ -234,17 +100,17 @@ func (s *Service) estimateRepo(ctx context.Context, e store.Estimation, r store.
 	}
 	var ge *gitsrc.Error
 	if errors.As(err, &ge) {
-		r.Status, r.Error = "failed", ge.Msg
+		r.Status, r.Error = vocab.EstimationFailed, ge.Msg
 		return r, nil
 	}
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			r.Status, r.Error = "failed", "estimation timed out"
+			r.Status, r.Error = vocab.EstimationFailed, "estimation timed out"
 			return r, nil
 		}
 		return r, err
 	}
-	r.Status, r.Applications, r.Credits = "completed", res.Apps, res.Credits
+	r.Status, r.Applications, r.Credits = vocab.EstimationCompleted, res.Apps, res.Credits
 	if r.IsPR() {
 		r.Credits = PRCredits(res.Credits, r.ChangedLines)
 	}

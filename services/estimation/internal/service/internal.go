@@ -25,14 +25,21 @@ func checkIDs(pairs ...string) error {
 	return nil
 }
 
-func (s *Internal) GetEstimation(ctx context.Context, req *estimationv1.GetEstimationRequest) (*estimationv1.GetEstimationResponse, error) {
-	if err := checkIDs("org_id", req.GetOrgId(), "id", req.GetId()); err != nil {
-		return nil, err
+// estimation reads one of an organization's estimations for a call of the
+// scan service.
+func (s *Internal) estimation(ctx context.Context, orgID, id string) (store.Estimation, error) {
+	if err := checkIDs("org_id", orgID, "id", id); err != nil {
+		return store.Estimation{}, err
 	}
-	e, err := s.Store.GetEstimation(ctx, req.GetOrgId(), req.GetId())
+	e, err := s.Store.GetEstimation(ctx, orgID, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, apierr.NotFound("Cost estimation not found")
+		return e, apierr.NotFound("Cost estimation not found")
 	}
+	return e, err
+}
+
+func (s *Internal) GetEstimation(ctx context.Context, req *estimationv1.GetEstimationRequest) (*estimationv1.GetEstimationResponse, error) {
+	e, err := s.estimation(ctx, req.GetOrgId(), req.GetId())
 	if err != nil {
 		return nil, err
 	}
@@ -78,19 +85,13 @@ func (s *Internal) ReleaseEstimation(ctx context.Context, req *estimationv1.Rele
 }
 
 func (s *Internal) GetRepoSources(ctx context.Context, req *estimationv1.GetRepoSourcesRequest) (*estimationv1.GetRepoSourcesResponse, error) {
-	if err := checkIDs("org_id", req.GetOrgId(), "id", req.GetId()); err != nil {
-		return nil, err
-	}
-	e, err := s.Store.GetEstimation(ctx, req.GetOrgId(), req.GetId())
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, apierr.NotFound("Cost estimation not found")
-	}
+	e, err := s.estimation(ctx, req.GetOrgId(), req.GetId())
 	if err != nil {
 		return nil, err
 	}
 	out := &estimationv1.GetRepoSourcesResponse{}
 	for _, r := range e.Repos {
-		src := &estimationv1.RepoSource{Source: r.Source, RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA, Status: r.Status,
+		src := &estimationv1.RepoSource{Source: r.Source, RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA, Status: string(r.Status),
 			BaseBranch: r.BaseBranch, BaseCommit: r.BaseCommit, PullRequest: int32(r.PullRequest)}
 		switch r.Source {
 		case SourcePublic:

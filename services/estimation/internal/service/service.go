@@ -1,8 +1,9 @@
 // Package service implements the estimation service's gRPC APIs: the public
 // one (cost estimations, served as REST by the gateway), uploads (streamed
 // by the gateway from POST /v1/uploads), the internal one the scan service
-// calls (read, claim, release, repository sources), and the River job that
-// resolves repositories, detects their applications and prices them.
+// calls (read, claim, release, repository sources), and the estimation
+// itself (Run): resolving repositories, detecting their applications and
+// pricing them, which the Estimate job of package jobs runs.
 package service
 
 import (
@@ -19,6 +20,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/archive"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/gitsrc"
@@ -48,7 +50,7 @@ const (
 // returns the job's identifier.
 type Enqueuer func(ctx context.Context, tx pgx.Tx, estimationID string) (string, error)
 
-// Service holds what the APIs and the job share.
+// Service holds what the APIs and the estimation job share.
 type Service struct {
 	Store         *store.Store
 	Auth          authv1.AuthInternalServiceClient
@@ -66,6 +68,10 @@ type Service struct {
 	// MaxRunningPerOrg bounds the estimations of one organization running at
 	// once (ESTIMATION_MAX_RUNNING_PER_ORG; 0: no bound).
 	MaxRunningPerOrg int
+	// OrgBusySnooze is how long an estimation waits when its organization
+	// is at its running limit before it is offered to a worker again
+	// (DefaultOrgBusySnooze when zero).
+	OrgBusySnooze time.Duration
 }
 
 // Public serves EstimationService.
@@ -104,7 +110,7 @@ func repoName(raw string) string {
 
 func estimationProto(e store.Estimation) *estimationv1.CostEstimation {
 	out := &estimationv1.CostEstimation{
-		Id: e.ID, OrganizationId: e.OrgID, UserId: e.UserID, Name: e.Name, TaskId: e.TaskID, Status: e.Status,
+		Id: e.ID, OrganizationId: e.OrgID, UserId: e.UserID, Name: e.Name, TaskId: e.TaskID, Status: string(e.Status),
 		TotalCredits: int32(e.TotalCredits), CreatedAt: timestamppb.New(e.CreatedAt), UpdatedAt: timestamppb.New(e.UpdatedAt),
 		Repos: []*estimationv1.RepoRef{}, RepoResults: []*estimationv1.RepoResult{},
 	}
@@ -115,11 +121,11 @@ func estimationProto(e store.Estimation) *estimationv1.CostEstimation {
 		}
 		out.Repos = append(out.Repos, &estimationv1.RepoRef{Source: r.Source, RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA,
 			BaseBranch: r.BaseBranch, BaseCommit: base, PullRequest: int32(r.PullRequest)})
-		if r.Status == "pending" {
+		if r.Status == vocab.EstimationPending {
 			continue
 		}
 		rr := &estimationv1.RepoResult{
-			RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA, Status: r.Status, FromCache: r.FromCache,
+			RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA, Status: string(r.Status), FromCache: r.FromCache,
 			Credits: int32(r.Credits), Error: r.Error, Source: r.Source, Applications: []*estimationv1.Application{},
 			ScanType: ScanTypeFull,
 		}

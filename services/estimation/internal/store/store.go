@@ -15,19 +15,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/detect"
 )
-
-// Schema is the Postgres schema the estimation service owns.
-const Schema = "estimation"
-
-//go:embed migrations/*.sql
-var migrations embed.FS
-
-// Migrate applies the estimation schema migrations.
-func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	return db.Migrate(ctx, pool, Schema, migrations)
-}
 
 // Errors the store reports.
 var (
@@ -37,27 +27,13 @@ var (
 	ErrNoCredits      = errors.New("estimation has no credits")
 )
 
-// Statuses.
-const (
-	StatusPending   = "pending"
-	StatusRunning   = "running"
-	StatusCompleted = "completed"
-	StatusPartial   = "partial"
-	StatusFailed    = "failed"
-)
-
-// Terminal reports whether an estimation status is final.
-func Terminal(s string) bool {
-	return s == StatusCompleted || s == StatusPartial || s == StatusFailed
-}
-
 // Store runs the estimation queries.
 type Store struct {
 	Pool *pgxpool.Pool
 	// Ended, when set, runs in the transaction that gives an estimation
 	// its terminal status: it queues the webhook event (a River job), so
 	// the event is durable with the status.
-	Ended func(ctx context.Context, tx pgx.Tx, id, orgID, status string) error
+	Ended func(ctx context.Context, tx pgx.Tx, id, orgID string, status vocab.EstimationStatus) error
 }
 
 type Upload struct {
@@ -67,12 +43,13 @@ type Upload struct {
 }
 
 type Repo struct {
-	Position                                   int
-	Source, RepoURL, RequestedBranch           string
-	Branch, CommitSHA, CloneURL, Status, Error string
-	FromCache                                  bool
-	Credits                                    int
-	Applications                               []detect.App
+	Position                           int
+	Source, RepoURL, RequestedBranch   string
+	Branch, CommitSHA, CloneURL, Error string
+	Status                             vocab.EstimationStatus // pending, completed or failed
+	FromCache                          bool
+	Credits                            int
+	Applications                       []detect.App
 	// BaseBranch names the base of a pull request (PR) entry, empty for a
 	// full one; RequestedBaseCommit pins it to a commit of that branch.
 	// BaseCommit is the resolved base, ChangedFiles and ChangedLines the
@@ -86,11 +63,12 @@ type Repo struct {
 func (r Repo) IsPR() bool { return r.BaseBranch != "" }
 
 type Estimation struct {
-	ID, OrgID, UserID, Name, TaskID, Status string
-	TotalCredits                            int
-	ClaimedByScanID                         string
-	CreatedAt, UpdatedAt                    time.Time
-	Repos                                   []Repo
+	ID, OrgID, UserID, Name, TaskID string
+	Status                          vocab.EstimationStatus
+	TotalCredits                    int
+	ClaimedByScanID                 string
+	CreatedAt, UpdatedAt            time.Time
+	Repos                           []Repo
 }
 
 // CreateUpload records an upload.
@@ -255,7 +233,7 @@ func (s *Store) CreateEstimation(ctx context.Context, tx pgx.Tx, e Estimation) (
 	}
 	for i := range e.Repos {
 		r := &e.Repos[i]
-		r.Position, r.Status = i, "pending"
+		r.Position, r.Status = i, vocab.EstimationPending
 		if _, err := tx.Exec(ctx, `INSERT INTO estimation.estimation_repos (estimation_id, position, source, repo_url, requested_branch, branch,
 			base_branch, requested_base_commit, pull_request)
 			VALUES ($1, $2, $3, $4, $5, $5, $6, $7, $8)`, e.ID, i, r.Source, r.RepoURL, r.RequestedBranch,
@@ -401,7 +379,8 @@ func (s *Store) Finish(ctx context.Context, id string) error {
 }
 
 func (s *Store) finish(ctx context.Context, tx pgx.Tx, id string) error {
-	var status, orgID string
+	var status vocab.EstimationStatus
+	var orgID string
 	err := tx.QueryRow(ctx, `UPDATE estimation.estimations e SET
 		status = CASE WHEN r.pending > 0 THEN e.status WHEN r.failed = 0 THEN 'completed' WHEN r.completed = 0 THEN 'failed' ELSE 'partial' END,
 		total_credits = r.credits, updated_at = now()
@@ -415,7 +394,7 @@ func (s *Store) finish(ctx context.Context, tx pgx.Tx, id string) error {
 	if err != nil {
 		return fmt.Errorf("finish estimation: %w", err)
 	}
-	if s.Ended != nil && status != "pending" && status != "running" {
+	if s.Ended != nil && status.Terminal() {
 		if err := s.Ended(ctx, tx, id, orgID, status); err != nil {
 			return fmt.Errorf("queue estimation event: %w", err)
 		}
@@ -435,16 +414,7 @@ func (s *Store) Stranded(ctx context.Context, idle time.Duration) ([]string, err
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 // CachedResult reads a detection result by repository and commit.
@@ -499,7 +469,7 @@ func (s *Store) Claim(ctx context.Context, orgID, id, scanID string) (bool, erro
 		return false, nil
 	case e.ClaimedByScanID != "":
 		return false, ErrClaimedByOther
-	case !Terminal(e.Status):
+	case !e.Status.Terminal():
 		return false, ErrNotReady
 	default:
 		return false, ErrNoCredits
@@ -521,3 +491,11 @@ func (s *Store) Release(ctx context.Context, orgID, id, scanID string) (bool, er
 	}
 	return tag.RowsAffected() == 1, nil
 }
+
+// Schema is the Postgres schema the estimation service owns; Migrate applies its migrations.
+const Schema = "estimation"
+
+var Migrate = db.Migrations(Schema, migrations)
+
+//go:embed migrations/*.sql
+var migrations embed.FS

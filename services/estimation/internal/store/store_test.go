@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/stretchr/testify/require"
@@ -15,14 +16,23 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/boot"
 	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/detect"
 )
 
+// migrate applies what the service applies at start: the estimation
+// tables and River's.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	if err := Migrate(ctx, pool); err != nil {
+		return err
+	}
+	return boot.Queue(Schema)(ctx, pool)
+}
+
 func setup(t *testing.T) (*Store, Estimation) {
 	t.Helper()
-	pool := dbtest.New(t)
+	pool := dbtest.Migrated(t, "estimation_store", migrate)
 	ctx := context.Background()
-	require.NoError(t, Migrate(ctx, pool))
 	s := &Store{Pool: pool}
 	e := Estimation{ID: uuid.NewString(), OrgID: uuid.NewString(), UserID: uuid.NewString(), Name: "n",
 		Repos: []Repo{{Source: "public", RepoURL: "https://a/b"}, {Source: "public", RepoURL: "https://a/c"}}}
@@ -39,20 +49,20 @@ func TestFinishAndImmutability(t *testing.T) {
 	s, e := setup(t)
 	ctx := context.Background()
 	require.NoError(t, s.MarkRunning(ctx, e.ID))
-	require.NoError(t, s.SaveRepoResult(ctx, e.ID, Repo{Position: 0, Status: "completed", Credits: 3, Applications: []detect.App{{Name: "a", Root: "."}}}))
+	require.NoError(t, s.SaveRepoResult(ctx, e.ID, Repo{Position: 0, Status: vocab.EstimationCompleted, Credits: 3, Applications: []detect.App{{Name: "a", Root: "."}}}))
 	require.NoError(t, s.Finish(ctx, e.ID)) // one repo still pending: no change
 	got, err := s.GetEstimation(ctx, e.OrgID, e.ID)
 	require.NoError(t, err)
-	require.Equal(t, StatusRunning, got.Status)
-	require.NoError(t, s.SaveRepoResult(ctx, e.ID, Repo{Position: 1, Status: "failed", Error: "boom"}))
+	require.Equal(t, vocab.EstimationRunning, got.Status)
+	require.NoError(t, s.SaveRepoResult(ctx, e.ID, Repo{Position: 1, Status: vocab.EstimationFailed, Error: "boom"}))
 	require.NoError(t, s.Finish(ctx, e.ID))
 	got, err = s.GetEstimation(ctx, e.OrgID, e.ID)
 	require.NoError(t, err)
-	require.Equal(t, StatusPartial, got.Status)
+	require.Equal(t, vocab.EstimationPartial, got.Status)
 	require.Equal(t, 3, got.TotalCredits)
 
 	// Terminal: results and status never change again.
-	require.NoError(t, s.SaveRepoResult(ctx, e.ID, Repo{Position: 1, Status: "completed", Credits: 9}))
+	require.NoError(t, s.SaveRepoResult(ctx, e.ID, Repo{Position: 1, Status: vocab.EstimationCompleted, Credits: 9}))
 	require.NoError(t, s.FailPending(ctx, e.ID, "x"))
 	require.NoError(t, s.Finish(ctx, e.ID))
 	again, err := s.GetEstimation(ctx, e.OrgID, e.ID)
@@ -70,8 +80,8 @@ func TestClaimRelease(t *testing.T) {
 	a, b := uuid.NewString(), uuid.NewString()
 	_, err := s.Claim(ctx, e.OrgID, e.ID, a)
 	require.ErrorIs(t, err, ErrNotReady)
-	require.NoError(t, s.SaveRepoResult(ctx, e.ID, Repo{Position: 0, Status: "completed", Credits: 2}))
-	require.NoError(t, s.SaveRepoResult(ctx, e.ID, Repo{Position: 1, Status: "completed", Credits: 0}))
+	require.NoError(t, s.SaveRepoResult(ctx, e.ID, Repo{Position: 0, Status: vocab.EstimationCompleted, Credits: 2}))
+	require.NoError(t, s.SaveRepoResult(ctx, e.ID, Repo{Position: 1, Status: vocab.EstimationCompleted, Credits: 0}))
 	require.NoError(t, s.Finish(ctx, e.ID))
 
 	fresh, err := s.Claim(ctx, e.OrgID, e.ID, a)
@@ -113,7 +123,6 @@ func TestStranded(t *testing.T) {
 	t.Parallel()
 	s, stranded := setup(t)
 	ctx := context.Background()
-	require.NoError(t, boot.Queue(Schema)(ctx, s.Pool))
 	// A second estimation whose job is still queued.
 	queued := Estimation{ID: uuid.NewString(), OrgID: stranded.OrgID, UserID: stranded.UserID, Name: "q",
 		Repos: []Repo{{Source: "public", RepoURL: "https://a/d"}}}
@@ -141,7 +150,7 @@ func TestStranded(t *testing.T) {
 	require.NoError(t, s.Finish(ctx, stranded.ID))
 	e, err := s.GetEstimation(ctx, "", stranded.ID)
 	require.NoError(t, err)
-	require.Equal(t, "failed", e.Status)
+	require.Equal(t, vocab.EstimationFailed, e.Status)
 	ids, err = s.Stranded(ctx, time.Minute)
 	require.NoError(t, err)
 	require.Empty(t, ids)
@@ -181,7 +190,7 @@ func TestStartRunningPerOrg(t *testing.T) {
 	}
 	got, err := s.GetEstimation(ctx, third.OrgID, third.ID)
 	require.NoError(t, err)
-	require.Equal(t, StatusPending, got.Status)
+	require.Equal(t, vocab.EstimationPending, got.Status)
 	require.NoError(t, s.FailPending(ctx, first.ID, "x"))
 	require.NoError(t, s.Finish(ctx, first.ID))
 	ok, err := s.StartRunning(ctx, third.ID, third.OrgID, 2)
@@ -254,4 +263,67 @@ func TestUploadQuotaAndRetention(t *testing.T) {
 	require.NoError(t, s.DeleteUpload(ctx, oldUnused.ID))
 	_, err = s.GetUpload(ctx, nil, e.OrgID, oldUnused.ID)
 	require.ErrorIs(t, err, ErrNotFound)
+}
+
+// TestEstimationsAndUploads: an estimation is created pending with its
+// repositories in order and its task id, read and listed only by its
+// organization, newest first; uploads are the organization's own, and the
+// unlocked quota check answers like the locked one.
+func TestEstimationsAndUploads(t *testing.T) {
+	t.Parallel()
+	s, e := setup(t)
+	ctx := context.Background()
+	require.Equal(t, vocab.EstimationPending, e.Status)
+	require.NoError(t, db.InTx(ctx, s.Pool, func(tx pgx.Tx) error { return s.SetTaskID(ctx, tx, e.ID, "estimate-42") }))
+	got, err := s.GetEstimation(ctx, e.OrgID, e.ID)
+	require.NoError(t, err)
+	require.Equal(t, "estimate-42", got.TaskID)
+	require.Len(t, got.Repos, 2)
+	require.Equal(t, []string{"https://a/b", "https://a/c"}, []string{got.Repos[0].RepoURL, got.Repos[1].RepoURL})
+	for _, r := range got.Repos {
+		require.Equal(t, vocab.EstimationPending, r.Status)
+	}
+
+	later := Estimation{ID: uuid.NewString(), OrgID: e.OrgID, UserID: e.UserID, Name: "later", Repos: []Repo{{Source: "public", RepoURL: "https://a/d"}}}
+	require.NoError(t, db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+		var err error
+		later, err = s.CreateEstimation(ctx, tx, later)
+		return err
+	}))
+	_, err = s.Pool.Exec(ctx, `UPDATE estimation.estimations SET created_at = now() - interval '1 hour' WHERE id = $1`, e.ID)
+	require.NoError(t, err)
+	list, total, err := s.ListEstimations(ctx, e.OrgID, 1, 0)
+	require.NoError(t, err)
+	require.Equal(t, 2, total)
+	require.Len(t, list, 1)
+	require.Equal(t, later.ID, list[0].ID, "newest first")
+	require.Len(t, list[0].Repos, 1)
+	list, _, err = s.ListEstimations(ctx, e.OrgID, 10, 1)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	require.Equal(t, e.ID, list[0].ID)
+	list, total, err = s.ListEstimations(ctx, uuid.NewString(), 10, 0)
+	require.NoError(t, err)
+	require.Zero(t, total)
+	require.Empty(t, list)
+
+	org := uuid.NewString()
+	u, err := s.CreateUpload(ctx, Upload{ID: uuid.NewString(), OrgID: org, UserID: uuid.NewString(), ContentType: "application/zip",
+		SizeBytes: 600, SHA256: "s", ContentHash: "c", BlobKey: "uploads/x"}, UploadQuota{})
+	require.NoError(t, err)
+	require.False(t, u.CreatedAt.IsZero())
+	read, err := s.GetUpload(ctx, nil, org, u.ID)
+	require.NoError(t, err)
+	require.Equal(t, int64(600), read.SizeBytes)
+	_, err = s.GetUpload(ctx, nil, uuid.NewString(), u.ID)
+	require.ErrorIs(t, err, ErrNotFound, "another organization's upload")
+	unknown := uuid.NewString()
+	exist, err := s.UploadsExist(ctx, org, []string{u.ID, unknown})
+	require.NoError(t, err)
+	require.True(t, exist[u.ID])
+	require.False(t, exist[unknown])
+
+	require.NoError(t, s.CheckUploadQuota(ctx, org, 400, UploadQuota{MaxCount: 2, MaxBytes: 1000}))
+	require.ErrorIs(t, s.CheckUploadQuota(ctx, org, 401, UploadQuota{MaxCount: 2, MaxBytes: 1000}), ErrQuota)
+	require.ErrorIs(t, s.CheckUploadQuota(ctx, org, 1, UploadQuota{MaxCount: 1, MaxBytes: 1000}), ErrQuota)
 }

@@ -9,7 +9,6 @@
 package store
 
 import (
-	"context"
 	"embed"
 	"errors"
 	"time"
@@ -19,17 +18,6 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
-
-// Schema is the Postgres schema the findings service owns.
-const Schema = "findings"
-
-//go:embed migrations/*.sql
-var migrations embed.FS
-
-// Migrate applies the findings schema migrations.
-func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	return db.Migrate(ctx, pool, Schema, migrations)
-}
 
 // Errors the store reports.
 var (
@@ -144,3 +132,11 @@ func scanFinding(r scanner, extra ...any) (Finding, error) {
 	}
 	return f, err
 }
+
+// Schema is the Postgres schema the findings service owns; Migrate applies its migrations.
+const Schema = "findings"
+
+var Migrate = db.Migrations(Schema, migrations)
+
+//go:embed migrations/*.sql
+var migrations embed.FS

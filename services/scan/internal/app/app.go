@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"google.golang.org/grpc"
@@ -22,6 +21,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/config"
 	"github.com/vulnscan/vulnscan/pkg/engine"
 	"github.com/vulnscan/vulnscan/pkg/engine/exclude"
+	"github.com/vulnscan/vulnscan/pkg/eventpub"
 	"github.com/vulnscan/vulnscan/pkg/gitfetch"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
@@ -32,11 +32,10 @@ import (
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
-	"github.com/vulnscan/vulnscan/services/scan/internal/events"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
+	"github.com/vulnscan/vulnscan/services/scan/internal/lifecycle"
 	"github.com/vulnscan/vulnscan/services/scan/internal/service"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
-	"github.com/vulnscan/vulnscan/services/scan/internal/worker"
 )
 
 // Config is the scan process configuration.
@@ -72,7 +71,7 @@ func ReadConfig(env *config.Env) (Config, error) {
 		Mode:          env.String("SCAN_MODE", "all"),
 		Workers:       env.Int("SCAN_WORKERS", DefaultWorkers()),
 		JobTimeout:    env.Duration("SCAN_JOB_TIMEOUT", 30*time.Minute),
-		RecoveryDelay: env.Duration("SCAN_START_RECOVERY_AFTER", 2*time.Minute),
+		RecoveryDelay: env.Duration("SCAN_START_RECOVERY_AFTER", lifecycle.DefaultRecoveryDelay),
 		RescueAfter:   env.Duration("SCAN_JOB_RESCUE_AFTER", 0),
 		AllowedCIDRs:  env.List("VULNSCAN_ALLOWED_PRIVATE_CIDRS"),
 		ExtraCAFile:   env.String("VULNSCAN_EXTRA_CA_FILE", ""),
@@ -102,8 +101,8 @@ func ReadConfig(env *config.Env) (Config, error) {
 	if c.Mode != "api" && c.Mode != "worker" && c.Mode != "all" {
 		env.Fail(fmt.Errorf("SCAN_MODE must be api, worker or all, not %q", c.Mode))
 	}
-	if c.RecoveryDelay <= 2*service.StartBudget {
-		env.Fail(fmt.Errorf("SCAN_START_RECOVERY_AFTER must be longer than %s, twice the time a start may take", 2*service.StartBudget))
+	if c.RecoveryDelay <= 2*lifecycle.DefaultStartBudget {
+		env.Fail(fmt.Errorf("SCAN_START_RECOVERY_AFTER must be longer than %s, twice the time a start may take", 2*lifecycle.DefaultStartBudget))
 	}
 	if c.RescueAfter == 0 {
 		c.RescueAfter = c.JobTimeout + 5*time.Minute
@@ -164,13 +163,15 @@ func Run(ctx context.Context, version string) error {
 	authc := authv1.NewAuthInternalServiceClient(dialed["auth"])
 	estc := estimationv1.NewEstimationInternalServiceClient(dialed["estimation"])
 	findc := findingsv1.NewFindingsIntakeServiceClient(dialed["findings"])
-	st := &store.Store{Pool: pool}
-	var rc *river.Client[pgx.Tx]
+	// The queue's River client is set once it exists (it needs the workers).
+	queue := &jobs.Queue{}
 	// A scan's end queues its webhook event in the same transaction.
-	st.Ended = events.Queue(func() *river.Client[pgx.Tx] { return rc })
-	publisher := &events.Worker{Store: st, Webhooks: findingsv1.NewWebhookEventServiceClient(dialed["findings"])}
-	jobs.RecoveryDelay = cfg.RecoveryDelay
-	starter := &service.Starter{Pool: pool, Store: st, Estimation: estc, Auth: authc, Findings: findc, Guard: guard, Box: box, Log: log, Exclude: cfg.Exclude}
+	st := &store.Store{Pool: pool, Ended: queue.Ended}
+	comp := &lifecycle.Compensations{Store: st, Auth: authc, Estimation: estc}
+	publisher := &jobs.PublishScanEventWorker{Store: st, Events: &eventpub.Publisher{
+		Webhooks: findingsv1.NewWebhookEventServiceClient(dialed["findings"]), Namespace: jobs.EventNamespace}}
+	starter := &service.Starter{Pool: pool, Store: st, Queue: queue, Estimation: estc, Auth: authc, Findings: findc, Guard: guard, Box: box, Log: log,
+		Exclude: cfg.Exclude, RecoveryDelay: cfg.RecoveryDelay}
 
 	workers := river.NewWorkers()
 	rcfg := &river.Config{Schema: store.Schema, Workers: workers, Logger: log.With("component", "queue"),
@@ -181,16 +182,16 @@ func Run(ctx context.Context, version string) error {
 		if err := os.MkdirAll(workDir, 0o700); err != nil {
 			return err
 		}
-		river.AddWorker(workers, &worker.Worker{
+		river.AddWorker(workers, &jobs.RunScanWorker{
 			Store: st, Estimation: estc, Auth: authc, Findings: findc, Box: box, Log: log,
 			Engine: engine.New(engine.WithLogger(log), engine.WithExcludeLimits(cfg.Exclude), engine.WithLiveBudget(cfg.LiveBudget)), LiveClient: guard.Client(20*time.Second, 0),
 			WorkDir: workDir, JobTimeout: cfg.JobTimeout, Fetch: cfg.Fetch, Archive: cfg.Archive, MaxRunningPerOrg: cfg.RunningPerOrg,
 		})
-		river.AddWorker(workers, &service.RecoverWorker{Starter: starter})
-		river.AddWorker(workers, &service.UndoCancelledWorker{Starter: starter})
-		river.AddWorker(workers, &worker.Sweeper{Store: st, Auth: authc, Log: log, Idle: jobs.SweepInterval})
+		river.AddWorker(workers, &jobs.RecoverStartWorker{Compensations: comp})
+		river.AddWorker(workers, &jobs.UndoCancelledStartWorker{Compensations: comp})
+		river.AddWorker(workers, &jobs.SweepStrandedWorker{Compensations: comp, Log: log, Idle: jobs.DefaultSweepInterval})
 		river.AddWorker(workers, publisher)
-		rcfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(jobs.SweepInterval),
+		rcfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(jobs.DefaultSweepInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.SweepStranded{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
 		rcfg.Queues = map[string]river.QueueConfig{
 			jobs.QueueScans:       {MaxWorkers: cfg.Workers},
@@ -198,17 +199,17 @@ func Run(ctx context.Context, version string) error {
 		}
 	} else {
 		// Insert-only clients still need the job kinds registered.
-		river.AddWorker(workers, &worker.Worker{})
-		river.AddWorker(workers, &service.RecoverWorker{Starter: starter})
-		river.AddWorker(workers, &service.UndoCancelledWorker{Starter: starter})
-		river.AddWorker(workers, &worker.Sweeper{})
+		river.AddWorker(workers, &jobs.RunScanWorker{})
+		river.AddWorker(workers, &jobs.RecoverStartWorker{Compensations: comp})
+		river.AddWorker(workers, &jobs.UndoCancelledStartWorker{Compensations: comp})
+		river.AddWorker(workers, &jobs.SweepStrandedWorker{})
 		river.AddWorker(workers, publisher)
 	}
-	rc, err = river.NewClient(riverpgxv5.New(pool), rcfg)
+	rc, err := river.NewClient(riverpgxv5.New(pool), rcfg)
 	if err != nil {
 		return fmt.Errorf("queue client: %w", err)
 	}
-	starter.River = rc
+	queue.River = rc
 
 	p := server.New("scan", log, cfg.GRPCListen, cfg.MetricsAddr, sec)
 	p.Check(pool.Ping)

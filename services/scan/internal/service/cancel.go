@@ -6,16 +6,13 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/principal"
 	"github.com/vulnscan/vulnscan/pkg/validate"
-	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
-	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
-	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
 )
 
@@ -42,15 +39,14 @@ func (s *Service) CancelScan(ctx context.Context, req *scanv1.CancelScanRequest)
 		return nil, err
 	}
 	var sc store.Scan
-	var previous string
+	var previous vocab.ScanStatus
 	err = db.InTx(ctx, s.Starter.Pool, func(tx pgx.Tx) error {
 		var err error
 		sc, previous, err = s.Store.Cancel(ctx, tx, caller.OrgID, req.GetId())
-		if err != nil || previous != "pending" {
+		if err != nil || previous != vocab.ScanPending {
 			return err
 		}
-		_, err = s.Starter.River.InsertTx(ctx, tx, jobs.UndoCancelledStart{ScanID: sc.ID}, nil)
-		return err
+		return s.Starter.Queue.UndoCancelledStart(ctx, tx, sc.ID)
 	})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -60,45 +56,13 @@ func (s *Service) CancelScan(ctx context.Context, req *scanv1.CancelScanRequest)
 	case err != nil:
 		return nil, fmt.Errorf("cancel scan: %w", err)
 	}
-	out := &scanv1.CancelScanResponse{Id: sc.ID, Status: sc.Status}
-	if previous == "pending" {
+	out := &scanv1.CancelScanResponse{Id: sc.ID, Status: string(sc.Status)}
+	if previous == vocab.ScanPending {
 		out.CreditsRefunded = sc.Credits
-		if err := s.Starter.UndoCancelledStart(ctx, sc); err != nil {
+		if err := s.Starter.compensations().GiveBack(ctx, sc); err != nil {
 			s.Log.WarnContext(ctx, "undoing a cancelled scan's start failed; the queued job will retry", "scan_id", sc.ID, "error", err.Error())
 		}
 	}
 	s.Log.InfoContext(ctx, "scan cancelled", "scan_id", sc.ID, "was", previous)
 	return out, nil
-}
-
-// UndoCancelledStart refunds a cancelled pending scan's credits and releases
-// its estimation; both calls are idempotent by the scan id.
-func (s *Starter) UndoCancelledStart(ctx context.Context, sc store.Scan) error {
-	if _, err := s.Auth.RefundCredits(ctx, &authv1.RefundCreditsRequest{OrgId: sc.OrgID, Reference: CreditReference(sc.ID)}); err != nil {
-		return fmt.Errorf("refund: %w", err)
-	}
-	if _, err := s.Estimation.ReleaseEstimation(ctx, &estimationv1.ReleaseEstimationRequest{OrgId: sc.OrgID, Id: sc.EstimationID, ScanId: sc.ID}); err != nil {
-		return fmt.Errorf("release estimation: %w", err)
-	}
-	return nil
-}
-
-// UndoCancelledWorker runs UndoCancelledStart jobs.
-type UndoCancelledWorker struct {
-	river.WorkerDefaults[jobs.UndoCancelledStart]
-	Starter *Starter
-}
-
-func (w *UndoCancelledWorker) Work(ctx context.Context, job *river.Job[jobs.UndoCancelledStart]) error {
-	sc, err := w.Starter.Store.ByID(ctx, job.Args.ScanID)
-	if errors.Is(err, store.ErrNotFound) {
-		return river.JobCancel(fmt.Errorf("scan %s does not exist", job.Args.ScanID))
-	}
-	if err != nil {
-		return err
-	}
-	if sc.Status != "cancelled" {
-		return river.JobCancel(fmt.Errorf("scan %s is %s, not cancelled", sc.ID, sc.Status))
-	}
-	return w.Starter.UndoCancelledStart(ctx, sc)
 }

@@ -60,7 +60,7 @@ func (s *Service) CreateScan(ctx context.Context, req *scanv1.CreateScanRequest)
 	if err != nil {
 		return nil, err
 	}
-	return &scanv1.CreateScanResponse{Id: sc.ID, TaskId: sc.TaskID, Status: sc.Status, Message: "Scan queued; poll GET /v1/scans/" + sc.ID + "/status until it is completed"}, nil
+	return &scanv1.CreateScanResponse{Id: sc.ID, TaskId: sc.TaskID, Status: string(sc.Status), Message: "Scan queued; poll GET /v1/scans/" + sc.ID + "/status until it is completed"}, nil
 }
 
 func (s *Service) get(ctx context.Context, id string) (store.Scan, error) {
@@ -83,7 +83,7 @@ func (s *Service) GetScanStatus(ctx context.Context, req *scanv1.GetScanStatusRe
 	if err != nil {
 		return nil, err
 	}
-	return &scanv1.GetScanStatusResponse{Id: sc.ID, Status: sc.Status, Progress: sc.Progress, UpdatedAt: timestamppb.New(sc.UpdatedAt)}, nil
+	return &scanv1.GetScanStatusResponse{Id: sc.ID, Status: string(sc.Status), Progress: sc.Progress, UpdatedAt: timestamppb.New(sc.UpdatedAt)}, nil
 }
 
 func (s *Service) GetScan(ctx context.Context, req *scanv1.GetScanRequest) (*scanv1.GetScanResponse, error) {
@@ -165,12 +165,12 @@ func (s *Service) addSummaries(ctx context.Context, orgID string, scans []*scanv
 
 func scanProto(sc store.Scan) *scanv1.Scan {
 	p := &scanv1.Scan{
-		Id: sc.ID, TaskId: sc.TaskID, Status: sc.Status, ScanType: sc.ScanType, CostEstimationId: sc.EstimationID,
+		Id: sc.ID, TaskId: sc.TaskID, Status: string(sc.Status), ScanType: sc.ScanType, CostEstimationId: sc.EstimationID,
 		TargetUrls: nonNil(sc.TargetURLs), ContextDocumentIds: nonNil(sc.ContextDocumentIDs), CreditsUsed: sc.Credits,
 		Progress: sc.Progress, CreatedAt: timestamppb.New(sc.CreatedAt), UpdatedAt: timestamppb.New(sc.UpdatedAt),
 		FindingsSummary: &scanv1.FindingsSummary{},
 	}
-	if sc.Status == "failed" && sc.Error != nil {
+	if sc.Status == vocab.ScanFailed && sc.Error != nil {
 		p.Error = wrapperspb.String(*sc.Error)
 	}
 	if sc.StartedAt != nil {

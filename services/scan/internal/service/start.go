@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -14,7 +15,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -26,11 +26,12 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/principal"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	"github.com/vulnscan/vulnscan/pkg/validate"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
-	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
+	"github.com/vulnscan/vulnscan/services/scan/internal/lifecycle"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
 )
 
@@ -41,18 +42,19 @@ import (
 //  1. the scan row is inserted as 'starting' together with a RecoverStart
 //     job scheduled after RecoveryDelay, before anything else happens;
 //  2. the estimation is claimed for the scan;
-//  3. the credits are debited with reference "scan:<id>";
+//  3. the credits are debited under lifecycle.CreditReference;
 //  4. the row moves to 'started' and its RunScan job is queued, in one
 //     transaction, only if it is still 'starting'.
 //
 // Any failure undoes the completed steps (refund, release) and marks the row
-// aborted. If the process dies midway, the RecoverStart job does the same;
+// aborted (lifecycle.Compensations.AbortStart). If the process dies midway,
+// the RecoverStart job does the same;
 // it moves the row to 'aborting' first, so a slow request can no longer
 // complete it. A failed start therefore never keeps credits or the claim.
 type Starter struct {
 	Pool       *pgxpool.Pool
 	Store      *store.Store
-	River      *river.Client[pgx.Tx]
+	Queue      lifecycle.Queue
 	Estimation estimationv1.EstimationInternalServiceClient
 	Auth       authv1.AuthInternalServiceClient
 	Findings   findingsv1.FindingsIntakeServiceClient
@@ -62,6 +64,15 @@ type Starter struct {
 	// Exclude bounds the exclude patterns of one scan, custom_context and
 	// attached documents together (zero: exclude.DefaultLimits).
 	Exclude exclude.Limits
+	// Budget bounds a whole start, every call to another service included
+	// (lifecycle.DefaultStartBudget when zero). It must stay well below
+	// RecoveryDelay, so recovery never runs while a request could still
+	// claim or debit: a call cut short by the deadline is cancelled on the
+	// server too.
+	Budget time.Duration
+	// RecoveryDelay is how long after a start its recovery job runs
+	// (lifecycle.DefaultRecoveryDelay when zero).
+	RecoveryDelay time.Duration
 
 	// Failpoint, when set, is called after each step of the saga
 	// ("recorded", "claimed", "debited", "queued") and may fail it. Returning
@@ -96,7 +107,7 @@ func (s *Starter) fail(step string) error {
 	return nil
 }
 
-var pentestMessage = "cost_estimation_id is required for pentest scans"
+const pentestMessage = "cost_estimation_id is required for pentest scans"
 
 // Validate checks a request's fields in a fixed order, so that a request with
 // several faults always answers the same one: the first failure answers.
@@ -193,8 +204,8 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 	est := resp.GetEstimation()
 	in.Estimation = est
 	switch est.GetStatus() {
-	case "completed", "partial":
-	case "failed":
+	case string(vocab.EstimationCompleted), string(vocab.EstimationPartial):
+	case string(vocab.EstimationFailed):
 		return nil, apierr.Invalid("Cost estimation failed and cannot be used for a scan")
 	default:
 		return nil, apierr.Invalid("Cost estimation is not ready")
@@ -212,7 +223,7 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 			return nil, apierr.Invalid("repos[%d] repeats repos[%d]", i, j)
 		}
 		seen[match.GetRepoUrl()] = i
-		if res := repoResult(est, match); res != nil && res.GetStatus() == "failed" {
+		if res := repoResult(est, match); res != nil && res.GetStatus() == string(vocab.EstimationFailed) {
 			return nil, apierr.Invalid("repos[%d]: Repository failed in the estimation and cannot be scanned", i)
 		}
 		if r.Branch != match.GetBranch() && !(r.Source == "upload" && r.Branch == "") {
@@ -255,15 +266,14 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 	return in, nil
 }
 
-// estimatedRepo finds the estimation's repository for a requested one: same
-// URL (ignoring a trailing slash or ".git"), and same source when the request
+// estimatedRepo finds the estimation's repository for a requested one: the
+// same repository key (vocab.RepoKey: case of scheme and host, credentials,
+// a trailing slash or ".git" aside), and the same source when the request
 // named one explicitly.
 func estimatedRepo(est *estimationv1.CostEstimation, r store.Repo) *estimationv1.RepoRef {
-	norm := func(s string) string {
-		return strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(s), "/"), ".git")
-	}
+	key := vocab.RepoKey(r.URL)
 	for _, e := range est.GetRepos() {
-		if norm(e.GetRepoUrl()) == norm(r.URL) && (r.Source == "" || r.Source == e.GetSource()) {
+		if vocab.RepoKey(e.GetRepoUrl()) == key && (r.Source == "" || r.Source == e.GetSource()) {
 			return e
 		}
 	}
@@ -280,42 +290,26 @@ func repoResult(est *estimationv1.CostEstimation, repo *estimationv1.RepoRef) *e
 	return nil
 }
 
+// compensations gives back what a start took.
+func (s *Starter) compensations() *lifecycle.Compensations {
+	return &lifecycle.Compensations{Store: s.Store, Auth: s.Auth, Estimation: s.Estimation}
+}
+
 func taskID() string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return "scan_" + hex.EncodeToString(b)
 }
 
-// Scan types: a scan is "pr" when its primary repository's estimation
-// entry names a base, "full" otherwise.
-const (
-	ScanTypeFull = "full"
-	ScanTypePR   = "pr"
-)
-
-// ScanType is the type of a scan of repos (primary first).
-func ScanType(repos []store.Repo) string {
-	if len(repos) > 0 && repos[0].BaseBranch != "" {
-		return ScanTypePR
-	}
-	return ScanTypeFull
-}
-
-// StartBudget bounds a whole start, every call to another service included.
-// It is well below jobs.RecoveryDelay, so recovery never runs while a
-// request could still claim or debit: a call cut short by the deadline is
-// cancelled on the server too.
-var StartBudget = 30 * time.Second
-
 // Start runs the saga for a validated request.
 func (s *Starter) Start(ctx context.Context, in *Start) (store.Scan, error) {
-	ctx, cancel := context.WithTimeout(ctx, StartBudget)
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(s.Budget, lifecycle.DefaultStartBudget))
 	defer cancel()
 	sc := store.Scan{
-		ID: uuid.NewString(), OrgID: in.Caller.OrgID, UserID: in.Caller.UserID, TaskID: taskID(), Status: "pending",
+		ID: uuid.NewString(), OrgID: in.Caller.OrgID, UserID: in.Caller.UserID, TaskID: taskID(), Status: vocab.ScanPending,
 		// The findings service refuses a registration without a type, so it
 		// is set here, not left to the column default.
-		ScanType:     ScanType(in.Repos),
+		ScanType:     lifecycle.ScanType(in.Repos),
 		EstimationID: in.Estimation.GetId(), Repos: in.Repos, TargetURLs: in.Req.GetTargetUrls(),
 		CustomContext: in.Req.GetCustomContext(), ContextDocumentIDs: in.Req.GetContextDocumentIds(), Credits: in.Estimation.GetTotalCredits(),
 	}
@@ -337,8 +331,7 @@ func (s *Starter) Start(ctx context.Context, in *Start) (store.Scan, error) {
 		if err := s.Store.InsertStarting(ctx, tx, sc); err != nil {
 			return err
 		}
-		_, err := s.River.InsertTx(ctx, tx, jobs.RecoverStart{ScanID: sc.ID}, &river.InsertOpts{ScheduledAt: time.Now().Add(jobs.RecoveryDelay)})
-		return err
+		return s.Queue.RecoverStart(ctx, tx, sc.ID, cmp.Or(s.RecoveryDelay, lifecycle.DefaultRecoveryDelay))
 	})
 	if err != nil {
 		return sc, fmt.Errorf("record scan start: %w", err)
@@ -365,7 +358,7 @@ func (s *Starter) Start(ctx context.Context, in *Start) (store.Scan, error) {
 		return undo(err)
 	}
 	// 3. Debit the credits.
-	if _, err := s.Auth.DebitCredits(ctx, &authv1.DebitCreditsRequest{OrgId: sc.OrgID, Amount: sc.Credits, Reference: CreditReference(sc.ID)}); err != nil {
+	if _, err := s.Auth.DebitCredits(ctx, &authv1.DebitCreditsRequest{OrgId: sc.OrgID, Amount: sc.Credits, Reference: lifecycle.CreditReference(sc.ID)}); err != nil {
 		return undo(passThrough(err, "debit credits"))
 	}
 	if err := s.fail("debited"); err != nil {
@@ -381,8 +374,7 @@ func (s *Starter) Start(ctx context.Context, in *Start) (store.Scan, error) {
 		if err := s.fail("queued"); err != nil {
 			return err
 		}
-		_, err = s.River.InsertTx(ctx, tx, jobs.RunScan{ScanID: sc.ID}, nil)
-		return err
+		return s.Queue.RunScan(ctx, tx, sc.ID)
 	})
 	if err != nil {
 		return undo(err)
@@ -392,31 +384,10 @@ func (s *Starter) Start(ctx context.Context, in *Start) (store.Scan, error) {
 	}
 	// Tell the findings service about the scan now, so that its findings
 	// list answers at once; the worker repeats this (idempotent) if it fails.
-	if _, err := s.Findings.RegisterScan(ctx, RegisterRequest(sc)); err != nil {
+	if _, err := s.Findings.RegisterScan(ctx, lifecycle.RegisterRequest(sc)); err != nil {
 		s.Log.WarnContext(ctx, "register scan with findings failed; the worker will retry", "scan_id", sc.ID, "error", err.Error())
 	}
 	return sc, nil
-}
-
-// CreditReference is the idempotency reference of a scan's debit.
-func CreditReference(scanID string) string { return "scan:" + scanID }
-
-// RegisterRequest describes a scan to the findings service.
-func RegisterRequest(sc store.Scan) *findingsv1.RegisterScanRequest {
-	primary, key, commit, pr := "", "", "", int32(0)
-	if len(sc.Repos) > 0 {
-		primary = sc.Repos[0].URL
-		if sc.Repos[0].Identity != "" {
-			key = sc.Repos[0].Identity
-		}
-		if sc.ScanType == ScanTypePR {
-			// The git hosting integration comments on the pull request (or
-			// its head commit) of a PR scan.
-			commit, pr = sc.Repos[0].CommitSHA, sc.Repos[0].PullRequest
-		}
-	}
-	return &findingsv1.RegisterScanRequest{ScanId: sc.ID, OrgId: sc.OrgID, RepoUrl: primary, ScanType: sc.ScanType, RepoKey: key,
-		CommitSha: commit, PullRequest: pr}
 }
 
 // passThrough keeps a client error of another service (its status and
@@ -429,30 +400,9 @@ func passThrough(err error, what string) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// Abort undoes a start that did not finish: it moves the scan to
-// 'aborting' (so the request can no longer complete it), refunds the debit
-// and releases the claim (both idempotent by the scan id), then marks it
-// aborted. It does nothing for a scan that started or was already aborted.
+// Abort undoes a start that did not finish (see
+// lifecycle.Compensations.AbortStart); the request's undo and the recovery
+// job run the same steps.
 func (s *Starter) Abort(ctx context.Context, scanID string) error {
-	sc, ok, err := s.Store.BeginAbort(ctx, scanID)
-	if err != nil || !ok {
-		return err
-	}
-	if _, err := s.Auth.RefundCredits(ctx, &authv1.RefundCreditsRequest{OrgId: sc.OrgID, Reference: CreditReference(sc.ID)}); err != nil {
-		return fmt.Errorf("refund: %w", err)
-	}
-	if _, err := s.Estimation.ReleaseEstimation(ctx, &estimationv1.ReleaseEstimationRequest{OrgId: sc.OrgID, Id: sc.EstimationID, ScanId: sc.ID}); err != nil {
-		return fmt.Errorf("release estimation: %w", err)
-	}
-	return s.Store.FinishAbort(ctx, sc.ID)
-}
-
-// RecoverWorker runs RecoverStart jobs.
-type RecoverWorker struct {
-	river.WorkerDefaults[jobs.RecoverStart]
-	Starter *Starter
-}
-
-func (w *RecoverWorker) Work(ctx context.Context, job *river.Job[jobs.RecoverStart]) error {
-	return w.Starter.Abort(ctx, job.Args.ScanID)
+	return s.compensations().AbortStart(ctx, scanID)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // ErrTerminal is returned when a scan that already ended is cancelled.
@@ -17,7 +19,7 @@ var ErrTerminal = errors.New("scan already ended")
 // (the scan was running) or finds the scan cancelled and never starts it.
 // A missing or foreign scan is ErrNotFound; one that already ended is
 // ErrTerminal (sc.Status then holds its status).
-func (st *Store) Cancel(ctx context.Context, tx pgx.Tx, orgID, id string) (sc Scan, previous string, err error) {
+func (st *Store) Cancel(ctx context.Context, tx pgx.Tx, orgID, id string) (sc Scan, previous vocab.ScanStatus, err error) {
 	err = tx.QueryRow(ctx, `SELECT status FROM scan.scans WHERE id = $1 AND org_id = $2 AND start_state = 'started' FOR UPDATE`, id, orgID).Scan(&previous)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return sc, "", ErrNotFound
@@ -25,7 +27,7 @@ func (st *Store) Cancel(ctx context.Context, tx pgx.Tx, orgID, id string) (sc Sc
 	if err != nil {
 		return sc, "", fmt.Errorf("lock scan: %w", err)
 	}
-	if previous != "pending" && previous != "running" {
+	if previous != vocab.ScanPending && previous != vocab.ScanRunning {
 		sc.ID, sc.Status = id, previous
 		return sc, previous, ErrTerminal
 	}
@@ -34,15 +36,15 @@ func (st *Store) Cancel(ctx context.Context, tx pgx.Tx, orgID, id string) (sc Sc
 	if err != nil {
 		return sc, "", fmt.Errorf("cancel scan: %w", err)
 	}
-	if err := st.ended(ctx, tx, id, "cancelled"); err != nil {
+	if err := st.ended(ctx, tx, id, vocab.ScanCancelled); err != nil {
 		return sc, "", err
 	}
 	return sc, previous, nil
 }
 
 // Status returns a scan's status, for workers that watch for cancellation.
-func (st *Store) Status(ctx context.Context, id string) (string, error) {
-	var s string
+func (st *Store) Status(ctx context.Context, id string) (vocab.ScanStatus, error) {
+	var s vocab.ScanStatus
 	err := st.Pool.QueryRow(ctx, `SELECT status FROM scan.scans WHERE id = $1`, id).Scan(&s)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", ErrNotFound

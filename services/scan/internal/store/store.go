@@ -16,18 +16,8 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/boot"
 	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
-
-// Schema is the Postgres schema the scan service owns.
-const Schema = "scan"
-
-//go:embed migrations/*.sql
-var migrations embed.FS
-
-// Migrate applies the scan schema migrations.
-func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	return db.Migrate(ctx, pool, Schema, migrations)
-}
 
 // ErrNotFound is returned for a missing or invisible record.
 var ErrNotFound = errors.New("not found")
@@ -61,17 +51,32 @@ func (r Repo) Key() string {
 
 // Scan is a scan row.
 type Scan struct {
-	ID, OrgID, UserID, TaskID, Status, StartState, ScanType, EstimationID string
-	Repos                                                                 []Repo
-	TargetURLs                                                            []string
-	AuthInstructionsEnc                                                   []byte
-	CustomContext                                                         string
-	ContextDocumentIDs                                                    []string
-	Credits, Progress                                                     int32
-	Error                                                                 *string
-	CreatedAt, UpdatedAt                                                  time.Time
-	StartedAt, CompletedAt                                                *time.Time
+	ID, OrgID, UserID, TaskID, EstimationID string
+	Status                                  vocab.ScanStatus
+	StartState                              StartState
+	ScanType                                string
+	Repos                                   []Repo
+	TargetURLs                              []string
+	AuthInstructionsEnc                     []byte
+	CustomContext                           string
+	ContextDocumentIDs                      []string
+	Credits, Progress                       int32
+	Error                                   *string
+	CreatedAt, UpdatedAt                    time.Time
+	StartedAt, CompletedAt                  *time.Time
 }
+
+// StartState is where a scan's start saga is: a scan is visible to its
+// organization and runnable only once Started.
+type StartState string
+
+// Start saga states.
+const (
+	Starting StartState = "starting" // the saga runs; recovery may abort it
+	Started  StartState = "started"  // claimed, debited and queued
+	Aborting StartState = "aborting" // being undone; the request can no longer complete it
+	Aborted  StartState = "aborted"  // undone: credits and claim given back
+)
 
 const scanColumns = `id::text, org_id::text, user_id::text, task_id, status, start_state, scan_type, cost_estimation_id::text,
 	repos, target_urls, auth_instructions_enc, custom_context, context_document_ids::text[], credits, progress, error,
@@ -92,17 +97,22 @@ func scanScan(row pgx.Row) (Scan, error) {
 	return s, json.Unmarshal(repos, &s.Repos)
 }
 
+// collectScans reads every scan of rows.
+func collectScans(rows pgx.Rows) ([]Scan, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Scan, error) { return scanScan(r) })
+}
+
 // Store runs the scan queries.
 type Store struct {
 	Pool *pgxpool.Pool
 	// Ended, when set, runs in the transaction that moves a scan to
 	// completed, failed or cancelled: it queues the scan's webhook event
 	// (a River job), so the event is durable with the status change.
-	Ended func(ctx context.Context, tx pgx.Tx, scanID, status string) error
+	Ended func(ctx context.Context, tx pgx.Tx, scanID string, status vocab.ScanStatus) error
 }
 
 // ended calls Ended, if set.
-func (st *Store) ended(ctx context.Context, tx pgx.Tx, id, status string) error {
+func (st *Store) ended(ctx context.Context, tx pgx.Tx, id string, status vocab.ScanStatus) error {
 	if st.Ended == nil {
 		return nil
 	}
@@ -120,7 +130,7 @@ func (st *Store) InsertStarting(ctx context.Context, tx pgx.Tx, s Scan) error {
 	}
 	scanType := s.ScanType
 	if scanType == "" {
-		scanType = "full"
+		scanType = "full" // the column's default
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO scan.scans (id, org_id, user_id, task_id, cost_estimation_id, repos, target_urls,
 		auth_instructions_enc, custom_context, context_document_ids, credits, scan_type)
@@ -198,16 +208,8 @@ func (st *Store) List(ctx context.Context, q ListQuery) ([]Scan, int32, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	var out []Scan
-	for rows.Next() {
-		s, err := scanScan(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, s)
-	}
-	return out, total, rows.Err()
+	out, err := collectScans(rows)
+	return out, total, err
 }
 
 // ErrNotRunnable means the scan is no longer pending or running (it was
@@ -263,7 +265,7 @@ func (st *Store) Complete(ctx context.Context, id string) error {
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
-		return st.ended(ctx, tx, id, "completed")
+		return st.ended(ctx, tx, id, vocab.ScanCompleted)
 	})
 }
 
@@ -277,7 +279,7 @@ func (st *Store) Fail(ctx context.Context, id, msg string) (bool, error) {
 			return err
 		}
 		failed = true
-		return st.ended(ctx, tx, id, "failed")
+		return st.ended(ctx, tx, id, vocab.ScanFailed)
 	})
 	return failed && err == nil, err
 }
@@ -293,16 +295,7 @@ func (st *Store) Stranded(ctx context.Context, idle time.Duration) ([]Scan, erro
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []Scan
-	for rows.Next() {
-		s, err := scanScan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return collectScans(rows)
 }
 
 // Document is a context document.
@@ -384,16 +377,7 @@ func (st *Store) MissingDocuments(ctx context.Context, orgID string, ids []strin
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 // DocumentsContent returns the content of the given documents, in order.
@@ -419,3 +403,11 @@ func AuthInstructionsAD(scanID string) secretbox.AD {
 var SealedColumns = []boot.SealedColumn{
 	{Table: "scan.scans", Column: "auth_instructions_enc", Key: "id", RowExpr: "id::text"},
 }
+
+// Schema is the Postgres schema the scan service owns; Migrate applies its migrations.
+const Schema = "scan"
+
+var Migrate = db.Migrations(Schema, migrations)
+
+//go:embed migrations/*.sql
+var migrations embed.FS

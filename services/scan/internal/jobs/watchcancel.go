@@ -1,10 +1,12 @@
-package worker
+package jobs
 
 import (
 	"context"
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 // DefaultCancelPoll is how often a running scan looks for its cancellation.
@@ -26,7 +28,7 @@ var (
 // stages and passes it to every live request) and the reporting of findings.
 // Read errors are ignored: the next poll tries again, and the job's own
 // timeout still bounds the run.
-func (w *Worker) watchCancel(ctx context.Context, log *slog.Logger, id string) (context.Context, func()) {
+func (w *RunScanWorker) watchCancel(ctx context.Context, log *slog.Logger, id string) (context.Context, func()) {
 	every := w.CancelPoll
 	if every <= 0 {
 		every = DefaultCancelPoll
@@ -50,7 +52,7 @@ func (w *Worker) watchCancel(ctx context.Context, log *slog.Logger, id string) (
 					}
 					continue
 				}
-				if status == "cancelled" {
+				if status == vocab.ScanCancelled {
 					log.InfoContext(ctx, "scan cancelled; stopping it")
 					cancel(errCancelled)
 					return

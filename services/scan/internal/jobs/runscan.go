@@ -1,11 +1,4 @@
-// Package worker runs scans from the durable queue: it checks out exactly
-// the estimated commits (primary repository first, related ones beside it),
-// runs the scan engine on the code and the target URLs, reports findings to
-// the findings service in idempotent batches, and records progress. A scan
-// that cannot finish after its attempts ends failed and its credits are
-// refunded. On shutdown a running scan is handed back to the queue. A
-// cancelled scan stops on whichever worker holds it (see watchCancel).
-package worker
+package jobs
 
 import (
 	"context"
@@ -28,6 +21,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/archive"
 	"github.com/vulnscan/vulnscan/pkg/engine"
+	"github.com/vulnscan/vulnscan/pkg/engine/finding"
 	"github.com/vulnscan/vulnscan/pkg/gitfetch"
 	"github.com/vulnscan/vulnscan/pkg/rmtree"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
@@ -35,17 +29,22 @@ import (
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
-	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
-	"github.com/vulnscan/vulnscan/services/scan/internal/service"
+	"github.com/vulnscan/vulnscan/services/scan/internal/lifecycle"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
 )
 
 // ReportBatch is the number of findings reported per call.
 const ReportBatch = 100
 
-// Worker runs RunScan jobs.
-type Worker struct {
-	river.WorkerDefaults[jobs.RunScan]
+// RunScanWorker runs RunScan jobs. It checks out exactly the estimated
+// commits (primary repository first, related ones beside it), runs the scan
+// engine on the code and the target URLs, reports findings to the findings
+// service in idempotent batches, and records progress. A scan that cannot
+// finish after its attempts ends failed and its credits are refunded. On
+// shutdown a running scan is handed back to the queue. A cancelled scan
+// stops on whichever worker holds it (see watchCancel).
+type RunScanWorker struct {
+	river.WorkerDefaults[RunScan]
 	Store      *store.Store
 	Estimation estimationv1.EstimationInternalServiceClient
 	Auth       authv1.AuthInternalServiceClient
@@ -64,21 +63,24 @@ type Worker struct {
 	// MaxRunningPerOrg bounds the scans of one organization running at once
 	// across all workers (SCAN_MAX_RUNNING_PER_ORG; 0: no bound).
 	MaxRunningPerOrg int
+	// OrgBusySnooze is how long a scan waits when its organization is at
+	// its running limit before it is offered to a worker again
+	// (DefaultOrgBusySnooze when zero).
+	OrgBusySnooze time.Duration
 }
 
-// OrgBusySnooze is how long a scan waits when its organization is at its
-// running limit before it is offered to a worker again.
-var OrgBusySnooze = 10 * time.Second
+// DefaultOrgBusySnooze is RunScanWorker.OrgBusySnooze's default.
+const DefaultOrgBusySnooze = 10 * time.Second
 
 // Timeout bounds one attempt of a scan.
-func (w *Worker) Timeout(*river.Job[jobs.RunScan]) time.Duration { return w.JobTimeout }
+func (w *RunScanWorker) Timeout(*river.Job[RunScan]) time.Duration { return w.JobTimeout }
 
 // permanent marks failures that retrying cannot fix.
 type permanent struct{ msg string }
 
 func (p permanent) Error() string { return p.msg }
 
-func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.RunScan]) error {
+func (w *RunScanWorker) Work(ctx context.Context, job *river.Job[RunScan]) error {
 	sc, err := w.Store.ByID(ctx, job.Args.ScanID)
 	if errors.Is(err, store.ErrNotFound) {
 		return river.JobCancel(fmt.Errorf("scan %s does not exist", job.Args.ScanID))
@@ -86,10 +88,10 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.RunScan]) error {
 	if err != nil {
 		return err
 	}
-	if sc.StartState != "started" {
+	if sc.StartState != store.Started {
 		return river.JobCancel(fmt.Errorf("scan %s was not started", sc.ID))
 	}
-	if sc.Status == "completed" || sc.Status == "failed" || sc.Status == "cancelled" {
+	if sc.Status.Terminal() {
 		return nil
 	}
 	log := w.Log.With("scan_id", sc.ID, "attempt", job.Attempt)
@@ -107,7 +109,11 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.RunScan]) error {
 		// job steps aside (a snooze uses no attempt) and the workers take
 		// other organizations' scans meanwhile.
 		log.DebugContext(ctx, "organization at its running-scan limit; scan snoozed")
-		return river.JobSnooze(OrgBusySnooze)
+		snooze := w.OrgBusySnooze
+		if snooze <= 0 {
+			snooze = DefaultOrgBusySnooze
+		}
+		return river.JobSnooze(snooze)
 	}
 	runCtx, stopWatch := w.watchCancel(ctx, log, sc.ID)
 	err = w.run(runCtx, log, sc)
@@ -120,7 +126,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.RunScan]) error {
 	if err == nil {
 		return nil
 	}
-	if status, serr := w.Store.Status(ctx, sc.ID); serr == nil && status == "cancelled" {
+	if status, serr := w.Store.Status(ctx, sc.ID); serr == nil && status == vocab.ScanCancelled {
 		// Cancelled while the attempt was failing: it stays cancelled, and
 		// a running scan's cancellation keeps its credits.
 		log.InfoContext(ctx, "stopped a cancelled scan", "error", err.Error())
@@ -186,55 +192,19 @@ func decide(err, ctxErr error, attempt, maxAttempts int) outcome {
 	case errors.Is(ctxErr, context.DeadlineExceeded):
 		return outcome{action: failKeep, msg: timedOutMsg}
 	case attempt >= maxAttempts:
-		return outcome{action: failRefund, msg: "The scan could not be completed"}
+		return outcome{action: failRefund, msg: lifecycle.FailedMessage}
 	}
 	return outcome{action: retry}
 }
 
-// fail marks the scan failed and refunds its credits (idempotently).
-func (w *Worker) fail(ctx context.Context, sc store.Scan, msg string) error {
-	return failAndRefund(ctx, w.Store, w.Auth, sc, msg)
+// fail refunds the scan's credits and marks it failed (idempotently).
+func (w *RunScanWorker) fail(ctx context.Context, sc store.Scan, msg string) error {
+	c := &lifecycle.Compensations{Store: w.Store, Auth: w.Auth, Estimation: w.Estimation}
+	return c.FailAndRefund(ctx, sc, msg)
 }
 
-// failAndRefund refunds first and only then marks the scan failed: if the
-// refund cannot be made now, the scan stays unfinished, so a retry or the
-// sweeper (which looks at unfinished scans) does both later. The refund is
-// idempotent by the scan's reference.
-func failAndRefund(ctx context.Context, st *store.Store, auth authv1.AuthInternalServiceClient, sc store.Scan, msg string) error {
-	if _, err := auth.RefundCredits(ctx, &authv1.RefundCreditsRequest{OrgId: sc.OrgID, Reference: service.CreditReference(sc.ID)}); err != nil {
-		return fmt.Errorf("refund failed scan: %w", err)
-	}
-	if _, err := st.Fail(ctx, sc.ID, msg); err != nil {
-		return err
-	}
-	return nil
-}
-
-// Sweeper runs SweepStranded jobs.
-type Sweeper struct {
-	river.WorkerDefaults[jobs.SweepStranded]
-	Store *store.Store
-	Auth  authv1.AuthInternalServiceClient
-	Log   *slog.Logger
-	Idle  time.Duration
-}
-
-func (s *Sweeper) Work(ctx context.Context, _ *river.Job[jobs.SweepStranded]) error {
-	stranded, err := s.Store.Stranded(ctx, s.Idle)
-	if err != nil {
-		return err
-	}
-	for _, sc := range stranded {
-		s.Log.WarnContext(ctx, "failing a scan that no worker will run any more", "scan_id", sc.ID)
-		if err := failAndRefund(ctx, s.Store, s.Auth, sc, "The scan could not be completed"); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (w *Worker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error {
-	if _, err := w.Findings.RegisterScan(ctx, service.RegisterRequest(sc)); err != nil {
+func (w *RunScanWorker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error {
+	if _, err := w.Findings.RegisterScan(ctx, lifecycle.RegisterRequest(sc)); err != nil {
 		return fmt.Errorf("register scan: %w", err)
 	}
 	progress := newProgress(ctx, w.Store, sc.ID, log)
@@ -261,7 +231,7 @@ func (w *Worker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error
 		withBase = withBase || r.hasBase()
 	}
 	in := engine.Input{Repos: repos, TargetURLs: sc.TargetURLs, CustomContext: sc.CustomContext, HTTPClient: w.LiveClient}
-	if sc.ScanType == service.ScanTypePR {
+	if sc.ScanType == lifecycle.ScanTypePR {
 		in.TargetURLs = nil // live targets are not part of a pull request's change
 	}
 	if len(sc.ContextDocumentIDs) > 0 {
@@ -308,7 +278,7 @@ func (w *Worker) run(ctx context.Context, log *slog.Logger, sc store.Scan) error
 
 // report sends findings in batches; the findings service keys them by
 // (scan, fingerprint), so a retried attempt never duplicates them.
-func (w *Worker) report(ctx context.Context, sc store.Scan, fs []engine.Finding) error {
+func (w *RunScanWorker) report(ctx context.Context, sc store.Scan, fs []engine.Finding) error {
 	for start := 0; start < len(fs); start += ReportBatch {
 		end := min(start+ReportBatch, len(fs))
 		req := &findingsv1.ReportFindingsRequest{ScanId: sc.ID}
@@ -336,7 +306,7 @@ func (w *Worker) report(ctx context.Context, sc store.Scan, fs []engine.Finding)
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // checkout fetches every repository of the scan at its estimated commit.
-func (w *Worker) checkout(ctx context.Context, sc store.Scan, dir string) ([]prRepo, error) {
+func (w *RunScanWorker) checkout(ctx context.Context, sc store.Scan, dir string) ([]prRepo, error) {
 	resp, err := w.Estimation.GetRepoSources(ctx, &estimationv1.GetRepoSourcesRequest{OrgId: sc.OrgID, Id: sc.EstimationID})
 	if err != nil {
 		return nil, fmt.Errorf("repository sources: %w", err)
@@ -353,7 +323,7 @@ func (w *Worker) checkout(ctx context.Context, sc store.Scan, dir string) ([]prR
 		if src == nil {
 			return nil, permanent{fmt.Sprintf("Repository %s is no longer part of the estimation", r.URL)}
 		}
-		if src.GetStatus() != "completed" {
+		if src.GetStatus() != string(vocab.EstimationCompleted) {
 			return nil, permanent{fmt.Sprintf("Repository %s could not be estimated, so it cannot be scanned", r.URL)}
 		}
 		target := filepath.Join(dir, fmt.Sprintf("%02d-%s", i, unsafeName.ReplaceAllString(filepath.Base(r.URL), "_")))
@@ -384,7 +354,7 @@ func sameRepo(a, b string) bool { return vocab.RepoKey(a) == vocab.RepoKey(b) }
 
 // unpack streams an upload's archive from the estimation service into a
 // temporary file, checks its hash, and extracts it safely.
-func (w *Worker) unpack(ctx context.Context, orgID string, src *estimationv1.RepoSource, target string) error {
+func (w *RunScanWorker) unpack(ctx context.Context, orgID string, src *estimationv1.RepoSource, target string) error {
 	stream, err := w.Estimation.DownloadUpload(ctx, &estimationv1.DownloadUploadRequest{OrgId: orgID, UploadId: src.GetUploadId()})
 	if err != nil {
 		return fmt.Errorf("download upload: %w", err)
@@ -473,3 +443,18 @@ func (p *progressWriter) writeLocked() {
 	}
 	p.last, p.at = p.pending, time.Now()
 }
+
+// WhyHeading starts the paragraph that Describe appends to a finding's
+// description (see finding.WhyHeading).
+const WhyHeading = finding.WhyHeading
+
+// ConfidenceTag is the prefix of the tag that carries a finding's confidence.
+const ConfidenceTag = finding.ConfidenceTag
+
+// Tags returns the finding's tags with its confidence ("confidence:high"),
+// as the command-line client's local runs report them too.
+func Tags(f engine.Finding) []string { return finding.ReportTags(f) }
+
+// Describe returns the finding's description followed by the reasons of its
+// confidence, so that whoever reads the finding sees why it is reported.
+func Describe(f engine.Finding) string { return finding.ReportDescription(f) }

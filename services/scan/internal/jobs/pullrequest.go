@@ -1,4 +1,4 @@
-package worker
+package jobs
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/engine"
 	"github.com/vulnscan/vulnscan/pkg/gitfetch"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
+	"github.com/vulnscan/vulnscan/services/scan/internal/lifecycle"
 	"github.com/vulnscan/vulnscan/services/scan/internal/prdiff"
-	"github.com/vulnscan/vulnscan/services/scan/internal/service"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
 )
 
@@ -44,8 +44,8 @@ func (p prRepo) hasBase() bool { return p.src.GetBaseBranch() != "" }
 
 // newInChange filters the head's findings of a scan down to those its pull
 // request entries introduce (see above). dir is the scan's scratch directory.
-func (w *Worker) newInChange(ctx context.Context, log *slog.Logger, sc store.Scan, repos []prRepo, dir string, fs []engine.Finding) ([]engine.Finding, error) {
-	full := sc.ScanType != service.ScanTypePR
+func (w *RunScanWorker) newInChange(ctx context.Context, log *slog.Logger, sc store.Scan, repos []prRepo, dir string, fs []engine.Finding) ([]engine.Finding, error) {
+	full := sc.ScanType != lifecycle.ScanTypePR
 	bases := map[string]string{}           // repository key → base tree
 	changes := map[string]prdiff.Changes{} // repository key → changed lines
 	for i, r := range repos {
@@ -133,7 +133,7 @@ func touches(ch prdiff.Changes, f engine.Finding) bool {
 
 // fetchAt writes the tree of commit (reached through branch) of a git
 // source into target, mapping the fetcher's errors to the scan's messages.
-func (w *Worker) fetchAt(ctx context.Context, src *estimationv1.RepoSource, url, branch, commit, target string) error {
+func (w *RunScanWorker) fetchAt(ctx context.Context, src *estimationv1.RepoSource, url, branch, commit, target string) error {
 	got, err := gitfetch.Checkout(ctx, gitfetch.Source{CloneURL: src.GetCloneUrl(), Username: src.GetUsername(), Password: src.GetPassword(),
 		Branch: branch, Commit: commit}, target, w.Fetch)
 	switch {
