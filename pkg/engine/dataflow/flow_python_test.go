@@ -189,6 +189,22 @@ def h():
     else:
         os.system(c)  # want:python.cmdi.shell
 `)},
+		{"aborting not-in check protects", py(`
+from flask import abort
+def h():
+    c = request.args.get("c")
+    if c not in ["ls", "pwd"]:
+        abort(400)
+    os.system(c)
+`)},
+		{"not-in check guards only its false branch", py(`
+def h():
+    c = request.args.get("c")
+    if c not in ("ls", "pwd"):
+        os.system(c)  # want:python.cmdi.shell
+    else:
+        os.system(c)
+`)},
 		{"check that does not abort does not protect", py(`
 import logging
 def h():

@@ -121,9 +121,9 @@ func (c *fnCtx) noteGuard(st *state, in *ir.Instr) {
 			if k != nil {
 				c.guards[in.Dst] = guard{v: x.Var, eq: k, neg: true}
 			}
-		case "in":
+		case "in", "not in":
 			if in.Args[0].IsVar() && c.allConstant(st, c.val(st, in.Args[1])) {
-				c.guards[in.Dst] = guard{v: in.Args[0].Var, mask: allClasses}
+				c.guards[in.Dst] = guard{v: in.Args[0].Var, mask: allClasses, neg: in.Name == "not in"}
 			}
 		}
 	case ir.OpCall:
