@@ -205,6 +205,32 @@ def h():
     else:
         os.system(c)
 `)},
+		{"keyword arguments bind by name", py(`
+def run(safe, cmd):
+    os.system(cmd)  # want:python.cmdi.shell
+def h():
+    run(cmd=request.args.get("c"), safe="x")
+`)},
+		{"keyword argument bound by name to a parameter without a sink", py(`
+def run(safe, cmd):
+    os.system(cmd)
+def h():
+    run(cmd="ls", safe=request.args.get("c"))
+`)},
+		{"positional then keyword, default left alone", py(`
+def run(prefix, cmd="ls", *rest, **opts):
+    os.system(prefix + cmd)  # want:python.cmdi.shell
+    os.system(opts["x"])
+def h():
+    run("ping ", x="ls", cmd=request.args.get("c"))
+`)},
+		{"unknown keyword collected by **kwargs", py(`
+def run(cmd="ls", **opts):
+    os.system(opts["other"])  # want:python.cmdi.shell
+    os.system(cmd)
+def h():
+    run(other=request.args.get("c"))
+`)},
 		{"check that does not abort does not protect", py(`
 import logging
 def h():
