@@ -105,8 +105,7 @@ func (c *fnCtx) call(st *state, in *ir.Instr) Val {
 	var out Val
 	if len(callees) > 0 {
 		c.a.st.CallsResolved++
-		out = Val{Def: true}
-		known := false
+		known := false // out stays undefined until a summary joins in, so a constant result survives
 		for _, callee := range callees {
 			bin, bargs := bindArgs(in, callee, args)
 			if len(callees) == 1 {
@@ -122,6 +121,7 @@ func (c *fnCtx) call(st *state, in *ir.Instr) Val {
 		if !known {
 			out = c.defaultFlow(st, recv, args)
 		}
+		out.Def = true
 		if newObj >= 0 {
 			// the constructed object, whatever the constructor returns
 			o := st.objs[newObj]

@@ -179,6 +179,13 @@ public class H extends HttpServlet {
     alg = alg + "1";
     java.security.MessageDigest.getInstance(alg); // want:java.crypto.weak-hash
   }`)},
+		{"weak hash named by a helper's constant result", java(`
+  static String alg() { return "MD5"; }
+  static String strong() { return "SHA-256"; }
+  protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws Exception {
+    java.security.MessageDigest.getInstance(alg()); // want:java.crypto.weak-hash
+    java.security.MessageDigest.getInstance(strong());
+  }`)},
 		{"lambda captures taint", java(`
   protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
     String c = req.getParameter("c");
