@@ -437,6 +437,23 @@ func (c *fnCtx) newObj(st *state, key objKey, o *Obj) int32 {
 	return id
 }
 
+// copyLits replaces the collection literals a value refers to with copies
+// allocated at the copying instruction (value semantics); other objects
+// stay shared.
+func (c *fnCtx) copyLits(st *state, in *ir.Instr, v Val) Val {
+	var objs []int32
+	for i, id := range v.Objs {
+		o := st.objs[id]
+		if o == nil || !o.Lit {
+			objs = unionObjs(objs, []int32{id})
+			continue
+		}
+		objs = unionObjs(objs, []int32{c.newObj(st, objKey{in: in, sym: int32(i)}, o.clone())})
+	}
+	v.Objs = objs
+	return v
+}
+
 func (c *fnCtx) entryState(nslots int) *state {
 	fn := c.fn
 	st := &state{}
@@ -759,7 +776,11 @@ func (c *fnCtx) set(st *state, dst ir.VarID, v Val) {
 func (c *fnCtx) exec(st *state, in *ir.Instr) {
 	switch in.Op {
 	case ir.OpAssign:
-		c.set(st, in.Dst, c.val(st, in.Args[0]))
+		v := c.val(st, in.Args[0])
+		if in.Name == "copy" {
+			v = c.copyLits(st, in, v)
+		}
+		c.set(st, in.Dst, v)
 	case ir.OpUnary:
 		x := c.val(st, in.Args[0])
 		out := Val{Def: true}
@@ -815,14 +836,14 @@ func (c *fnCtx) exec(st *state, in *ir.Instr) {
 	case ir.OpStoreGlobal:
 		c.storeGlobal(st, in.Name, c.val(st, in.Args[0]))
 	case ir.OpMakeList:
-		o := &Obj{Type: in.Name, ListOK: true, Exact: true}
+		o := &Obj{Type: in.Name, ListOK: true, Exact: true, Lit: true}
 		for _, a := range in.Args {
 			o.appendElem(c.val(st, a))
 		}
 		id := c.newObj(st, objKey{in: in}, o)
 		c.set(st, in.Dst, Val{Def: true, Objs: []int32{id}, Type: in.Name})
 	case ir.OpMakeMap:
-		o := &Obj{Type: in.Name, Exact: true}
+		o := &Obj{Type: in.Name, Exact: true, Lit: true}
 		for i := 0; i+1 < len(in.Args); i += 2 {
 			k := c.val(st, in.Args[i])
 			v := c.val(st, in.Args[i+1])

@@ -165,6 +165,12 @@ func (b *Builder) Assign(dst VarID, v Value, pos Pos) {
 	b.Emit(Instr{Op: OpAssign, Dst: dst, Args: []Value{v}, Pos: pos})
 }
 
+// Copy emits dst = v for a language whose collections are values (PHP
+// arrays): dst gets a copy of the collection v holds, not an alias.
+func (b *Builder) Copy(dst VarID, v Value, pos Pos) {
+	b.Emit(Instr{Op: OpAssign, Dst: dst, Args: []Value{v}, Name: "copy", Pos: pos})
+}
+
 // Binary emits a binary operation into a new temporary.
 func (b *Builder) Binary(op string, x, y Value, pos Pos) Value {
 	return b.emitDst(OpBinary, "", pos, Instr{Name: op, Args: []Value{x, y}})

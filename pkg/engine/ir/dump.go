@@ -133,6 +133,9 @@ func InstrString(fn *Func, in *Instr) string {
 	}
 	switch in.Op {
 	case OpAssign:
+		if in.Name != "" {
+			return dst + in.Name + " " + v(in.Args[0])
+		}
 		return dst + v(in.Args[0])
 	case OpUnary:
 		return dst + in.Name + " " + v(in.Args[0])

@@ -125,7 +125,7 @@ func (v Value) IsNone() bool  { return v.Var < 0 && v.Const == nil }
 type Op uint8
 
 const (
-	OpAssign      Op = iota + 1 // Dst = Args[0]
+	OpAssign      Op = iota + 1 // Dst = Args[0]; Name "copy": the value is copied, collection literals (PHP arrays) included, not aliased
 	OpUnary                     // Dst = Name Args[0]; Name: "!", "-", "+", "~", "not", "typeof"
 	OpBinary                    // Dst = Args[0] Name Args[1]; Name: + - * / % ** == != === !== < <= > >= && || & | ^ << >> >>> in "not in" is "is not" instanceof "." (PHP concat) "??"
 	OpCall                      // Dst = Call (Dst may be NoVar)
