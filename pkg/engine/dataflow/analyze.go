@@ -429,6 +429,7 @@ func (a *analyzer) findEntries() {
 			continue
 		}
 		funcVals := map[ir.VarID][]*ir.Func{}
+		modVals := map[ir.VarID]string{} // variables holding a repository module
 		for _, blk := range fn.Blocks {
 			for i := range blk.Instrs {
 				in := &blk.Instrs[i]
@@ -438,6 +439,13 @@ func (a *analyzer) findEntries() {
 				case ir.OpLoadGlobal:
 					if fs := a.p.funcs[in.Name]; len(fs) > 0 {
 						funcVals[in.Dst] = append(funcVals[in.Dst], fs...)
+					} else if m := a.p.canon(in.Name); a.p.packages[m] {
+						modVals[in.Dst] = m
+					}
+				case ir.OpLoadField:
+					// a function of a module used as a value: `from pkg import mod; mod.f`
+					if x := in.Args[0]; x.IsVar() && modVals[x.Var] != "" {
+						funcVals[in.Dst] = append(funcVals[in.Dst], a.p.funcsOf(modVals[x.Var]+"."+in.Name)...)
 					}
 				case ir.OpAssign:
 					if v := in.Args[0]; v.IsVar() && len(funcVals[v.Var]) > 0 {

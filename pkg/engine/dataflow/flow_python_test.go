@@ -231,6 +231,10 @@ def run(cmd="ls", **opts):
 def h():
     run(other=request.args.get("c"))
 `)},
+		{"function of a module imported from its package, called through a variable", []src{
+			{"shop/tools.py", "import os\n\ndef run(cmd):\n    os.system(cmd)  # want:python.cmdi.shell\n\ndef safe(cmd):\n    os.system(\"ls\")\n"},
+			{"site/app.py", pyHead + "from shop import tools\n\ndef h():\n    f = tools.run\n    f(request.args.get(\"c\"))\n    g = tools.safe\n    g(request.args.get(\"c\"))\n"},
+		}},
 		{"check that does not abort does not protect", py(`
 import logging
 def h():

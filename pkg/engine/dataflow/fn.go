@@ -799,7 +799,13 @@ func (c *fnCtx) exec(st *state, in *ir.Instr) {
 		v := c.call(st, in)
 		c.set(st, in.Dst, v)
 	case ir.OpLoadField:
-		c.set(st, in.Dst, c.loadField(st, c.val(st, in.Args[0]), in.Name))
+		obj := c.val(st, in.Args[0])
+		v := c.loadField(st, obj, in.Name)
+		if obj.Type != "" && c.a.p.packages[c.a.p.canon(obj.Type)] {
+			// a member of a module used as a value: `from pkg import mod; mod.f`
+			v = joinVal(v, c.loadGlobal(&ir.Instr{Op: ir.OpLoadGlobal, Dst: in.Dst, Name: obj.Type + "." + in.Name, Pos: in.Pos}))
+		}
+		c.set(st, in.Dst, v)
 	case ir.OpStoreField:
 		c.checkStore(st, c.val(st, in.Args[0]), c.val(st, in.Args[1]), in.Pos)
 		c.store(st, in.Args[0], c.val(st, in.Args[0]), in.Name, nil, c.val(st, in.Args[1]))
