@@ -273,6 +273,10 @@ func (a *analyzer) allFuncs() []*ir.Func {
 func (a *analyzer) inferTypes() {
 	for _, fn := range a.allFuncs() {
 		lm := a.p.models(fn.File)
+		// a variable assigned values of different types (`b = c ? new A() :
+		// new B()`) has none of them: inferred, to tell a later definition
+		// of another type; mixed, never typed again
+		var inferred, mixed map[ir.VarID]bool
 		for pass := 0; pass < 2; pass++ {
 			for _, blk := range fn.Blocks {
 				for i := range blk.Instrs {
@@ -280,7 +284,7 @@ func (a *analyzer) inferTypes() {
 					if in.Op == ir.OpCall && pass == 0 {
 						a.noteConstructed(fn, lm, in.Call)
 					}
-					if in.Dst < 0 || fn.Vars[in.Dst].Type != "" {
+					if in.Dst < 0 || mixed[in.Dst] || fn.Vars[in.Dst].Type != "" && !inferred[in.Dst] {
 						continue
 					}
 					t := ""
@@ -298,7 +302,19 @@ func (a *analyzer) inferTypes() {
 					case ir.OpCall:
 						t = a.staticResultType(fn, lm, in.Call)
 					}
-					if t != "" {
+					switch cur := fn.Vars[in.Dst].Type; {
+					case t == "" || t == cur:
+					case cur != "":
+						if mixed == nil {
+							mixed = map[ir.VarID]bool{}
+						}
+						mixed[in.Dst] = true
+						fn.Vars[in.Dst].Type = ""
+					default:
+						if inferred == nil {
+							inferred = map[ir.VarID]bool{}
+						}
+						inferred[in.Dst] = true
 						fn.Vars[in.Dst].Type = t
 					}
 				}

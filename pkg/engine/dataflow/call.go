@@ -85,6 +85,9 @@ func (c *fnCtx) call(st *state, in *ir.Instr) Val {
 		args[i] = c.val(st, a)
 	}
 	callees := c.a.p.resolve(c.fn, call, recv)
+	if call.Kind == ir.CallMethod {
+		callees = c.dispatchObjs(st, call, recv, callees)
+	}
 	if call.Kind == ir.CallDynamic || call.Kind == ir.CallMethod && len(recv.Fns) > 0 {
 		callees = unionFns(callees, recv.Fns)
 	}
@@ -157,6 +160,28 @@ func (c *fnCtx) call(st *state, in *ir.Instr) Val {
 		out.Taint = out.Taint.union(r.Taint)
 	}
 	return out
+}
+
+// dispatchObjs adds the methods a call reaches through the classes of the
+// objects the receiver may be, when they differ from its type: `b = c ?
+// new A() : new B(); b.run()` reaches A's run and B's.
+func (c *fnCtx) dispatchObjs(st *state, call *ir.Call, recv Val, callees []*ir.Func) []*ir.Func {
+	if len(recv.Objs) < 2 {
+		return callees
+	}
+	for _, id := range recv.Objs {
+		if int(id) >= len(st.objs) || st.objs[id] == nil {
+			continue
+		}
+		cls := st.objs[id].Class
+		if cls == "" || cls == recv.Type || c.a.p.class(cls) == nil {
+			continue
+		}
+		r := recv
+		r.Type = cls
+		callees = unionFns(callees, c.a.p.resolve(c.fn, call, r))
+	}
+	return callees
 }
 
 // bindArgs matches a call's arguments to the callee's parameters when the

@@ -235,6 +235,17 @@ def h():
 			{"shop/tools.py", "import os\n\ndef run(cmd):\n    os.system(cmd)  # want:python.cmdi.shell\n\ndef safe(cmd):\n    os.system(\"ls\")\n"},
 			{"site/app.py", pyHead + "from shop import tools\n\ndef h():\n    f = tools.run\n    f(request.args.get(\"c\"))\n    g = tools.safe\n    g(request.args.get(\"c\"))\n"},
 		}},
+		{"method call on an object of either class", py(`
+class Echo:
+    def run(self, c):
+        os.system("echo")
+class Shell:
+    def run(self, c):
+        os.system(c)  # want:python.cmdi.shell
+def h(flag):
+    b = Echo() if flag else Shell()
+    b.run(request.args.get("c"))
+`)},
 		{"check that does not abort does not protect", py(`
 import logging
 def h():
