@@ -120,6 +120,14 @@ func (c *fnCtx) call(st *state, in *ir.Instr) Val {
 			}
 			known = true
 			out = joinVal(out, c.applySummary(st, bin, callee, s, recv, bargs))
+			for i, r := range s.rets {
+				v := Val{Def: true, Const: r.Const, Type: r.Type, Fns: r.Fns, Taint: c.subst(st, r.Taint, callee, recv, bargs, in.Pos)}
+				if i >= len(c.later) {
+					c.later = append(c.later, v)
+				} else {
+					c.later[i] = joinVal(c.later[i], v)
+				}
+			}
 		}
 		if !known {
 			out = c.defaultFlow(st, recv, args)

@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
@@ -30,10 +31,16 @@ type fnCtx struct {
 	objIDs map[objKey]int32
 	sum    *summary
 	ret    Val
+	rets   []Val // the later results of a function returning several (Go)
 	exit   *state
-	steps  int
-	over   bool
-	names  map[string]ir.VarID
+	// later holds the later results of the call being evaluated, and
+	// results those of the calls made, by the variable of their first
+	// result (read by OpLoadField "#1"…).
+	later   []Val
+	results map[ir.VarID][]Val
+	steps   int
+	over    bool
+	names   map[string]ir.VarID
 	// slot maps a variable to its index in a state, or -1 for a variable
 	// whose every use follows its definition inside one block (most
 	// temporaries): those live in locals, not in the states copied and
@@ -284,6 +291,9 @@ func (c *fnCtx) assignSlots() int {
 		}
 		use(blk.Cond)
 		use(blk.Val)
+		for _, m := range blk.More {
+			use(m)
+		}
 		for _, d := range touched {
 			defined[d] = false
 		}
@@ -671,6 +681,15 @@ func (c *fnCtx) block(b int) []int {
 			v.Taint = c.eff(st, v, 3)
 			c.ret = joinVal(c.ret, v)
 		}
+		for i, m := range blk.More {
+			v := c.val(st, m)
+			v.Taint = c.eff(st, v, 3)
+			v.Objs = nil
+			if i >= len(c.rets) {
+				c.rets = append(c.rets, make([]Val, i+1-len(c.rets))...)
+			}
+			c.rets[i] = joinVal(c.rets[i], v)
+		}
 		c.exitJoin(st)
 	case ir.TermThrow:
 		if !blk.Val.IsNone() {
@@ -796,9 +815,26 @@ func (c *fnCtx) exec(st *state, in *ir.Instr) {
 	case ir.OpBinary:
 		c.set(st, in.Dst, c.binary(st, in))
 	case ir.OpCall:
+		c.later = nil
 		v := c.call(st, in)
 		c.set(st, in.Dst, v)
+		if in.Dst >= 0 && (len(c.later) > 0 || c.results != nil) {
+			if c.results == nil {
+				c.results = map[ir.VarID][]Val{}
+			}
+			c.results[in.Dst] = c.later
+		}
 	case ir.OpLoadField:
+		if i, ok := resultIndex(in.Name); ok {
+			// a later result of a call: what the callee returns there, or
+			// an unknown clean value
+			v := Val{Def: true}
+			if x := in.Args[0]; x.IsVar() && i <= len(c.results[x.Var]) {
+				v = c.results[x.Var][i-1]
+			}
+			c.set(st, in.Dst, v)
+			break
+		}
 		obj := c.val(st, in.Args[0])
 		v := c.loadField(st, obj, in.Name)
 		if obj.Type != "" && c.a.p.packages[c.a.p.canon(obj.Type)] {
@@ -1324,9 +1360,19 @@ func (c *fnCtx) closure(st *state, fn *ir.Func) {
 	}
 }
 
+// resultIndex parses the field name "#i" of a call's later result.
+func resultIndex(name string) (int, bool) {
+	if len(name) < 2 || name[0] != '#' {
+		return 0, false
+	}
+	i, err := strconv.Atoi(name[1:])
+	return i, err == nil && i > 0
+}
+
 // finishSummary builds the summary from the function's exits.
 func (c *fnCtx) finishSummary() {
 	c.sum.ret = c.ret
+	c.sum.rets = c.rets
 	if c.exit == nil {
 		return
 	}

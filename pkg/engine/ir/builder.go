@@ -272,6 +272,14 @@ func (b *Builder) Return(v Value, pos Pos) {
 	b.terminate(TermReturn, pos).Val = v
 }
 
+// ReturnMore ends the current block returning several results: v and then
+// more. A call's later results are read with OpLoadField "#1", "#2"… of its
+// result.
+func (b *Builder) ReturnMore(v Value, more []Value, pos Pos) {
+	blk := b.terminate(TermReturn, pos)
+	blk.Val, blk.More = v, more
+}
+
 // Throw ends the current block with a throw caught by the enclosing handlers.
 func (b *Builder) Throw(v Value, pos Pos) {
 	var hs []int
@@ -376,6 +384,9 @@ func (b *Builder) Finish(pos Pos) *Func {
 		}
 		if blk.Term != TermReturn && blk.Term != TermThrow {
 			blk.Val = None
+		}
+		if blk.Term != TermReturn {
+			blk.More = nil
 		}
 	}
 	return b.Fn
