@@ -273,6 +273,10 @@ func (a *analyzer) allFuncs() []*ir.Func {
 func (a *analyzer) inferTypes() {
 	for _, fn := range a.allFuncs() {
 		lm := a.p.models(fn.File)
+		// a variable assigned values of different types (`b = c ? new A() :
+		// new B()`) has none of them: inferred, to tell a later definition
+		// of another type; mixed, never typed again
+		var inferred, mixed map[ir.VarID]bool
 		for pass := 0; pass < 2; pass++ {
 			for _, blk := range fn.Blocks {
 				for i := range blk.Instrs {
@@ -280,7 +284,7 @@ func (a *analyzer) inferTypes() {
 					if in.Op == ir.OpCall && pass == 0 {
 						a.noteConstructed(fn, lm, in.Call)
 					}
-					if in.Dst < 0 || fn.Vars[in.Dst].Type != "" {
+					if in.Dst < 0 || mixed[in.Dst] || fn.Vars[in.Dst].Type != "" && !inferred[in.Dst] {
 						continue
 					}
 					t := ""
@@ -298,7 +302,19 @@ func (a *analyzer) inferTypes() {
 					case ir.OpCall:
 						t = a.staticResultType(fn, lm, in.Call)
 					}
-					if t != "" {
+					switch cur := fn.Vars[in.Dst].Type; {
+					case t == "" || t == cur:
+					case cur != "":
+						if mixed == nil {
+							mixed = map[ir.VarID]bool{}
+						}
+						mixed[in.Dst] = true
+						fn.Vars[in.Dst].Type = ""
+					default:
+						if inferred == nil {
+							inferred = map[ir.VarID]bool{}
+						}
+						inferred[in.Dst] = true
 						fn.Vars[in.Dst].Type = t
 					}
 				}
@@ -429,6 +445,7 @@ func (a *analyzer) findEntries() {
 			continue
 		}
 		funcVals := map[ir.VarID][]*ir.Func{}
+		modVals := map[ir.VarID]string{} // variables holding a repository module
 		for _, blk := range fn.Blocks {
 			for i := range blk.Instrs {
 				in := &blk.Instrs[i]
@@ -438,6 +455,13 @@ func (a *analyzer) findEntries() {
 				case ir.OpLoadGlobal:
 					if fs := a.p.funcs[in.Name]; len(fs) > 0 {
 						funcVals[in.Dst] = append(funcVals[in.Dst], fs...)
+					} else if m := a.p.canon(in.Name); a.p.packages[m] {
+						modVals[in.Dst] = m
+					}
+				case ir.OpLoadField:
+					// a function of a module used as a value: `from pkg import mod; mod.f`
+					if x := in.Args[0]; x.IsVar() && modVals[x.Var] != "" {
+						funcVals[in.Dst] = append(funcVals[in.Dst], a.p.funcsOf(modVals[x.Var]+"."+in.Name)...)
 					}
 				case ir.OpAssign:
 					if v := in.Args[0]; v.IsVar() && len(funcVals[v.Var]) > 0 {

@@ -1,6 +1,8 @@
 package dataflow
 
 import (
+	"strings"
+
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
 )
 
@@ -83,6 +85,9 @@ func (c *fnCtx) call(st *state, in *ir.Instr) Val {
 		args[i] = c.val(st, a)
 	}
 	callees := c.a.p.resolve(c.fn, call, recv)
+	if call.Kind == ir.CallMethod {
+		callees = c.dispatchObjs(st, call, recv, callees)
+	}
 	if call.Kind == ir.CallDynamic || call.Kind == ir.CallMethod && len(recv.Fns) > 0 {
 		callees = unionFns(callees, recv.Fns)
 	}
@@ -103,22 +108,31 @@ func (c *fnCtx) call(st *state, in *ir.Instr) Val {
 	var out Val
 	if len(callees) > 0 {
 		c.a.st.CallsResolved++
-		out = Val{Def: true}
-		known := false
+		known := false // out stays undefined until a summary joins in, so a constant result survives
 		for _, callee := range callees {
+			bin, bargs := bindArgs(in, callee, args)
 			if len(callees) == 1 {
-				c.a.noteArgTypes(callee, args)
+				c.a.noteArgTypes(callee, bargs)
 			}
 			s := c.a.sums[callee]
 			if s == nil {
 				continue
 			}
 			known = true
-			out = joinVal(out, c.applySummary(st, in, callee, s, recv, args))
+			out = joinVal(out, c.applySummary(st, bin, callee, s, recv, bargs))
+			for i, r := range s.rets {
+				v := Val{Def: true, Const: r.Const, Type: r.Type, Fns: r.Fns, Taint: c.subst(st, r.Taint, callee, recv, bargs, in.Pos)}
+				if i >= len(c.later) {
+					c.later = append(c.later, v)
+				} else {
+					c.later[i] = joinVal(c.later[i], v)
+				}
+			}
 		}
 		if !known {
 			out = c.defaultFlow(st, recv, args)
 		}
+		out.Def = true
 		if newObj >= 0 {
 			// the constructed object, whatever the constructor returns
 			o := st.objs[newObj]
@@ -154,6 +168,131 @@ func (c *fnCtx) call(st *state, in *ir.Instr) Val {
 		out.Taint = out.Taint.union(r.Taint)
 	}
 	return out
+}
+
+// dispatchObjs adds the methods a call reaches through the classes of the
+// objects the receiver may be, when they differ from its type: `b = c ?
+// new A() : new B(); b.run()` reaches A's run and B's.
+func (c *fnCtx) dispatchObjs(st *state, call *ir.Call, recv Val, callees []*ir.Func) []*ir.Func {
+	if len(recv.Objs) < 2 {
+		return callees
+	}
+	for _, id := range recv.Objs {
+		if int(id) >= len(st.objs) || st.objs[id] == nil {
+			continue
+		}
+		cls := st.objs[id].Class
+		if cls == "" || cls == recv.Type || c.a.p.class(cls) == nil {
+			continue
+		}
+		r := recv
+		r.Type = cls
+		callees = unionFns(callees, c.a.p.resolve(c.fn, call, r))
+	}
+	return callees
+}
+
+// bindArgs matches a call's arguments to the callee's parameters when the
+// call names some of them (Python and PHP keyword arguments): positional
+// arguments fill the leading parameters, the rest go to the variadic one, a
+// keyword argument goes to the parameter of that name (else to the
+// keyword-collecting one, or the next positional parameter as a Ruby-style
+// trailing hash), and an unpacked *x or **x may reach every parameter it
+// could fill. It returns the call with its operands in parameter order and
+// their values; a parameter no argument binds is left undefined, so the
+// callee's own default applies. Calls without keywords are returned as is.
+func bindArgs(in *ir.Instr, callee *ir.Func, args []Val) (*ir.Instr, []Val) {
+	if !hasKeywords(in.Call.Names) {
+		return in, args
+	}
+	n := len(callee.Params)
+	vals := make([]Val, n)
+	ops := make([]ir.Value, n)
+	for i := range ops {
+		ops[i] = ir.None
+	}
+	bind := func(i int, v Val, op ir.Value) {
+		if vals[i].Def {
+			vals[i], ops[i] = joinVal(vals[i], v), ir.None
+			return
+		}
+		vals[i], ops[i] = v, op
+	}
+	restPos, restKw := -1, -1
+	for i, p := range callee.Params {
+		switch {
+		case p.Rest && callee.Vars[p.Var].Type == "dict":
+			restKw = i
+		case p.Rest && restPos < 0:
+			restPos = i
+		}
+	}
+	positional := func(i int) bool { return i < n && i != restPos && i != restKw && (restPos < 0 || i < restPos) }
+	next := 0
+	var extra, spread Val
+	for j, v := range args {
+		op := in.Call.Args[j]
+		switch name := in.Call.Names[j]; name {
+		case "", "&block":
+			switch {
+			case positional(next):
+				bind(next, v, op)
+				next++
+			case restPos >= 0:
+				bind(restPos, v, ir.None)
+			}
+		case "*", "**":
+			spread = joinVal(spread, v)
+		default:
+			if i := paramNamed(callee, name); i >= 0 {
+				bind(i, v, op)
+			} else {
+				extra = joinVal(extra, v)
+			}
+		}
+	}
+	if extra.Def {
+		switch {
+		case restKw >= 0:
+			bind(restKw, extra, ir.None)
+		case positional(next):
+			bind(next, extra, ir.None)
+		}
+	}
+	if spread.Def {
+		for i := range vals {
+			if !vals[i].Def || i == restPos || i == restKw {
+				bind(i, spread, ir.None)
+			}
+		}
+	}
+	syn := *in
+	call := *in.Call
+	call.Args, call.Names = ops, nil
+	syn.Call = &call
+	return &syn, vals
+}
+
+// hasKeywords reports names of a call that bind by name.
+func hasKeywords(names []string) bool {
+	for _, n := range names {
+		if n != "" && n != "&block" {
+			return true
+		}
+	}
+	return false
+}
+
+// paramNamed returns the index of the callee's named (not variadic)
+// parameter, or -1.
+func paramNamed(callee *ir.Func, name string) int {
+	name = strings.TrimPrefix(name, "$")
+	for i, p := range callee.Params {
+		if !p.Rest && strings.TrimPrefix(callee.Vars[p.Var].Name, "$") == name {
+			return i
+		}
+	}
+	return -1
 }
 
 func isCallName(n string) bool {

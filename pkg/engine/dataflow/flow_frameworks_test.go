@@ -22,6 +22,10 @@ def not_a_route(cmd: str):
 			{"shop/views.py", "import os\n\ndef run(request, cmd):\n    os.system(cmd)  # want:python.cmdi.shell\n\ndef helper(request, cmd):\n    os.system(cmd)\n"},
 			{"shop/urls.py", "from django.urls import path\nfrom . import views\n\nurlpatterns = [path('run/<cmd>', views.run)]\n"},
 		}},
+		{"django view of a module imported by absolute path", []src{
+			{"shop/views.py", "import os\n\ndef run(request, cmd):\n    os.system(cmd)  # want:python.cmdi.shell\n\ndef helper(request, cmd):\n    os.system(cmd)\n"},
+			{"site/urls.py", "from django.urls import path\nfrom shop import views\n\nurlpatterns = [path('run/<cmd>', views.run)]\n"},
+		}},
 		{"jax-rs query parameter", one("app/R.java", `package app;
 import javax.ws.rs.*;
 @Path("/r")

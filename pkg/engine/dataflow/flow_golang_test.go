@@ -29,6 +29,34 @@ func h(w http.ResponseWriter, r *http.Request) {
 	exec.Command("sh", "-c", c).Run() // want:go.cmdi.exec
 }
 `)},
+		{"later result of a helper", golang(`
+func parse(r *http.Request) (string, string) {
+	return "ls", r.FormValue("c")
+}
+func h(w http.ResponseWriter, r *http.Request) {
+	good, bad := parse(r)
+	exec.Command("sh", "-c", good).Run()
+	exec.Command("sh", "-c", bad).Run() // want:go.cmdi.exec
+}
+`)},
+		{"later result in terms of a parameter, and named results", golang(`
+func split(a, b string) (first, second string) {
+	first, second = a, b
+	return
+}
+func pick(a string, b string) (string, string, error) {
+	return a, b, nil
+}
+func h(w http.ResponseWriter, r *http.Request) {
+	x, y := split("ls", r.FormValue("c"))
+	exec.Command("sh", "-c", x).Run()
+	exec.Command("sh", "-c", y).Run() // want:go.cmdi.exec
+	p, q, err := pick(r.FormValue("c"), "ls")
+	exec.Command("sh", "-c", p).Run() // want:go.cmdi.exec
+	exec.Command("sh", "-c", q).Run()
+	_ = err
+}
+`)},
 		{"constant command", golang(`
 func h(w http.ResponseWriter, r *http.Request) {
 	_ = r.FormValue("c")

@@ -179,6 +179,28 @@ public class H extends HttpServlet {
     alg = alg + "1";
     java.security.MessageDigest.getInstance(alg); // want:java.crypto.weak-hash
   }`)},
+		{"weak hash named by a helper's constant result", java(`
+  static String alg() { return "MD5"; }
+  static String strong() { return "SHA-256"; }
+  protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws Exception {
+    java.security.MessageDigest.getInstance(alg()); // want:java.crypto.weak-hash
+    java.security.MessageDigest.getInstance(strong());
+  }`)},
+		{"virtual call on a receiver of either subclass", []src{
+			{"app/Base.java", "package app;\npublic abstract class Base {\n  public abstract void run(String c) throws Exception;\n}\n"},
+			{"app/Echo.java", "package app;\npublic class Echo extends Base {\n  public void run(String c) throws Exception {\n    Runtime.getRuntime().exec(\"echo\");\n  }\n}\n"},
+			{"app/Shell.java", "package app;\npublic class Shell extends Base {\n  public void run(String c) throws Exception {\n    Runtime.getRuntime().exec(c); // want:java.cmdi.exec\n  }\n}\n"},
+			{"app/H.java", `package app;
+import javax.servlet.http.*;
+public class H extends HttpServlet {
+  protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws Exception {
+    String x = req.getParameter("c");
+    Base b = x.isEmpty() ? new Echo() : new Shell();
+    b.run(x);
+  }
+}
+`},
+		}},
 		{"lambda captures taint", java(`
   protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
     String c = req.getParameter("c");

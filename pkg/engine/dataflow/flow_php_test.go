@@ -42,6 +42,26 @@ $a = array("safe" => "ls", "bad" => $_GET['c']);
 system($a["bad"]); // want:php.cmdi.shell
 system($a["safe"]);
 `)},
+		{"an array assigned is copied", php(`
+$a = array("v" => "ls");
+$b = $a;
+$b["v"] = $_GET['c'];
+system($a["v"]);
+system($b["v"]); // want:php.cmdi.shell
+`)},
+		{"an array assigned by reference is shared", php(`
+$a = array("v" => "ls");
+$b = &$a;
+$b["v"] = $_GET['c'];
+system($a["v"]); // want:php.cmdi.shell
+`)},
+		{"an object assigned is shared", php(`
+class Box { public $v = "ls"; }
+$a = new Box();
+$b = $a;
+$b->v = $_GET['c'];
+system($a->v); // want:php.cmdi.shell
+`)},
 		{"function returning its argument", php(`
 function wrap($v) { return "ping " . $v; }
 system(wrap($_GET['c'])); // want:php.cmdi.shell

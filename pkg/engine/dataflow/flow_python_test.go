@@ -189,6 +189,63 @@ def h():
     else:
         os.system(c)  # want:python.cmdi.shell
 `)},
+		{"aborting not-in check protects", py(`
+from flask import abort
+def h():
+    c = request.args.get("c")
+    if c not in ["ls", "pwd"]:
+        abort(400)
+    os.system(c)
+`)},
+		{"not-in check guards only its false branch", py(`
+def h():
+    c = request.args.get("c")
+    if c not in ("ls", "pwd"):
+        os.system(c)  # want:python.cmdi.shell
+    else:
+        os.system(c)
+`)},
+		{"keyword arguments bind by name", py(`
+def run(safe, cmd):
+    os.system(cmd)  # want:python.cmdi.shell
+def h():
+    run(cmd=request.args.get("c"), safe="x")
+`)},
+		{"keyword argument bound by name to a parameter without a sink", py(`
+def run(safe, cmd):
+    os.system(cmd)
+def h():
+    run(cmd="ls", safe=request.args.get("c"))
+`)},
+		{"positional then keyword, default left alone", py(`
+def run(prefix, cmd="ls", *rest, **opts):
+    os.system(prefix + cmd)  # want:python.cmdi.shell
+    os.system(opts["x"])
+def h():
+    run("ping ", x="ls", cmd=request.args.get("c"))
+`)},
+		{"unknown keyword collected by **kwargs", py(`
+def run(cmd="ls", **opts):
+    os.system(opts["other"])  # want:python.cmdi.shell
+    os.system(cmd)
+def h():
+    run(other=request.args.get("c"))
+`)},
+		{"function of a module imported from its package, called through a variable", []src{
+			{"shop/tools.py", "import os\n\ndef run(cmd):\n    os.system(cmd)  # want:python.cmdi.shell\n\ndef safe(cmd):\n    os.system(\"ls\")\n"},
+			{"site/app.py", pyHead + "from shop import tools\n\ndef h():\n    f = tools.run\n    f(request.args.get(\"c\"))\n    g = tools.safe\n    g(request.args.get(\"c\"))\n"},
+		}},
+		{"method call on an object of either class", py(`
+class Echo:
+    def run(self, c):
+        os.system("echo")
+class Shell:
+    def run(self, c):
+        os.system(c)  # want:python.cmdi.shell
+def h(flag):
+    b = Echo() if flag else Shell()
+    b.run(request.args.get("c"))
+`)},
 		{"check that does not abort does not protect", py(`
 import logging
 def h():

@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
@@ -30,10 +31,16 @@ type fnCtx struct {
 	objIDs map[objKey]int32
 	sum    *summary
 	ret    Val
+	rets   []Val // the later results of a function returning several (Go)
 	exit   *state
-	steps  int
-	over   bool
-	names  map[string]ir.VarID
+	// later holds the later results of the call being evaluated, and
+	// results those of the calls made, by the variable of their first
+	// result (read by OpLoadField "#1"…).
+	later   []Val
+	results map[ir.VarID][]Val
+	steps   int
+	over    bool
+	names   map[string]ir.VarID
 	// slot maps a variable to its index in a state, or -1 for a variable
 	// whose every use follows its definition inside one block (most
 	// temporaries): those live in locals, not in the states copied and
@@ -121,9 +128,9 @@ func (c *fnCtx) noteGuard(st *state, in *ir.Instr) {
 			if k != nil {
 				c.guards[in.Dst] = guard{v: x.Var, eq: k, neg: true}
 			}
-		case "in":
+		case "in", "not in":
 			if in.Args[0].IsVar() && c.allConstant(st, c.val(st, in.Args[1])) {
-				c.guards[in.Dst] = guard{v: in.Args[0].Var, mask: allClasses}
+				c.guards[in.Dst] = guard{v: in.Args[0].Var, mask: allClasses, neg: in.Name == "not in"}
 			}
 		}
 	case ir.OpCall:
@@ -284,6 +291,9 @@ func (c *fnCtx) assignSlots() int {
 		}
 		use(blk.Cond)
 		use(blk.Val)
+		for _, m := range blk.More {
+			use(m)
+		}
 		for _, d := range touched {
 			defined[d] = false
 		}
@@ -435,6 +445,23 @@ func (c *fnCtx) newObj(st *state, key objKey, o *Obj) int32 {
 	}
 	st.objs[id] = o
 	return id
+}
+
+// copyLits replaces the collection literals a value refers to with copies
+// allocated at the copying instruction (value semantics); other objects
+// stay shared.
+func (c *fnCtx) copyLits(st *state, in *ir.Instr, v Val) Val {
+	var objs []int32
+	for i, id := range v.Objs {
+		o := st.objs[id]
+		if o == nil || !o.Lit {
+			objs = unionObjs(objs, []int32{id})
+			continue
+		}
+		objs = unionObjs(objs, []int32{c.newObj(st, objKey{in: in, sym: int32(i)}, o.clone())})
+	}
+	v.Objs = objs
+	return v
 }
 
 func (c *fnCtx) entryState(nslots int) *state {
@@ -654,6 +681,15 @@ func (c *fnCtx) block(b int) []int {
 			v.Taint = c.eff(st, v, 3)
 			c.ret = joinVal(c.ret, v)
 		}
+		for i, m := range blk.More {
+			v := c.val(st, m)
+			v.Taint = c.eff(st, v, 3)
+			v.Objs = nil
+			if i >= len(c.rets) {
+				c.rets = append(c.rets, make([]Val, i+1-len(c.rets))...)
+			}
+			c.rets[i] = joinVal(c.rets[i], v)
+		}
 		c.exitJoin(st)
 	case ir.TermThrow:
 		if !blk.Val.IsNone() {
@@ -759,7 +795,11 @@ func (c *fnCtx) set(st *state, dst ir.VarID, v Val) {
 func (c *fnCtx) exec(st *state, in *ir.Instr) {
 	switch in.Op {
 	case ir.OpAssign:
-		c.set(st, in.Dst, c.val(st, in.Args[0]))
+		v := c.val(st, in.Args[0])
+		if in.Name == "copy" {
+			v = c.copyLits(st, in, v)
+		}
+		c.set(st, in.Dst, v)
 	case ir.OpUnary:
 		x := c.val(st, in.Args[0])
 		out := Val{Def: true}
@@ -775,10 +815,33 @@ func (c *fnCtx) exec(st *state, in *ir.Instr) {
 	case ir.OpBinary:
 		c.set(st, in.Dst, c.binary(st, in))
 	case ir.OpCall:
+		c.later = nil
 		v := c.call(st, in)
 		c.set(st, in.Dst, v)
+		if in.Dst >= 0 && (len(c.later) > 0 || c.results != nil) {
+			if c.results == nil {
+				c.results = map[ir.VarID][]Val{}
+			}
+			c.results[in.Dst] = c.later
+		}
 	case ir.OpLoadField:
-		c.set(st, in.Dst, c.loadField(st, c.val(st, in.Args[0]), in.Name))
+		if i, ok := resultIndex(in.Name); ok {
+			// a later result of a call: what the callee returns there, or
+			// an unknown clean value
+			v := Val{Def: true}
+			if x := in.Args[0]; x.IsVar() && i <= len(c.results[x.Var]) {
+				v = c.results[x.Var][i-1]
+			}
+			c.set(st, in.Dst, v)
+			break
+		}
+		obj := c.val(st, in.Args[0])
+		v := c.loadField(st, obj, in.Name)
+		if obj.Type != "" && c.a.p.packages[c.a.p.canon(obj.Type)] {
+			// a member of a module used as a value: `from pkg import mod; mod.f`
+			v = joinVal(v, c.loadGlobal(&ir.Instr{Op: ir.OpLoadGlobal, Dst: in.Dst, Name: obj.Type + "." + in.Name, Pos: in.Pos}))
+		}
+		c.set(st, in.Dst, v)
 	case ir.OpStoreField:
 		c.checkStore(st, c.val(st, in.Args[0]), c.val(st, in.Args[1]), in.Pos)
 		c.store(st, in.Args[0], c.val(st, in.Args[0]), in.Name, nil, c.val(st, in.Args[1]))
@@ -815,14 +878,14 @@ func (c *fnCtx) exec(st *state, in *ir.Instr) {
 	case ir.OpStoreGlobal:
 		c.storeGlobal(st, in.Name, c.val(st, in.Args[0]))
 	case ir.OpMakeList:
-		o := &Obj{Type: in.Name, ListOK: true, Exact: true}
+		o := &Obj{Type: in.Name, ListOK: true, Exact: true, Lit: true}
 		for _, a := range in.Args {
 			o.appendElem(c.val(st, a))
 		}
 		id := c.newObj(st, objKey{in: in}, o)
 		c.set(st, in.Dst, Val{Def: true, Objs: []int32{id}, Type: in.Name})
 	case ir.OpMakeMap:
-		o := &Obj{Type: in.Name, Exact: true}
+		o := &Obj{Type: in.Name, Exact: true, Lit: true}
 		for i := 0; i+1 < len(in.Args); i += 2 {
 			k := c.val(st, in.Args[i])
 			v := c.val(st, in.Args[i+1])
@@ -1297,9 +1360,19 @@ func (c *fnCtx) closure(st *state, fn *ir.Func) {
 	}
 }
 
+// resultIndex parses the field name "#i" of a call's later result.
+func resultIndex(name string) (int, bool) {
+	if len(name) < 2 || name[0] != '#' {
+		return 0, false
+	}
+	i, err := strconv.Atoi(name[1:])
+	return i, err == nil && i > 0
+}
+
 // finishSummary builds the summary from the function's exits.
 func (c *fnCtx) finishSummary() {
 	c.sum.ret = c.ret
+	c.sum.rets = c.rets
 	if c.exit == nil {
 		return
 	}

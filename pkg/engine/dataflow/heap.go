@@ -19,6 +19,7 @@ type Obj struct {
 	Sym    Taint // contents of a parameter's or the receiver's object (symbolic)
 	Class  string
 	Exact  bool // allocated here: a key never stored is absent
+	Lit    bool // a collection literal (list or map), copied by a copying assign
 
 	// sharedFields says Fields belongs to another object too: ownFields
 	// copies it before the first write.

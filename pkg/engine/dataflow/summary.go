@@ -11,6 +11,7 @@ import (
 // it stores into its parameters' objects and into fields.
 type summary struct {
 	ret    Val
+	rets   []Val // later results (Go)
 	sinks  []sumSink
 	consts []sumConst
 	muts   []sumMut
@@ -57,8 +58,13 @@ type sumField struct {
 }
 
 func (s *summary) equal(t *summary) bool {
-	if !valEqual(s.ret, t.ret) || len(s.sinks) != len(t.sinks) || len(s.consts) != len(t.consts) || len(s.muts) != len(t.muts) || len(s.fields) != len(t.fields) || len(s.calls) != len(t.calls) {
+	if !valEqual(s.ret, t.ret) || len(s.rets) != len(t.rets) || len(s.sinks) != len(t.sinks) || len(s.consts) != len(t.consts) || len(s.muts) != len(t.muts) || len(s.fields) != len(t.fields) || len(s.calls) != len(t.calls) {
 		return false
+	}
+	for i := range s.rets {
+		if !valEqual(s.rets[i], t.rets[i]) {
+			return false
+		}
 	}
 	for i := range s.muts {
 		if s.muts[i].target != t.muts[i].target || s.muts[i].field != t.muts[i].field || !s.muts[i].taint.equal(t.muts[i].taint) {

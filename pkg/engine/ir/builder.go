@@ -165,6 +165,12 @@ func (b *Builder) Assign(dst VarID, v Value, pos Pos) {
 	b.Emit(Instr{Op: OpAssign, Dst: dst, Args: []Value{v}, Pos: pos})
 }
 
+// Copy emits dst = v for a language whose collections are values (PHP
+// arrays): dst gets a copy of the collection v holds, not an alias.
+func (b *Builder) Copy(dst VarID, v Value, pos Pos) {
+	b.Emit(Instr{Op: OpAssign, Dst: dst, Args: []Value{v}, Name: "copy", Pos: pos})
+}
+
 // Binary emits a binary operation into a new temporary.
 func (b *Builder) Binary(op string, x, y Value, pos Pos) Value {
 	return b.emitDst(OpBinary, "", pos, Instr{Name: op, Args: []Value{x, y}})
@@ -264,6 +270,14 @@ func (b *Builder) If(cond Value, then, els int, pos Pos) {
 // Return ends the current block with a return.
 func (b *Builder) Return(v Value, pos Pos) {
 	b.terminate(TermReturn, pos).Val = v
+}
+
+// ReturnMore ends the current block returning several results: v and then
+// more. A call's later results are read with OpLoadField "#1", "#2"… of its
+// result.
+func (b *Builder) ReturnMore(v Value, more []Value, pos Pos) {
+	blk := b.terminate(TermReturn, pos)
+	blk.Val, blk.More = v, more
 }
 
 // Throw ends the current block with a throw caught by the enclosing handlers.
@@ -370,6 +384,9 @@ func (b *Builder) Finish(pos Pos) *Func {
 		}
 		if blk.Term != TermReturn && blk.Term != TermThrow {
 			blk.Val = None
+		}
+		if blk.Term != TermReturn {
+			blk.More = nil
 		}
 	}
 	return b.Fn

@@ -104,7 +104,11 @@ func DumpFunc(b *strings.Builder, fn *Func) {
 		case TermIf:
 			fmt.Fprintf(b, "    if %s b%d b%d\n", v(blk.Cond), blk.Succs[0], blk.Succs[1])
 		case TermReturn:
-			fmt.Fprintf(b, "    return %s\n", v(blk.Val))
+			fmt.Fprintf(b, "    return %s", v(blk.Val))
+			for _, m := range blk.More {
+				fmt.Fprintf(b, ", %s", v(m))
+			}
+			b.WriteString("\n")
 		case TermThrow:
 			fmt.Fprintf(b, "    throw %s %v\n", v(blk.Val), blk.Succs)
 		case TermEnd:
@@ -133,6 +137,9 @@ func InstrString(fn *Func, in *Instr) string {
 	}
 	switch in.Op {
 	case OpAssign:
+		if in.Name != "" {
+			return dst + in.Name + " " + v(in.Args[0])
+		}
 		return dst + v(in.Args[0])
 	case OpUnary:
 		return dst + in.Name + " " + v(in.Args[0])
@@ -212,6 +219,11 @@ func Validate(fn *Func) error {
 		}
 		if !okVal(blk.Cond) || !okVal(blk.Val) {
 			return fmt.Errorf("%s: block %d terminator uses a missing variable", fn.QName, i)
+		}
+		for _, m := range blk.More {
+			if !okVal(m) {
+				return fmt.Errorf("%s: block %d terminator uses a missing variable", fn.QName, i)
+			}
 		}
 		for j, in := range blk.Instrs {
 			if in.Op == 0 {

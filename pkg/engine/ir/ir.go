@@ -125,11 +125,11 @@ func (v Value) IsNone() bool  { return v.Var < 0 && v.Const == nil }
 type Op uint8
 
 const (
-	OpAssign      Op = iota + 1 // Dst = Args[0]
+	OpAssign      Op = iota + 1 // Dst = Args[0]; Name "copy": the value is copied, collection literals (PHP arrays) included, not aliased
 	OpUnary                     // Dst = Name Args[0]; Name: "!", "-", "+", "~", "not", "typeof"
 	OpBinary                    // Dst = Args[0] Name Args[1]; Name: + - * / % ** == != === !== < <= > >= && || & | ^ << >> >>> in "not in" is "is not" instanceof "." (PHP concat) "??"
 	OpCall                      // Dst = Call (Dst may be NoVar)
-	OpLoadField                 // Dst = Args[0].Name
+	OpLoadField                 // Dst = Args[0].Name; Name "#1", "#2"…: a later result of the call whose first result is Args[0]
 	OpStoreField                // Args[0].Name = Args[1]
 	OpLoadIndex                 // Dst = Args[0][Args[1]]; Args[1] is None for "some element" (iteration, unknown index)
 	OpStoreIndex                // Args[0][Args[1]] = Args[2]; Args[1] None appends / unknown index
@@ -213,8 +213,9 @@ type Block struct {
 	ID       int
 	Instrs   []Instr
 	Term     TermKind
-	Cond     Value // TermIf
-	Val      Value // TermReturn, TermThrow
+	Cond     Value   // TermIf
+	Val      Value   // TermReturn, TermThrow
+	More     []Value // TermReturn of several results (Go): the results after Val
 	Succs    []int
 	Handlers []int // catch entries that receive an exception raised by an instruction of this block
 	TermPos  Pos

@@ -140,6 +140,7 @@ func TestCookieFlags(t *testing.T) {
 		{"all flags", http.Cookie{Name: "s", Value: "v", HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode}, ""},
 		{"no HttpOnly", http.Cookie{Name: "s", Value: "v", Secure: true, SameSite: http.SameSiteLaxMode}, "HttpOnly"},
 		{"no Secure over HTTPS", http.Cookie{Name: "s", Value: "v", HttpOnly: true, SameSite: http.SameSiteLaxMode}, "Secure"},
+		{"no SameSite attribute", http.Cookie{Name: "s", Value: "v", HttpOnly: true, Secure: true}, "SameSite"},
 		{"SameSite None counts as set", http.Cookie{Name: "s", Value: "v", HttpOnly: true, Secure: true, SameSite: http.SameSiteNoneMode}, ""},
 	}
 	for _, tc := range cases {

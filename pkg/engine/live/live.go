@@ -378,7 +378,7 @@ func (p *prober) checkCookies(target string, r *response) []*finding.Finding {
 		if !c.Secure && p.origin.Scheme == "https" {
 			miss = append(miss, "Secure")
 		}
-		if c.SameSite == http.SameSiteDefaultMode {
+		if !sameSiteSet(c) {
 			miss = append(miss, "SameSite")
 		}
 		if len(miss) == 0 {
@@ -391,7 +391,7 @@ func (p *prober) checkCookies(target string, r *response) []*finding.Finding {
 				return false
 			}
 			for _, c2 := range (&http.Response{Header: r2.header}).Cookies() {
-				if c2.Name == name && (!c2.HttpOnly || c2.SameSite == http.SameSiteDefaultMode || (!c2.Secure && p.origin.Scheme == "https")) {
+				if c2.Name == name && (!c2.HttpOnly || !sameSiteSet(c2) || (!c2.Secure && p.origin.Scheme == "https")) {
 					return true
 				}
 			}
@@ -401,6 +401,17 @@ func (p *prober) checkCookies(target string, r *response) []*finding.Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// sameSiteSet reports a cookie declaring a SameSite policy. A cookie with
+// no SameSite attribute parses as the zero mode and one with an unknown
+// value as SameSiteDefaultMode: browsers apply their own default to both.
+func sameSiteSet(c *http.Cookie) bool {
+	switch c.SameSite {
+	case http.SameSiteLaxMode, http.SameSiteStrictMode, http.SameSiteNoneMode:
+		return true
+	}
+	return false
 }
 
 func (p *prober) checkTLS(target string, r *response) *finding.Finding {

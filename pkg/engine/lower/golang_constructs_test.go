@@ -7,6 +7,15 @@ import "testing"
 func TestGoConstructs(t *testing.T) {
 	t.Parallel()
 	cases := []dumpCase{
+		{"several results: returned together, read by position", `package app
+func two(s string) (string, error) { return "ls", nil }
+func named() (a, b int) { return }
+func f() {
+	_, e := two("x")
+	m := map[string]int{}
+	v, ok := m["k"]
+}
+`, []string{`return "ls", null`, "return a, b", "= call.func app#two(\"x\")\n    $t2 = $t1.#1\n    e = $t2", "$t4 = m[\"k\"]\n    $t5 = opaque()"}},
 		{"number, rune and string literals", `package app
 func f() {
 	a := 0x1F

@@ -51,6 +51,12 @@ class C extends B {
   }
 }
 `, []string{`k = "App\\Models\\User"`, "= global App\\C::A\n    m = ", "= global App\\C::A\n    s = ", "= call.super App\\B#f(1)"}},
+		{"arrays are copied by assignment and shared by reference", `<?php
+function f($a) {
+  $b = $a;
+  $c = &$a;
+}
+`, []string{"b = copy a", "c = a\n"}},
 		{"negative and boolean literals", `<?php
 $a = -5;
 $c = false;

@@ -26,6 +26,14 @@ end
   o = ?z
 end
 `, []string{`g = "a\tbAB"`, `i = "sym"`, `list Array ["a", "b"]`, "k = null", `o = "z"`}},
+		{"escapes: octal, single-quoted, file and line", `def f
+  a = "\101\0"
+  b = 'x\\y\'z\n'
+  c = %q(p\\q)
+  d = __FILE__
+  e = __LINE__
+end
+`, []string{`a = "A\x00"`, `b = "x\\y'z\\n"`, `c = "p\\q"`, `d = "lib/a.rb"`, "e = 6"}},
 		{"unary operators", `def f(a)
   l = !a
   m = -a

@@ -113,25 +113,53 @@ func dropSpace(b []byte) string {
 }
 
 // walk visits the tree iteratively (its depth is bounded by the parser, but
-// a loop costs nothing).
+// a loop costs nothing). A rule matching both a node and a node inside it
+// (an assignment and the call it assigns) is one flaw: only the innermost
+// match is reported.
 func (pc *patternCtx) walk(root *syntax.Node) {
+	type open struct {
+		idx int
+		end uint32
+	}
+	enclosing := map[string][]open{} // per rule, the matches enclosing the current node, outermost first
+	var outer []bool                 // per finding, whether a match of the same rule lies inside it
 	stack := []*syntax.Node{root}
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for _, r := range pc.rs.patterns[n.Type] {
-			if n.Named && pc.match(r.Pattern, n) {
-				key := fmt.Sprintf("%s@%d", r.ID, n.Start)
-				if !pc.seen[key] {
-					pc.seen[key] = true
-					pc.findings = append(pc.findings, pc.emit(r, n))
-				}
+			if !n.Named || !pc.match(r.Pattern, n) {
+				continue
 			}
+			key := fmt.Sprintf("%s@%d", r.ID, n.Start)
+			if pc.seen[key] {
+				continue
+			}
+			pc.seen[key] = true
+			// nodes come in pre-order: the matches still open that end
+			// at or after this one enclose it
+			ms := enclosing[r.ID]
+			for len(ms) > 0 && ms[len(ms)-1].end < n.End {
+				ms = ms[:len(ms)-1]
+			}
+			for _, m := range ms {
+				outer[m.idx] = true
+			}
+			enclosing[r.ID] = append(ms, open{len(pc.findings), n.End})
+			pc.findings = append(pc.findings, pc.emit(r, n))
+			outer = append(outer, false)
 		}
 		for i := len(n.Children) - 1; i >= 0; i-- {
 			stack = append(stack, n.Children[i])
 		}
 	}
+	kept := pc.findings[:0]
+	for i, f := range pc.findings {
+		if !outer[i] {
+			kept = append(kept, f)
+		}
+	}
+	pc.findings = kept
 }
 
 func (pc *patternCtx) part(n *syntax.Node, f string) *syntax.Node {

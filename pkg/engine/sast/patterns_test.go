@@ -62,6 +62,7 @@ requests.get(url, verify=ca_bundle)
 ssl._create_unverified_context()  # want:python.tls.unverified-context
 ok = ssl.create_default_context()
 ok.check_hostname = False  # want:python.tls.unverified-context
+ctx = ssl._create_unverified_context()  # want:python.tls.unverified-context
 ok.check_hostname = True
 `},
 		{"flask debug", "a.py", `app.run(debug=True)  # want:python.debug.flask

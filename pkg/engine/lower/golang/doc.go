@@ -55,15 +55,16 @@
 //
 // # Values and results
 //
-// A function with several results returns its first one: `return rows, err`
-// evaluates both and returns rows. Destructuring follows: `a, err := f()`
-// assigns the call's result to a and a fresh unknown value (an OpOpaque of
-// nothing) to the other variables, so the first result keeps the call's type
-// for the analysis (model `returns:`) and error and ok values carry no taint.
-// The comma-ok forms read the value exactly: `v, ok := m[k]` is OpLoadIndex,
+// A function with several results returns its first one as the return's
+// value and the others after it (Block.More): `return rows, err`.
+// Destructuring a call follows: `a, err := f()` assigns the call's result to
+// a, so the first result keeps the call's type for the analysis (model
+// `returns:`), and the later results to the other variables with OpLoadField
+// "#1", "#2"… of that result: what the callee returns there, or a clean
+// unknown value for a library call. Other multi-value forms give the later
+// variables a fresh unknown value (an OpOpaque of nothing); the comma-ok
+// forms read the value exactly: `v, ok := m[k]` is OpLoadIndex,
 // `v, ok := x.(T)` is OpCast, `v, ok := <-ch` is OpLoadIndex with no index.
-// Later results of a function returning several data values are therefore
-// not tracked.
 //
 // Composite literals of structs are OpMakeMap with the field names as string
 // keys (positional struct literals use the declared field order when the

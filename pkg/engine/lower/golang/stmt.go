@@ -1,6 +1,7 @@
 package golang
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/vulnscan/vulnscan/pkg/engine/ir"
@@ -190,9 +191,19 @@ func (x *fnCtx) rhsValues(rights []*syntax.Node, n int, typ *syntax.Node) []ir.V
 			out = append(out, x.zero(typ, pos(typ)))
 		}
 	case len(rights) == 1 && n > 1:
-		out = append(out, x.expr(rights[0]))
+		first := x.expr(rights[0])
+		out = append(out, first)
+		call := rights[0]
+		for call.Type == "parenthesized_expression" && firstNamed(call) != nil {
+			call = firstNamed(call)
+		}
 		for i := 1; i < n; i++ {
-			out = append(out, x.b.Opaque(nil, pos(rights[0])))
+			if call.Type == "call_expression" && first.IsVar() {
+				// the call's later results
+				out = append(out, x.b.LoadField(first, "#"+strconv.Itoa(i), "", pos(rights[0])))
+			} else {
+				out = append(out, x.b.Opaque(nil, pos(rights[0])))
+			}
 		}
 	default:
 		for _, r := range rights {
@@ -298,17 +309,23 @@ func (x *fnCtx) returnStmt(n *syntax.Node) {
 		}
 	}
 	ret := ir.None
+	var more []ir.Value
 	for i, e := range vals {
 		v := x.expr(e)
 		if i == 0 {
 			ret = v
+		} else {
+			more = append(more, v)
 		}
 	}
 	if len(vals) == 0 && len(x.named) > 0 {
 		ret = ir.V(x.named[0])
+		for _, id := range x.named[1:] {
+			more = append(more, ir.V(id))
+		}
 	}
 	x.runDefers(pos(n))
-	x.b.Return(ret, pos(n))
+	x.b.ReturnMore(ret, more, pos(n))
 }
 
 func (x *fnCtx) deferStmt(n *syntax.Node) {

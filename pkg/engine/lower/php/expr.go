@@ -74,6 +74,11 @@ func (f *fnLowerer) expr(n *syntax.Node) ir.Value {
 			return f.b.Opaque(f.namedValues(n), pos)
 		}
 		v := f.expr(right)
+		if n.Type == "assignment_expression" && left.Type == "variable_name" && v.IsVar() {
+			// arrays are values: $b = $a copies $a's array, =& shares it
+			f.writeVarAs(varName(left, f.l.src), v, pos, true)
+			return v
+		}
 		f.assign(left, v, pos)
 		return v
 	case "augmented_assignment_expression":
@@ -291,6 +296,11 @@ func (f *fnLowerer) readVar(name string, pos ir.Pos) ir.Value {
 
 // writeVar assigns a variable; script globals are stored back.
 func (f *fnLowerer) writeVar(name string, v ir.Value, pos ir.Pos) {
+	f.writeVarAs(name, v, pos, false)
+}
+
+// writeVarAs assigns a variable, copying the array v holds when copy is set.
+func (f *fnLowerer) writeVarAs(name string, v ir.Value, pos ir.Pos, copy bool) {
 	if superglobals[name] || name == "GLOBALS" {
 		f.b.StoreGlobal("$"+name, v, pos)
 		return
@@ -313,7 +323,11 @@ func (f *fnLowerer) writeVar(name string, v ir.Value, pos ir.Pos) {
 		id = f.b.Var(name, typ)
 	}
 	f.assigned[name] = true
-	f.b.Assign(id, v, pos)
+	if copy {
+		f.b.Copy(id, v, pos)
+	} else {
+		f.b.Assign(id, v, pos)
+	}
 	if f.init || f.globals[name] {
 		f.b.StoreGlobal("$"+name, ir.V(id), pos)
 	}

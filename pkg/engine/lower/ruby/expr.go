@@ -18,6 +18,12 @@ func (fs *fnState) expr(n *syntax.Node, want bool) ir.Value {
 	switch n.Type {
 	case "identifier":
 		name := fs.l.text(n)
+		switch name { // keywords the grammar leaves as identifiers
+		case "__FILE__":
+			return ir.C(ir.Str(fs.l.path))
+		case "__LINE__":
+			return ir.C(ir.Int(int64(n.Row + 1)))
+		}
 		if v, ok := fs.local(name); ok {
 			return ir.V(v)
 		}

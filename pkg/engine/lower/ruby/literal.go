@@ -153,10 +153,15 @@ func (fs *fnState) constString(n *syntax.Node) (string, bool) {
 func (fs *fnState) eachStringPart(n *syntax.Node, text func(string), interp func(*syntax.Node) bool) bool {
 	indent := fs.heredocIndent(n)
 	parts := fs.stringParts(n)
+	open, close, single := fs.singleQuoted(n)
 	for i, c := range parts {
 		switch c.Type {
 		case "string_content", "heredoc_content":
-			text(fs.content(c, i == 0, i == len(parts)-1, indent))
+			t := fs.content(c, i == 0, i == len(parts)-1, indent)
+			if single {
+				t = unescapeSingle(t, open, close)
+			}
+			text(t)
 		case "escape_sequence":
 			text(unescape(fs.l.text(c)))
 		case "interpolation":
@@ -166,6 +171,51 @@ func (fs *fnState) eachStringPart(n *syntax.Node, text func(string), interp func
 		}
 	}
 	return true
+}
+
+// singleQuoted reports a single-quoted literal ('...' or %q(...)) and its
+// delimiters: its only escapes are \\ and the escaped delimiters.
+func (fs *fnState) singleQuoted(n *syntax.Node) (open, close byte, ok bool) {
+	if n.Type != "string" {
+		return 0, 0, false
+	}
+	t := fs.l.text(n)
+	switch {
+	case strings.HasPrefix(t, "'"):
+		return '\'', '\'', true
+	case strings.HasPrefix(t, "%q") && len(t) > 2:
+		open = t[2]
+		close = open
+		switch open {
+		case '(':
+			close = ')'
+		case '[':
+			close = ']'
+		case '{':
+			close = '}'
+		case '<':
+			close = '>'
+		}
+		return open, close, true
+	}
+	return 0, 0, false
+}
+
+// unescapeSingle decodes the escapes of a single-quoted literal's text: a
+// backslash before another backslash or a delimiter is dropped, any other
+// backslash is kept.
+func unescapeSingle(s string, open, close byte) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '\\' || s[i+1] == open || s[i+1] == close) {
+			i++
+		}
+		sb.WriteByte(s[i])
+	}
+	return sb.String()
 }
 
 // stringValue lowers a string-like literal: a constant, or a "+" chain of
@@ -199,16 +249,44 @@ func unescape(s string) string {
 		return string(c)
 	}
 	switch s[1] {
-	case '0':
-		return "\x00"
+	case '0', '1', '2', '3', '4', '5', '6', '7':
+		// up to three octal digits
+		v, i := 0, 1
+		for ; i < len(s) && i < 4 && s[i] >= '0' && s[i] <= '7'; i++ {
+			v = v*8 + int(s[i]-'0')
+		}
+		return string([]byte{byte(v)}) + s[i:]
+	case 'x':
+		// one or two hex digits
+		v, i := 0, 2
+		for ; i < len(s) && i < 4 && isHex(s[i]); i++ {
+			v = v*16 + hexVal(s[i])
+		}
+		if i > 2 {
+			return string([]byte{byte(v)}) + s[i:]
+		}
 	case 's':
 		return " "
 	case 'e':
 		return "\x1b"
-	case 'u', 'x':
+	case 'u':
 		if u, err := strconv.Unquote(`"` + s + `"`); err == nil {
 			return u
 		}
 	}
 	return s[1:]
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func hexVal(c byte) int {
+	switch {
+	case c >= 'a':
+		return int(c-'a') + 10
+	case c >= 'A':
+		return int(c-'A') + 10
+	}
+	return int(c - '0')
 }
