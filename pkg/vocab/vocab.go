@@ -181,6 +181,19 @@ const (
 // KeyStatuses lists the API key statuses.
 var KeyStatuses = newSet(KeyActive, KeyRevoked, KeyExpired, KeyUnknown)
 
+// RepoSource is where a scanned repository comes from.
+type RepoSource string
+
+// Repository sources.
+const (
+	SourceConnected RepoSource = "connected" // synced through the organization's connected repositories
+	SourcePublic    RepoSource = "public"    // cloned anonymously over HTTPS
+	SourceUpload    RepoSource = "upload"    // an archive sent with POST /v1/uploads
+)
+
+// RepoSources lists the repository sources.
+var RepoSources = newSet(SourceConnected, SourcePublic, SourceUpload)
+
 // RepoKey is the one identity of a repository URL, so that spellings of one
 // repository compare equal in every service: surrounding space trimmed,
 // scheme and host in lower case, no credentials, query or fragment, no

@@ -43,6 +43,7 @@ func TestParse(t *testing.T) {
 		{func() error { _, err := Severities.Parse("severity", "High"); return err }, "severity must be one of: critical, high, medium, low, info"},
 		{func() error { _, err := FindingStates.Parse("state", "closed"); return err }, "state must be one of: open, true_positive, false_positive, accepted_risk, resolved"},
 		{func() error { _, err := ScanStatuses.Parse("status", ""); return err }, "status must be one of: pending, running, completed, partial, failed, cancelled"},
+		{func() error { _, err := RepoSources.Parse("repos[0].source", "gitlab"); return err }, "repos[0].source must be one of: connected, public, upload"},
 		{func() error { _, err := Categories.Parse("category", "sqli"); return err }, "category must be one of: injection, xss, auth, access_control, secrets, ssrf, path_traversal, deserialization, crypto, misconfiguration, dependency, other"},
 	} {
 		err := tc.parse()

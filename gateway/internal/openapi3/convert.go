@@ -30,7 +30,7 @@ var (
 	states       = vocab.FindingStates.Strings()
 	sortOrders   = []string{"ASC", "DESC"}
 	scanStatuses = vocab.ScanStatuses.Strings()
-	repoSources  = []string{"connected", "public", "upload"}
+	repoSources  = vocab.RepoSources.Strings()
 	categories   = vocab.Categories.Strings()
 )
 

@@ -64,7 +64,7 @@ func (t *target) resolve(pos []string) error {
 	if t.base == "" && (t.baseCommit != "" || t.pullRequest != 0) {
 		return usagef("--base-commit and --pull-request need --base")
 	}
-	return oneOf("source", t.source, "connected", "public")
+	return oneOf("source", t.source, string(vocab.SourceConnected), string(vocab.SourcePublic))
 }
 
 // entry uploads the directory when there is one and returns the
@@ -84,8 +84,8 @@ func (t *target) entry(ctx context.Context, c *client.Client, p *progress) (clie
 		return client.EstimationRepo{}, client.ScanRepo{}, err
 	}
 	p.line("Uploaded as %s", up.RepoURL)
-	return client.EstimationRepo{Source: "upload", RepoURL: up.RepoURL},
-		client.ScanRepo{URL: up.RepoURL, Branch: "", Source: "upload"}, nil
+	return client.EstimationRepo{Source: string(vocab.SourceUpload), RepoURL: up.RepoURL},
+		client.ScanRepo{URL: up.RepoURL, Branch: "", Source: string(vocab.SourceUpload)}, nil
 }
 
 // estimate uploads the directory when there is one, creates an estimation
@@ -179,7 +179,7 @@ func scanCmd(ctx context.Context, args []string, e env) error {
 		o.scanID, o.status = "", "not_started"
 		return o.finish(nil, nil, e)
 	}
-	if len(est.RepoResults) > 0 && repo.Branch == "" && repo.Source != "upload" {
+	if len(est.RepoResults) > 0 && repo.Branch == "" && repo.Source != string(vocab.SourceUpload) {
 		repo.Branch = est.RepoResults[0].Branch
 	}
 	sc, err := c.StartScan(ctx, client.StartScan{CostEstimationID: est.ID, Repos: []client.ScanRepo{repo}, TargetURLs: targets})

@@ -56,7 +56,7 @@ func TestEstimateUploadBomb(t *testing.T) {
 		SizeBytes: int64(buf.Len()), SHA256: "s", ContentHash: "c", BlobKey: "uploads/bomb"}, store.UploadQuota{})
 	require.NoError(t, err)
 	require.NoError(t, bucket.WriteAll(ctx, u.BlobKey, buf.Bytes(), nil))
-	e := store.Estimation{ID: uuid.NewString(), OrgID: org, UserID: uuid.NewString(), Name: "n", Repos: []store.Repo{{Source: SourceUpload, RepoURL: "upload://" + u.ID}}}
+	e := store.Estimation{ID: uuid.NewString(), OrgID: org, UserID: uuid.NewString(), Name: "n", Repos: []store.Repo{{Source: string(vocab.SourceUpload), RepoURL: "upload://" + u.ID}}}
 	require.NoError(t, db.InTx(ctx, pool, func(tx pgx.Tx) error {
 		var err error
 		e, err = s.Store.CreateEstimation(ctx, tx, e)

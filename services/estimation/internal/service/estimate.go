@@ -93,7 +93,7 @@ func (s *Service) estimateRepo(ctx context.Context, e store.Estimation, r store.
 	var res *detect.Result
 	var err error
 	switch r.Source {
-	case SourceUpload:
+	case string(vocab.SourceUpload):
 		res, err = s.estimateUpload(ctx, e, &r)
 	default:
 		res, err = s.estimateGit(ctx, e, &r)
@@ -138,7 +138,7 @@ func PRCredits(full, changedLines int) int {
 func (s *Service) estimateGit(ctx context.Context, e store.Estimation, r *store.Repo) (*detect.Result, error) {
 	remote := gitsrc.Remote{URL: r.RepoURL}
 	defaultBranch := ""
-	if r.Source == SourceConnected {
+	if r.Source == string(vocab.SourceConnected) {
 		c, err := s.Auth.GetConnectedRepo(ctx, &authv1.GetConnectedRepoRequest{OrgId: e.OrgID, Url: r.RepoURL})
 		if status.Code(err) == codes.NotFound {
 			return nil, &gitsrc.Error{Msg: "repository is no longer connected to the organization"}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/validate"
+	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/store"
@@ -94,9 +95,9 @@ func (s *Internal) GetRepoSources(ctx context.Context, req *estimationv1.GetRepo
 		src := &estimationv1.RepoSource{Source: r.Source, RepoUrl: r.RepoURL, Branch: r.Branch, CommitSha: r.CommitSHA, Status: string(r.Status),
 			BaseBranch: r.BaseBranch, BaseCommit: r.BaseCommit, PullRequest: int32(r.PullRequest)}
 		switch r.Source {
-		case SourcePublic:
+		case string(vocab.SourcePublic):
 			src.CloneUrl = r.RepoURL
-		case SourceConnected:
+		case string(vocab.SourceConnected):
 			c, err := s.Auth.GetConnectedRepo(ctx, &authv1.GetConnectedRepoRequest{OrgId: e.OrgID, Url: r.RepoURL})
 			if err != nil {
 				return nil, fmt.Errorf("look up connected repository: %w", err)
@@ -108,7 +109,7 @@ func (s *Internal) GetRepoSources(ctx context.Context, req *estimationv1.GetRepo
 			if c.GetToken() != "" {
 				src.Username, src.Password = "x-access-token", c.GetToken()
 			}
-		case SourceUpload:
+		case string(vocab.SourceUpload):
 			id := strings.TrimPrefix(r.RepoURL, "upload://")
 			u, err := s.Store.GetUpload(ctx, nil, e.OrgID, id)
 			if err != nil {

@@ -63,7 +63,7 @@ var commitHash = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
 // an unknown branch does.
 func validateBase(f string, r *estimationv1.RepoRef) error {
 	base, commit := r.GetBaseBranch(), r.GetBaseCommit()
-	if r.GetSource() == SourceUpload && (base != "" || commit != "" || r.GetPullRequest() != 0) {
+	if r.GetSource() == string(vocab.SourceUpload) && (base != "" || commit != "" || r.GetPullRequest() != 0) {
 		field := "base_branch"
 		switch {
 		case base != "":
@@ -117,7 +117,7 @@ func (s *Public) CreateCostEstimation(ctx context.Context, req *estimationv1.Cre
 		if r == nil {
 			return nil, apierr.Invalid("%s must be an object", f)
 		}
-		if err := validate.OneOf(f+".source", r.GetSource(), SourceConnected, SourcePublic, SourceUpload); err != nil {
+		if err := validate.OneOf(f+".source", r.GetSource(), vocab.RepoSources.Strings()...); err != nil {
 			return nil, err
 		}
 		if r.GetCommitSha() != "" {
@@ -131,7 +131,7 @@ func (s *Public) CreateCostEstimation(ctx context.Context, req *estimationv1.Cre
 		}
 		raw := strings.TrimSpace(r.GetRepoUrl())
 		switch r.GetSource() {
-		case SourceUpload:
+		case string(vocab.SourceUpload):
 			id, ok := strings.CutPrefix(raw, "upload://")
 			if raw == "" {
 				return nil, apierr.Invalid("%s.repo_url is required", f)
@@ -154,13 +154,13 @@ func (s *Public) CreateCostEstimation(ctx context.Context, req *estimationv1.Cre
 			return nil, err
 		}
 		for i, r := range e.Repos {
-			if r.Source == SourceUpload && !exist[strings.TrimPrefix(r.RepoURL, "upload://")] {
+			if r.Source == string(vocab.SourceUpload) && !exist[strings.TrimPrefix(r.RepoURL, "upload://")] {
 				return nil, apierr.Invalid("repos[%d].repo_url is not an upload of the organization", i)
 			}
 		}
 	}
 	for i, r := range e.Repos {
-		if r.Source != SourceConnected {
+		if r.Source != string(vocab.SourceConnected) {
 			continue
 		}
 		_, err := s.Auth.GetConnectedRepo(ctx, &authv1.GetConnectedRepoRequest{OrgId: p.OrgID, Url: r.RepoURL})

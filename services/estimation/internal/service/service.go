@@ -27,13 +27,6 @@ import (
 	"github.com/vulnscan/vulnscan/services/estimation/internal/store"
 )
 
-// Sources of a repository.
-const (
-	SourceConnected = "connected"
-	SourcePublic    = "public"
-	SourceUpload    = "upload"
-)
-
 // Scan types of an estimation entry: "pr" when it names a base.
 const (
 	ScanTypeFull = "full"

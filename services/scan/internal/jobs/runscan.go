@@ -331,7 +331,7 @@ func (w *RunScanWorker) checkout(ctx context.Context, sc store.Scan, dir string)
 			return nil, err
 		}
 		switch src.GetSource() {
-		case "upload":
+		case string(vocab.SourceUpload):
 			if err := w.unpack(ctx, sc.OrgID, src, target); err != nil {
 				return nil, err
 			}

@@ -124,15 +124,15 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 		field := fmt.Sprintf("repos[%d]", i)
 		src := r.GetSource()
 		if src == "" {
-			src = "connected"
+			src = string(vocab.SourceConnected)
 		}
-		if err := validate.OneOf(field+".source", src, "connected", "public", "upload"); err != nil {
+		if err := validate.OneOf(field+".source", src, vocab.RepoSources.Strings()...); err != nil {
 			return nil, err
 		}
 		if strings.TrimSpace(r.GetUrl()) == "" {
 			return nil, apierr.Invalid("%s.url is required", field)
 		}
-		if src == "upload" {
+		if src == string(vocab.SourceUpload) {
 			id, ok := strings.CutPrefix(r.GetUrl(), "upload://")
 			if !ok || validate.UUID(field+".url", id) != nil {
 				return nil, apierr.Invalid("%s.url must be upload://<upload id> for an upload", field)
@@ -226,7 +226,7 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 		if res := repoResult(est, match); res != nil && res.GetStatus() == string(vocab.EstimationFailed) {
 			return nil, apierr.Invalid("repos[%d]: Repository failed in the estimation and cannot be scanned", i)
 		}
-		if r.Branch != match.GetBranch() && !(r.Source == "upload" && r.Branch == "") {
+		if r.Branch != match.GetBranch() && !(r.Source == string(vocab.SourceUpload) && r.Branch == "") {
 			return nil, apierr.Invalid("repos[%d]: Branch does not match the estimation branch", i)
 		}
 		in.Repos[i].Branch = match.GetBranch()
@@ -236,7 +236,7 @@ func (s *Starter) Validate(ctx context.Context, caller principal.Principal, req 
 			in.Repos[i].BaseBranch, in.Repos[i].BaseCommit = match.GetBaseBranch(), match.GetBaseCommit()
 			in.Repos[i].PullRequest = match.GetPullRequest()
 		}
-		if match.GetSource() == "upload" && match.GetCommitSha() != "" {
+		if match.GetSource() == string(vocab.SourceUpload) && match.GetCommitSha() != "" {
 			// An upload's "commit" is the content hash of its files.
 			in.Repos[i].Identity = archive.ContentIdentity(match.GetCommitSha())
 		}
