@@ -20,7 +20,7 @@
 // and excluded files ("exclude: <glob>" lines of Input.CustomContext) are
 // skipped and counted in Stats.SkippedReasons, as are files whose syntax tree
 // or analysis time exceeds WithFileLimits; the dataflow analysis of a
-// repository is bounded by WithFlowBudget and reports what it had to leave
+// repository is bounded by dataflow.Budget's defaults and reports what it had to leave
 // in Stats.Flow. Input.AuthInstructions is never
 // logged; its "Header: value" lines are sent with live-target requests.
 package engine

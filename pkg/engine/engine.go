@@ -89,7 +89,6 @@ type config struct {
 	workers     int
 	maxFileSize int64
 	limits      sast.Limits
-	flow        dataflow.Budget
 	live        live.Limits
 	liveBudget  time.Duration
 	exclude     exclude.Limits
@@ -107,9 +106,6 @@ func WithMaxFileSize(n int64) Option { return func(c *config) { c.maxFileSize = 
 
 // WithFileLimits sets the per-file syntax tree and time limits.
 func WithFileLimits(l sast.Limits) Option { return func(c *config) { c.limits = l } }
-
-// WithFlowBudget sets the dataflow analysis budget of each repository.
-func WithFlowBudget(b dataflow.Budget) Option { return func(c *config) { c.flow = b } }
 
 // WithLiveLimits sets the live-target probe limits.
 func WithLiveLimits(l live.Limits) Option { return func(c *config) { c.live = l } }
@@ -273,7 +269,7 @@ feed:
 		if p := props[r.URL]; p != nil {
 			pm = p.Map()
 		}
-		fs, fst, err := an.Flow(ctx, files, pm, e.cfg.flow)
+		fs, fst, err := an.Flow(ctx, files, pm, dataflow.Budget{})
 		if err != nil {
 			return Result{}, err
 		}

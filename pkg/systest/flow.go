@@ -157,14 +157,6 @@ func (s *System) Upload(t testing.TB, key string, files map[string]string) strin
 	return u
 }
 
-// UploadZip uploads a zip archive and returns the repository URL.
-func (s *System) UploadZip(t testing.TB, key string, archive []byte) string {
-	t.Helper()
-	u, err := s.UploadArchive(context.Background(), key, archive)
-	require.NoError(t, err)
-	return u
-}
-
 // StartEstimation starts an estimation of repos (API repository entries)
 // and returns its id.
 func (s *System) StartEstimation(t testing.TB, key string, repos ...map[string]any) string {
