@@ -15,19 +15,20 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { return c.t }
 
-func newPair(t *testing.T, c *clock) (*Signer, *Verifier) {
+// newPair returns a signer and a verifier of one key on a clock the test moves.
+func newPair(t *testing.T) (*clock, *Signer, *Verifier) {
 	t.Helper()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	require.NoError(t, err)
+	c := &clock{t: time.Unix(1_800_000_000, 0)}
 	s, v := NewSigner(priv), NewVerifier(pub)
 	s.now, v.now = c.now, c.now
-	return s, v
+	return c, s, v
 }
 
 func TestTokenReuseAndRefresh(t *testing.T) {
 	t.Parallel()
-	c := &clock{t: time.Unix(1_800_000_000, 0)}
-	s, v := newPair(t, c)
+	c, s, v := newPair(t)
 	p := Principal{OrgID: "o", UserID: "u", KeyID: "k", Scopes: []string{"read"}}
 
 	first, err := s.Token(p, "/m")
@@ -75,8 +76,7 @@ func TestTokenReuseAndRefresh(t *testing.T) {
 
 func TestVerifiedTokenExpiresFromCache(t *testing.T) {
 	t.Parallel()
-	c := &clock{t: time.Unix(1_800_000_000, 0)}
-	s, v := newPair(t, c)
+	c, s, v := newPair(t)
 	tok, err := s.Token(Principal{OrgID: "o", UserID: "u"}, "/m")
 	require.NoError(t, err)
 	_, err = v.Verify(tok, "r", "/m")
@@ -111,8 +111,7 @@ func TestVerifiedTokenExpiresFromCache(t *testing.T) {
 
 func TestVerifyCachesNoFailure(t *testing.T) {
 	t.Parallel()
-	c := &clock{t: time.Unix(1_800_000_000, 0)}
-	s, v := newPair(t, c)
+	c, s, v := newPair(t)
 	tok, err := s.Token(Principal{OrgID: "o", UserID: "u"}, "/m")
 	require.NoError(t, err)
 
@@ -155,8 +154,7 @@ func TestVerifyCachesNoFailure(t *testing.T) {
 
 func TestCachesStayBounded(t *testing.T) {
 	t.Parallel()
-	c := &clock{t: time.Unix(1_800_000_000, 0)}
-	s, v := newPair(t, c)
+	c, s, v := newPair(t)
 	var toks []string
 	for i := range maxIssued + 10 {
 		tok, err := s.Token(Principal{OrgID: "o", UserID: string(rune('a' + i%26)), KeyID: time.Duration(i).String()}, "/m")
