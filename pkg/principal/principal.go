@@ -1,7 +1,7 @@
 // Package principal carries the authenticated tenant caller from the gateway
 // to the services. The gateway verifies the API key and sends the key's
 // organization, user, key id and scopes as a short-lived token it signs
-// (token.go), bound to the request id and the gRPC method it calls. A service's
+// (token.go), bound to the gRPC method it calls. A service's
 // interceptor (pkg/server) verifies the token and attaches the principal to
 // the context; handlers read it with From. Raw x-vulnscan-* metadata carries
 // no authority at all: From never reads metadata, so a caller that can reach

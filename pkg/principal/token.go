@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,15 +30,18 @@ const TokenTTL = 60 * time.Second
 // clockSkew tolerates clocks of different hosts being slightly apart.
 const clockSkew = 5 * time.Second
 
-// claims is what the gateway signs. The request id and the gRPC method bind
-// a token to one call: a token captured from one request cannot be replayed
-// against another method, and expires within TokenTTL.
+// claims is what the gateway signs. The gRPC method binds a token to one
+// method: a token captured from one call cannot be replayed against another
+// method, and it expires within TokenTTL. A token signed by Sign is also
+// bound to one request id; the tokens the gateway reuses (Token) carry none,
+// since the request id travels beside the token in the same metadata and
+// binding to it adds nothing against someone replaying both.
 type claims struct {
 	Org       string   `json:"org"`
 	User      string   `json:"usr"`
 	Key       string   `json:"kid,omitempty"`
 	Scopes    []string `json:"scp"`
-	RequestID string   `json:"rid"`
+	RequestID string   `json:"rid,omitempty"`
 	Method    string   `json:"mth"`
 	Issued    int64    `json:"iat"`
 	Expires   int64    `json:"exp"`
@@ -45,8 +49,9 @@ type claims struct {
 
 // Signer signs identities; only the gateway holds one.
 type Signer struct {
-	key ed25519.PrivateKey
-	now func() time.Time
+	key    ed25519.PrivateKey
+	now    func() time.Time
+	issued issuedTokens
 }
 
 // NewSigner returns a Signer for an Ed25519 private key.
@@ -54,7 +59,10 @@ func NewSigner(key ed25519.PrivateKey) *Signer { return &Signer{key: key, now: t
 
 // Sign returns the token asserting p for one call of method with requestID.
 func (s *Signer) Sign(p Principal, requestID, method string) (string, error) {
-	now := s.now()
+	return s.sign(p, requestID, method, s.now())
+}
+
+func (s *Signer) sign(p Principal, requestID, method string, now time.Time) (string, error) {
 	body, err := json.Marshal(claims{Org: p.OrgID, User: p.UserID, Key: p.KeyID, Scopes: p.Scopes, RequestID: requestID, Method: method,
 		Issued: now.Unix(), Expires: now.Add(TokenTTL).Unix()})
 	if err != nil {
@@ -68,8 +76,9 @@ func (s *Signer) Sign(p Principal, requestID, method string) (string, error) {
 // Verifier checks tokens against one or more public keys (several during a
 // rotation of the gateway's signing key).
 type Verifier struct {
-	keys []ed25519.PublicKey
-	now  func() time.Time
+	keys     []ed25519.PublicKey
+	now      func() time.Time
+	verified verifiedTokens
 }
 
 // NewVerifier returns a Verifier trusting keys.
@@ -83,16 +92,44 @@ var (
 )
 
 // Verify returns the principal of tok when its signature verifies, it has not
-// expired and it was issued for method and requestID.
+// expired and it was issued for method (and for requestID, when it names a
+// request). A token that passed every check is remembered until it expires,
+// so that its signature is checked once; its lifetime and binding are
+// checked again on every call.
 func (v *Verifier) Verify(tok, requestID, method string) (Principal, error) {
+	now := v.now()
+	c, cached := v.verified.get(tok)
+	if !cached {
+		var err error
+		if c, err = v.parse(tok); err != nil {
+			return Principal{}, err
+		}
+	}
+	if now.After(c.expiry()) || now.Before(time.Unix(c.Issued, 0).Add(-clockSkew)) {
+		if cached {
+			v.verified.drop(tok)
+		}
+		return Principal{}, ErrExpired
+	}
+	if c.Method != method || c.RequestID != "" && c.RequestID != requestID {
+		return Principal{}, ErrBinding
+	}
+	if !cached {
+		v.verified.put(tok, c, now)
+	}
+	return Principal{OrgID: c.Org, UserID: c.User, KeyID: c.Key, Scopes: c.Scopes}, nil
+}
+
+// parse checks tok's signature against the trusted keys and decodes its claims.
+func (v *Verifier) parse(tok string) (claims, error) {
 	payload, sig, ok := strings.Cut(tok, ".")
 	if !ok {
-		return Principal{}, ErrBadToken
+		return claims{}, ErrBadToken
 	}
 	enc := base64.RawURLEncoding
 	rawSig, err := enc.DecodeString(sig)
 	if err != nil || len(rawSig) != ed25519.SignatureSize {
-		return Principal{}, ErrBadToken
+		return claims{}, ErrBadToken
 	}
 	signed := []byte("vulnscan-identity-v1." + payload)
 	valid := false
@@ -103,25 +140,24 @@ func (v *Verifier) Verify(tok, requestID, method string) (Principal, error) {
 		}
 	}
 	if !valid {
-		return Principal{}, ErrBadToken
+		return claims{}, ErrBadToken
 	}
 	body, err := enc.DecodeString(payload)
 	if err != nil {
-		return Principal{}, ErrBadToken
+		return claims{}, ErrBadToken
 	}
 	var c claims
 	if err := json.Unmarshal(body, &c); err != nil || c.Org == "" || c.User == "" {
-		return Principal{}, ErrBadToken
+		return claims{}, ErrBadToken
 	}
-	now := v.now()
-	if now.After(time.Unix(c.Expires, 0).Add(clockSkew)) || now.Before(time.Unix(c.Issued, 0).Add(-clockSkew)) {
-		return Principal{}, ErrExpired
-	}
-	if c.Method != method || c.RequestID != requestID {
-		return Principal{}, ErrBinding
-	}
-	return Principal{OrgID: c.Org, UserID: c.User, KeyID: c.Key, Scopes: c.Scopes}, nil
+	// Principals handed out share this slice: clip it so that an append
+	// by one of them copies instead of writing into the others.
+	c.Scopes = slices.Clip(c.Scopes)
+	return c, nil
 }
+
+// expiry is the last instant the token is accepted.
+func (c claims) expiry() time.Time { return time.Unix(c.Expires, 0).Add(clockSkew) }
 
 // Key files. The gateway reads the private key from
 // VULNSCAN_IDENTITY_SIGNING_KEY (default <pki dir>/identity.key); every

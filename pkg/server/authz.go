@@ -45,8 +45,8 @@ func contains(list []string, s string) bool {
 
 // guard authenticates and authorizes one call: the caller's certificate
 // identity must be allowed to call the method, and a tenant identity, when
-// the call carries one, must be a valid gateway-signed token for this very
-// call. The verified principal is attached to the context; raw x-vulnscan-*
+// the call carries one, must be a valid, unexpired gateway-signed token for
+// this method (and request id, when it names one). The verified principal is attached to the context; raw x-vulnscan-*
 // metadata is never read.
 type guard struct {
 	policy   Policy

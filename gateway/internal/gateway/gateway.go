@@ -21,8 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
-	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
-	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -164,16 +163,7 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 		newBuckets(float64(cfg.RateRPS), cfg.RateBurst, 100000), log, limited)
 	root.Handle(inboundPattern, limitBodies(MaxInboundBody, bodyRate{window: cfg.BodyRateWindow, min: int64(float64(cfg.BodyMinRate) * cfg.BodyRateWindow.Seconds())}, cutBodies, inbound))
 
-	h := recordTrace(root)
-	h = dropTraceHeaders(h)
-	// A public endpoint: every request is a new root span (the client's
-	// traceparent becomes a link), only W3C trace context is read for that
-	// link, and baggage is never extracted.
-	h = otelhttp.NewHandler(h, "gateway", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
-		return r.Method + " " + r.URL.Path
-	}), otelhttp.WithFilter(func(r *http.Request) bool { return r.URL.Path != "/healthz" && r.URL.Path != "/readyz" }),
-		otelhttp.WithPublicEndpointFn(func(*http.Request) bool { return true }), otelhttp.WithPropagators(propagation.TraceContext{}))
-	h = accessLog(log)(h)
+	h := accessLog(log, otel.Tracer("github.com/vulnscan/vulnscan/gateway"))(root)
 	routes, err := newRouteTable(openapi.JSON, map[string][]string{uploadPath: {http.MethodPost}, exportPath: {http.MethodGet}, inboundPath: {http.MethodPost},
 		"/healthz": {http.MethodGet}, "/readyz": {http.MethodGet}, "/openapi.json": {http.MethodGet}})
 	if err != nil {
@@ -181,8 +171,7 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 		return nil, err
 	}
 	h = httpMetrics(routes, requests, latency)(h)
-	h = requestID(h)
-	g.Handler = rememberMethod(h)
+	g.Handler = requestID(h)
 	return g, nil
 }
 
@@ -322,13 +311,6 @@ func (g *Gateway) checkReady(ctx context.Context) error {
 		})
 	}
 	return eg.Wait()
-}
-
-// rememberMethod lets the forward-response option see the HTTP method.
-func rememberMethod(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestMethodKey{}, r.Method)))
-	})
 }
 
 // Serve runs the HTTP and metrics servers until ctx ends.

@@ -6,19 +6,21 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/principal"
 )
 
 // withIdentity adds to an outgoing call the token asserting the request's
-// authenticated caller, signed for this call's method and request id. Calls
-// made before authentication (VerifyAPIKey, health checks) carry none.
+// authenticated caller, signed for this call's method (the Signer reuses it
+// for the same caller and method until shortly before it expires). Only a
+// request whose API key was just authenticated has a principal, so a revoked
+// key gets no token once the key cache refuses it. Calls made before
+// authentication (VerifyAPIKey, health checks) carry none.
 func withIdentity(ctx context.Context, s *principal.Signer, method string) (context.Context, error) {
 	p, ok := principalFrom(ctx)
 	if !ok {
 		return ctx, nil
 	}
-	tok, err := s.Sign(p, logging.RequestID(ctx), method)
+	tok, err := s.Token(p, method)
 	if err != nil {
 		return ctx, err
 	}

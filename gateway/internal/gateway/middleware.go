@@ -14,6 +14,9 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/vulnscan/vulnscan/gateway/internal/httperr"
@@ -80,12 +83,13 @@ const maxClientRequestID = 64
 // in X-Request-Id and carried to the services. A client's X-Request-Id is
 // never adopted, since it would let anyone forge log correlation across
 // tenants; it is only recorded in the access log as client_request_id, cut
-// to 64 characters from a safe alphabet (see clientRequestID).
+// to 64 characters from a safe alphabet (see clientRequestID). The same
+// context carries the HTTP method for the forward-response option.
 func requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := uuid.NewString()
 		w.Header().Set("X-Request-Id", id)
-		ctx := logging.WithRequestID(r.Context(), id)
+		ctx := logging.WithRequestID(context.WithValue(r.Context(), requestMethodKey{}, r.Method), id)
 		if c := clientRequestID(r.Header.Get("X-Request-Id")); c != "" {
 			ctx = context.WithValue(ctx, clientRequestIDKey{}, c)
 		}
@@ -117,59 +121,74 @@ func clientRequestID(v string) string {
 // sampling decision, trace state or baggage.
 var untrustedTraceHeaders = []string{"Traceparent", "Tracestate", "Baggage", "Uber-Trace-Id", "X-B3-Traceid", "X-B3-Spanid", "X-B3-Sampled", "B3", "X-Cloud-Trace-Context"}
 
-// dropTraceHeaders removes untrustedTraceHeaders; it runs inside the
-// tracing middleware, which has read traceparent for the link.
-func dropTraceHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for _, h := range untrustedTraceHeaders {
-			r.Header.Del(h)
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// traceSlot carries the request's trace and span ids out of the tracing
-// middleware, which runs inside the access log.
-type traceSlot struct{ id, span string }
-
-type traceSlotKey struct{}
-
-// accessLog writes one line per request, never with headers or bodies,
-// with the request id and the trace id of the request's span.
-func accessLog(log *slog.Logger) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			start := time.Now()
-			rec := &statusRecorder{ResponseWriter: w}
-			slot := &traceSlot{}
-			next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), traceSlotKey{}, slot)))
-			if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" {
-				return
-			}
-			attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.status,
-				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds()) / 1000, "remote", r.RemoteAddr}
-			if slot.id != "" {
-				attrs = append(attrs, "trace_id", slot.id, "span_id", slot.span)
-			}
-			if c, ok := r.Context().Value(clientRequestIDKey{}).(string); ok {
-				attrs = append(attrs, "client_request_id", c)
-			}
-			log.InfoContext(r.Context(), "http", attrs...)
-		})
+// dropTraceHeaders removes untrustedTraceHeaders.
+func dropTraceHeaders(h http.Header) {
+	for _, k := range untrustedTraceHeaders {
+		delete(h, k)
 	}
 }
 
-// recordTrace, inside the tracing middleware, stores the span's trace and
-// span ids for the access log.
-func recordTrace(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if slot, ok := r.Context().Value(traceSlotKey{}).(*traceSlot); ok {
-			if sc := trace.SpanContextFromContext(r.Context()); sc.IsValid() {
-				slot.id, slot.span = sc.TraceID().String(), sc.SpanID().String()
+// accessLog traces every request and writes one line for it, never with
+// headers or bodies, with the request id and the trace and span ids of the
+// request's span (added by the logger from the context). Health checks get
+// neither a span nor a line.
+//
+// Each request is a new root span named "<method> <path>"; the client's
+// traceparent, when valid, becomes a link, and only W3C trace context is
+// read for it. The span's attributes are set only when it is recorded (an
+// exporter is configured and the sampler kept it). Request counts and
+// latencies are the gateway's own Prometheus metrics (httpMetrics), so the
+// tracing records none.
+func accessLog(log *slog.Logger, tracer trace.Tracer) func(http.Handler) http.Handler {
+	link := propagation.TraceContext{}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var opts [3]trace.SpanStartOption
+			opts[0], opts[1] = trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindServer)
+			n := 2
+			if r.Header.Get("Traceparent") != "" {
+				if sc := trace.SpanContextFromContext(link.Extract(context.Background(), propagation.HeaderCarrier(r.Header))); sc.IsValid() {
+					opts[n] = trace.WithLinks(trace.Link{SpanContext: sc})
+					n++
+				}
 			}
-		}
-		next.ServeHTTP(w, r)
-	})
+			dropTraceHeaders(r.Header)
+			if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			start := time.Now()
+			// httpMetrics, outside, already records the status and size.
+			rec, ok := w.(*statusRecorder)
+			if !ok {
+				rec = &statusRecorder{ResponseWriter: w}
+			}
+			ctx, span := tracer.Start(r.Context(), r.Method+" "+r.URL.Path, opts[:n]...)
+			recording := span.IsRecording()
+			if recording {
+				span.SetAttributes(semconv.HTTPRequestMethodKey.String(r.Method), semconv.URLPath(r.URL.Path),
+					semconv.ServerAddress(r.Host), semconv.ClientAddress(clientAddr(r)), semconv.UserAgentOriginal(r.UserAgent()))
+			}
+			next.ServeHTTP(rec, r.WithContext(ctx))
+			status := rec.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			if recording {
+				span.SetAttributes(semconv.HTTPResponseStatusCode(status))
+				if status >= http.StatusInternalServerError {
+					span.SetStatus(codes.Error, "")
+				}
+			}
+			span.End()
+			attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.status,
+				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds()) / 1000, "remote", r.RemoteAddr}
+			if c, ok := r.Context().Value(clientRequestIDKey{}).(string); ok {
+				attrs = append(attrs, "client_request_id", c)
+			}
+			log.InfoContext(ctx, "http", attrs...)
+		})
+	}
 }
 
 // msgAuthFailures answers a client address over its failed-authentication

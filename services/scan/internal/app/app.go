@@ -54,6 +54,10 @@ type Config struct {
 	Documents     store.DocumentQuota // SCAN_MAX_CONTEXT_DOCUMENTS, SCAN_MAX_CONTEXT_DOCUMENT_CHARS
 	RunningPerOrg int                 // SCAN_MAX_RUNNING_PER_ORG
 	LiveBudget    time.Duration       // SCAN_LIVE_BUDGET: all live targets of one scan together
+	// FetchPoll (SCAN_QUEUE_POLL) is how often a worker looks for queued
+	// scans besides being told of new ones; FetchCooldown
+	// (SCAN_QUEUE_FETCH_COOLDOWN) is the least time between two looks.
+	FetchPoll, FetchCooldown time.Duration
 }
 
 // DefaultWorkers is the number of scans one process runs at once unless
@@ -63,6 +67,17 @@ type Config struct {
 // its checkout, the database or the findings service, which is most of a
 // small scan's time (make bench-edge measures 8 small scans at once).
 func DefaultWorkers() int { return 2 * runtime.GOMAXPROCS(0) }
+
+// DefaultFetchPoll and DefaultFetchCooldown pace how a worker takes queued
+// scans. A small scan runs for about a tenth of a second, so a scan waiting
+// for a busy worker would otherwise wait up to the queue's default
+// one-second poll after a slot frees; a look every 100 ms is one cheap
+// query, and a 20 ms cooldown lets a burst of inserted scans be taken
+// together without a look per insert.
+const (
+	DefaultFetchPoll     = 100 * time.Millisecond
+	DefaultFetchCooldown = 20 * time.Millisecond
+)
 
 // ReadConfig reads the configuration from env.
 func ReadConfig(env *config.Env) (Config, error) {
@@ -95,6 +110,11 @@ func ReadConfig(env *config.Env) (Config, error) {
 		MaxSize: int64(env.Int("SCAN_MAX_CONTEXT_DOCUMENT_CHARS", 2_000_000))}
 	c.RunningPerOrg = env.Int("SCAN_MAX_RUNNING_PER_ORG", 1)
 	c.LiveBudget = env.Duration("SCAN_LIVE_BUDGET", 10*time.Minute)
+	c.FetchPoll = env.Duration("SCAN_QUEUE_POLL", DefaultFetchPoll)
+	c.FetchCooldown = env.Duration("SCAN_QUEUE_FETCH_COOLDOWN", DefaultFetchCooldown)
+	if c.FetchCooldown <= 0 || c.FetchPoll < c.FetchCooldown {
+		env.Fail(errors.New("SCAN_QUEUE_FETCH_COOLDOWN must be positive and SCAN_QUEUE_POLL at least as long"))
+	}
 	if c.Exclude.MaxPatterns < 1 || c.Exclude.MaxBytes < 1 || c.Documents.MaxCount < 1 || c.Documents.MaxSize < 1 || c.RunningPerOrg < 1 || c.LiveBudget <= 0 {
 		env.Fail(errors.New("SCAN_MAX_EXCLUDE_*, SCAN_MAX_CONTEXT_DOCUMENT*, SCAN_MAX_RUNNING_PER_ORG and SCAN_LIVE_BUDGET must be positive"))
 	}
@@ -175,7 +195,8 @@ func Run(ctx context.Context, version string) error {
 
 	workers := river.NewWorkers()
 	rcfg := &river.Config{Schema: store.Schema, Workers: workers, Logger: log.With("component", "queue"),
-		JobTimeout: cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter}
+		JobTimeout: cfg.JobTimeout, RescueStuckJobsAfter: cfg.RescueAfter,
+		FetchCooldown: cfg.FetchCooldown, FetchPollInterval: cfg.FetchPoll}
 	runWorkers := cfg.Mode == "worker" || cfg.Mode == "all"
 	if runWorkers {
 		workDir := cfg.DataDir + "/scans"
