@@ -107,22 +107,35 @@ type template struct {
 	err  error
 }
 
+// owner is this test binary's connection to the server's maintenance
+// database. It holds a session advisory lock on each template the binary
+// built, for as long as the binary runs: the lock is how other binaries
+// tell a live template from one its builder left behind when it exited.
+var owner struct {
+	sync.Mutex
+	conn  *pgx.Conn
+	built map[string]bool // templates this binary made (session locks are re-entrant)
+}
+
 // Migrated returns a pool on a fresh database that already holds what
 // migrate puts there, dropped when the test ends. The first call for a key
-// in a test binary builds a template database named after the key and runs
-// migrate on it once; every call then clones the template with CREATE
-// DATABASE … TEMPLATE, which takes a fraction of the time migrations take.
-// This is the fast unit layer for stores: each test gets a database of its
-// own, so tests run in parallel and see no other test's rows.
+// in a test binary builds a template database for the key and runs migrate
+// on it once; every call then clones the template with CREATE DATABASE …
+// TEMPLATE, which takes a fraction of the time migrations take. This is the
+// fast unit layer for stores: each test gets a database of its own, so tests
+// run in parallel and see no other test's rows.
 //
-// The template is rebuilt by each test binary that uses the key (under an
-// advisory lock, so two binaries never build it at once) and left on the
-// server for inspection; its name is fixed, so runs do not accumulate them.
-// key must be a lower-case identifier unique to the package.
+// Each test binary builds its own templates, named after the key and a
+// random suffix, so binaries that run at once (several packages sharing a
+// store's helper, or two checkouts on one server) never see each other's
+// migrations. Templates whose binary has exited are dropped by the next
+// binary that builds one. key must be a lower-case identifier.
 func Migrated(t testing.TB, key string, migrate func(context.Context, *pgxpool.Pool) error) *pgxpool.Pool {
 	t.Helper()
 	ctx := context.Background()
-	v, _ := templates.LoadOrStore(key, &template{name: "vstpl_" + key})
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	v, _ := templates.LoadOrStore(key, &template{name: "vstpl_" + key + "_" + hex.EncodeToString(b)})
 	tpl := v.(*template)
 	tpl.once.Do(func() { tpl.err = buildTemplate(ctx, tpl.name, migrate) })
 	if tpl.err != nil {
@@ -141,9 +154,17 @@ func Migrated(t testing.TB, key string, migrate func(context.Context, *pgxpool.P
 	return pool
 }
 
-// buildTemplate (re)creates the database name and migrates it. Connections
-// to it are closed before it returns: PostgreSQL refuses to copy a template
-// that has sessions.
+// templateLock is the advisory lock that marks the template name as in use.
+func templateLock(name string) int64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte("vulnscan-dbtest-template:" + name))
+	return int64(h.Sum64() >> 1)
+}
+
+// buildTemplate takes the lock of name, drops the templates no running
+// binary holds, then creates name and migrates it. Connections to the new
+// database are closed before it returns: PostgreSQL refuses to copy a
+// template that has sessions.
 func buildTemplate(ctx context.Context, name string, migrate func(context.Context, *pgxpool.Pool) error) error {
 	cfg, err := pgx.ParseConfig(ServerURL())
 	if err != nil {
@@ -151,23 +172,49 @@ func buildTemplate(ctx context.Context, name string, migrate func(context.Contex
 	}
 	admin := cfg.Copy()
 	admin.Database = "postgres"
-	conn, err := pgx.ConnectConfig(ctx, admin)
-	if err != nil {
-		return fmt.Errorf("connect to the test PostgreSQL server (run tests with make test): %w", err)
+	owner.Lock()
+	defer owner.Unlock()
+	if owner.conn == nil {
+		if owner.conn, err = pgx.ConnectConfig(ctx, admin); err != nil {
+			return fmt.Errorf("connect to the test PostgreSQL server (run tests with make test): %w", err)
+		}
 	}
-	defer func() { _ = conn.Close(ctx) }()
-	h := fnv.New64a()
-	_, _ = h.Write([]byte("vulnscan-dbtest-template:" + name))
-	lock := int64(h.Sum64() >> 1)
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", lock); err != nil {
+	conn := owner.conn
+	if owner.built == nil {
+		owner.built = map[string]bool{}
+	}
+	owner.built[name] = true
+	// The lock comes before the database, so another binary never sees
+	// this template unlocked.
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", templateLock(name)); err != nil {
 		return fmt.Errorf("template lock: %w", err)
 	}
-	defer func() { _, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", lock) }()
-	ident := pgx.Identifier{name}.Sanitize()
-	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
-		return fmt.Errorf("drop old template: %w", err)
+	rows, err := conn.Query(ctx, `SELECT datname FROM pg_database WHERE datname LIKE 'vstpl\_%' AND datname <> $1`, name)
+	if err != nil {
+		return fmt.Errorf("list templates: %w", err)
 	}
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+ident); err != nil {
+	others, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("list templates: %w", err)
+	}
+	for _, other := range others {
+		if owner.built[other] {
+			continue
+		}
+		var free bool
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", templateLock(other)).Scan(&free); err != nil {
+			return fmt.Errorf("template lock: %w", err)
+		}
+		if !free {
+			continue
+		}
+		_, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{other}.Sanitize()+" WITH (FORCE)")
+		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", templateLock(other))
+		if err != nil {
+			return fmt.Errorf("drop abandoned template %s: %w", other, err)
+		}
+	}
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
 		return fmt.Errorf("create template: %w", err)
 	}
 	u := cfg.Copy()
