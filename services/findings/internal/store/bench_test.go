@@ -148,7 +148,7 @@ func seedList1M(ctx context.Context, b *testing.B, pool *pgxpool.Pool, org strin
 			verification_status, found_at, updated_at, description, affected_file, tags)
 			SELECT md5('f' || g)::uuid, '`+org+`', 'https://git.example.com/acme/repo' || ((g / 10000) % 10), 'fp' || g,
 				md5('scan' || (g / 10000))::uuid,
-				(ARRAY['SQL injection in query builder','Reflected XSS in template','Hard-coded credential','Path traversal in upload','Weak hash'])[1 + g % 5] || ' #' || g,
+				(ARRAY['SQL injection in query builder','Reflected XSS in template','Hard-coded credential','Path traversal in upload','Weak hash'])[1 + g % 5],
 				(ARRAY['injection','xss','auth','access_control','secrets','ssrf','path_traversal','deserialization','crypto','misconfiguration','dependency','other'])[1 + g % 12],
 				(ARRAY['critical','high','medium','low','info'])[1 + g % 5], 5 - g % 5,
 				(ARRAY['open','true_positive','false_positive','accepted_risk','resolved'])[1 + (g / 5) % 5],

@@ -42,11 +42,6 @@ func (f Filter) Searching() bool {
 		f.FilePrefix != "" || f.Text != ""
 }
 
-// TextExpr is the text q searches: title, description and file joined by
-// newlines. It is the expression of the trigram index findings_search_text
-// and must stay equal to it.
-const TextExpr = `(f.title || E'\n' || f.description || E'\n' || f.affected_file)`
-
 // searchCounted reports whether the search counters
 // (finding_search_counts) hold f's total: its only search filters are the
 // repository and the category, and it spans every scan.
@@ -88,18 +83,55 @@ func (f Filter) where() (string, []any) {
 		add("EXISTS (SELECT 1 FROM findings.finding_tags t WHERE t.org_id = $1 AND t.approved AND t.tag = ? AND t.finding_id = f.id)", f.Tag)
 	}
 	if f.FilePrefix != "" {
-		// A range in byte order finds the prefix in findings_search_file;
-		// starts_with states the condition itself.
-		add(`f.affected_file COLLATE "C" >= ?`, f.FilePrefix)
-		if hi, ok := prefixEnd(f.FilePrefix); ok {
-			add(`f.affected_file COLLATE "C" < ?`, hi)
-		}
-		add("starts_with(f.affected_file, ?)", f.FilePrefix)
+		args = append(args, f.prefixArgs()...)
+		conds = append(conds, "f.file_key IN ("+prefixKeys(len(args)-2)+")")
 	}
 	if f.Text != "" {
-		add(TextExpr+" ILIKE ?", "%"+EscapeLike(f.Text)+"%")
+		args = append(args, f.textArg())
+		p := len(args)
+		conds = append(conds, "(f.title_key IN ("+textKeys(p)+") OR f.description_key IN ("+textKeys(p)+
+			") OR f.file_key IN ("+fileTextKeys(p)+"))")
 	}
 	return strings.Join(conds, " AND "), args
+}
+
+// The key subqueries of the search filters. q and a file prefix are first
+// matched against the organization's distinct texts and paths
+// (search_texts, search_files: few rows, see migration 0017), and a finding
+// matches through the keys of its title, description and file. Each takes
+// the number of its first argument; the organization is always $1.
+
+// textKeys renders the keys of the titles and descriptions that contain
+// the ILIKE pattern $p (see textArg).
+func textKeys(p int) string {
+	return `SELECT t.key FROM findings.search_texts t WHERE t.org_id = $1 AND t.body ILIKE $` + strconv.Itoa(p)
+}
+
+// fileTextKeys renders the keys of the paths that contain the ILIKE
+// pattern $p.
+func fileTextKeys(p int) string {
+	return `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND t.path ILIKE $` + strconv.Itoa(p)
+}
+
+// prefixKeys renders the keys of the paths that start with $p+2, byte for
+// byte, found as the byte-order range [$p, $p+1) in search_files_prefix
+// (see prefixArgs).
+func prefixKeys(p int) string {
+	lo, hi, pre := "$"+strconv.Itoa(p), "$"+strconv.Itoa(p+1), "$"+strconv.Itoa(p+2)
+	return `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND t.path COLLATE "C" >= ` + lo +
+		` AND (` + hi + ` = '' OR t.path COLLATE "C" < ` + hi + `) AND starts_with(t.path, ` + pre + `)`
+}
+
+// textArg is the ILIKE pattern of q: q is a case-insensitive substring of
+// the title, the description or the affected file, each on its own, every
+// character of q standing for itself.
+func (f Filter) textArg() string { return "%" + EscapeLike(f.Text) + "%" }
+
+// prefixArgs are prefixKeys' arguments: the least and the first excluded
+// path of the prefix's range ("" when no path is excluded) and the prefix.
+func (f Filter) prefixArgs() []any {
+	hi, _ := prefixEnd(f.FilePrefix)
+	return []any{f.FilePrefix, hi, f.FilePrefix}
 }
 
 // prefixEnd returns the least string greater than every string that starts
@@ -198,6 +230,8 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 		page, pageArgs = f.scanPage()
 	case f.Tag != "":
 		page, pageArgs = f.tagPage()
+	case f.ScanID == "" && (f.Text != "" || f.FilePrefix != ""):
+		page, pageArgs = f.keyPage()
 	default:
 		var where string
 		where, pageArgs = f.where()
@@ -209,6 +243,63 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 	}
 	total, totalArgs = f.countQuery()
 	return page, pageArgs, total, totalArgs
+}
+
+// keyPage renders the query of one page of a q or file prefix search
+// (without a scan or tag). The search's keys drive it: for each matching
+// key of each field searched (title, description and file for q; file for
+// a prefix, which then applies q as a condition), the key's index
+// (findings_search_title, … of migration 0017, in the list's order) yields
+// at most the findings up to the page's end, with the other filters applied
+// on the index's columns; the union of those (a finding matching through
+// two fields counts once) holds the page, which is cut from it in list
+// order. A page reads at most the page's end per key, and a key's findings
+// are contiguous in its index, so a search resolving to a few keys reads
+// about as much as a filter on a single column.
+func (f Filter) keyPage() (string, []any) {
+	union, args := f.keyUnion(true)
+	n := len(args)
+	args = append(args, f.Limit, f.Offset)
+	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
+		SELECT m.id, m.found_at, m.severity_rank, m.updated_at FROM (` + union + `) m
+		ORDER BY ` + f.orderBy("m") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
+		ORDER BY ` + f.orderBy("p")
+	return q, args
+}
+
+// keyUnion renders the union of the findings matching f through each
+// matching key (see keyPage), as rows of id, found_at, severity_rank and
+// updated_at, with its arguments. With limit, each key yields at most the
+// findings up to the end of f's page.
+func (f Filter) keyUnion(limit bool) (string, []any) {
+	rest := f
+	rest.Text, rest.FilePrefix = "", ""
+	if f.FilePrefix != "" {
+		rest.Text = f.Text // a condition on the prefix's findings
+	}
+	where, args := rest.where()
+	type driver struct{ keys, col string }
+	var drivers []driver
+	if f.FilePrefix != "" {
+		args = append(args, f.prefixArgs()...)
+		drivers = []driver{{prefixKeys(len(args) - 2), "file_key"}}
+	} else {
+		args = append(args, f.textArg())
+		p := len(args)
+		drivers = []driver{{textKeys(p), "title_key"}, {textKeys(p), "description_key"}, {fileTextKeys(p), "file_key"}}
+	}
+	cut := ""
+	if limit {
+		args = append(args, f.Offset+f.Limit)
+		cut = ` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(len(args))
+	}
+	branches := make([]string, len(drivers))
+	for i, d := range drivers {
+		branches[i] = `SELECT x.* FROM (` + d.keys + `) k CROSS JOIN LATERAL (
+			SELECT f.id, f.found_at, f.severity_rank, f.updated_at FROM findings.findings f
+			WHERE ` + where + ` AND f.` + d.col + ` = k.key` + cut + `) x`
+	}
+	return strings.Join(branches, " UNION "), args
 }
 
 // tagFrom renders the rows of f's tag (finding_tags, alias t), with the
@@ -337,6 +428,13 @@ func (f Filter) countQuery() (string, []any) {
 	if q, args, ok := f.hourCountQuery(); ok {
 		return q, args
 	}
+	if q, args, ok := f.keyCountQuery(); ok {
+		return q, args
+	}
+	if f.ScanID == "" && (f.Text != "" || f.FilePrefix != "") {
+		union, args := f.keyUnion(false)
+		return `SELECT count(*) FROM (` + union + `) m`, args
+	}
 	if f.Searching() {
 		where, args := f.where()
 		return `SELECT count(*) FROM findings.findings f WHERE ` + where, args
@@ -348,6 +446,41 @@ func (f Filter) countQuery() (string, []any) {
 	return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_counts
 		WHERE org_id = $1 AND scan_id = $2 AND ($3 = '' OR severity = $3) AND ($4 = '' OR state = $4)`,
 		[]any{f.OrgID, scan, f.Severity, f.State}
+}
+
+// keyCountQuery renders the exact total of a q or file prefix search whose
+// other filters are at most severity and state (across every scan) from
+// the key counters (finding_key_counts): every finding has one key per
+// field, so the sum over the matching keys of one field counts each match
+// once. A prefix matches through the file alone. q matches through three
+// fields; when the matches of more than one field hold findings the sums
+// could count a finding twice, and the total is a count of the matches
+// instead. ok is false when f has other filters.
+func (f Filter) keyCountQuery() (q string, args []any, ok bool) {
+	rest := f
+	rest.Text, rest.FilePrefix, rest.Severity, rest.State = "", "", "", ""
+	if rest.Searching() || f.ScanID != "" || (f.Text != "" && f.FilePrefix != "") || (f.Text == "" && f.FilePrefix == "") {
+		return "", nil, false
+	}
+	// sum renders the sum of the counters of field over keys, with the
+	// severity and state in parameters sev and state ('' for any).
+	sum := func(field, keys, sev, state string) string {
+		return `SELECT coalesce(sum(c.n), 0) AS n FROM (` + keys + `) k
+			JOIN findings.finding_key_counts c ON c.org_id = $1 AND c.field = '` + field + `' AND c.key = k.key
+			WHERE (` + sev + ` = '' OR c.severity = ` + sev + `) AND (` + state + ` = '' OR c.state = ` + state + `)`
+	}
+	if f.FilePrefix != "" {
+		args = append([]any{f.OrgID, f.Severity, f.State}, f.prefixArgs()...)
+		return `SELECT (` + sum("file", prefixKeys(4), "$2", "$3") + `)::bigint`, args, true
+	}
+	union, args := f.keyUnion(false)
+	args = append(args, f.Severity, f.State, f.textArg())
+	n := len(args)
+	sev, state := "$"+strconv.Itoa(n-2), "$"+strconv.Itoa(n-1)
+	return `WITH sums AS (` + sum("title", textKeys(n), sev, state) + ` UNION ALL ` + sum("description", textKeys(n), sev, state) +
+		` UNION ALL ` + sum("file", fileTextKeys(n), sev, state) + `), hit AS (SELECT n FROM sums WHERE n <> 0)
+		SELECT CASE WHEN (SELECT count(*) FROM hit) <= 1 THEN (SELECT coalesce(sum(n), 0) FROM hit)::bigint
+			ELSE (SELECT count(*) FROM (` + union + `) m) END`, args, true
 }
 
 // hourCountQuery renders the exact total of a found_at window whose other

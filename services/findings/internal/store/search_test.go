@@ -47,6 +47,34 @@ func TestEscapeLike(t *testing.T) {
 	}
 }
 
+// migratedStore returns a store on a database of its own with the schema.
+func migratedStore(t *testing.T) (*Store, *pgxpool.Pool) {
+	t.Helper()
+	pool := dbtest.Migrated(t, "findings_store", Migrate)
+	return &Store{Pool: pool}, pool
+}
+
+// newScan registers a full scan of a repository of a new organization.
+func newScan(t *testing.T, s *Store) Scan {
+	t.Helper()
+	sc := Scan{ID: uuid.NewString(), OrgID: uuid.NewString(), RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
+	if _, err := s.RegisterScan(context.Background(), sc); err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// trigramIndexed reports whether q's trigram index on the distinct texts
+// exists.
+func trigramIndexed(t *testing.T, pool *pgxpool.Pool) bool {
+	t.Helper()
+	var idx bool
+	if err := pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = 'findings' AND indexname = 'search_texts_trgm')`).Scan(&idx); err != nil {
+		t.Fatal(err)
+	}
+	return idx
+}
+
 // TestSearchFilters records findings of two repositories (and another
 // organization's with the same texts), then checks every search filter,
 // alone, combined with each other and with the spec's filters, under every
@@ -55,15 +83,10 @@ func TestEscapeLike(t *testing.T) {
 func TestSearchFilters(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := dbtest.New(t)
-	if err := Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
+	s, pool := migratedStore(t)
+	if !trigramIndexed(t, pool) {
+		t.Fatal("trigram index search_texts_trgm missing on a server with pg_trgm")
 	}
-	var idx bool
-	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = 'findings' AND indexname = 'findings_search_text')`).Scan(&idx); err != nil || !idx {
-		t.Fatalf("trigram index findings_search_text missing on a server with pg_trgm: %t, %v", idx, err)
-	}
-	s := &Store{Pool: pool}
 	org, other := uuid.NewString(), uuid.NewString()
 	repoA, repoB := "https://git.example.com/acme/app", "https://git.example.com/acme/lib"
 	scans := []Scan{
@@ -162,7 +185,9 @@ func TestSearchFilters(t *testing.T) {
 			f.Category != "" && fd.Category != f.Category,
 			f.Tag != "" && !slices.Contains(fd.Tags, f.Tag),
 			f.FilePrefix != "" && !strings.HasPrefix(fd.AffectedFile, f.FilePrefix),
-			f.Text != "" && !strings.Contains(lower(fd.Title+"\n"+fd.Description+"\n"+fd.AffectedFile), lower(f.Text)):
+			f.Text != "" && !slices.ContainsFunc([]string{fd.Title, fd.Description, fd.AffectedFile}, func(field string) bool {
+				return strings.Contains(lower(field), lower(f.Text))
+			}):
 			return false
 		}
 		return true
@@ -189,6 +214,12 @@ func TestSearchFilters(t *testing.T) {
 		{"text percent alone", Filter{Text: "%"}, 10},
 		{"text in file", Filter{Text: "query.go"}, 5},
 		{"text absent", Filter{Text: "no such words"}, 0},
+		{"text never spans two fields", Filter{Text: "upload #3\nFound by"}, 0},
+		{"text in title and in file", Filter{Text: "query"}, 10},
+		{"text with severity and state", Filter{Text: "sql", Severity: "high", State: "open"}, 1},
+		{"text and file prefix", Filter{Text: "xss", FilePrefix: "src/"}, 2},
+		{"file prefix with state", Filter{FilePrefix: "src/", State: "resolved"}, 1},
+		{"text with category", Filter{Text: "rule r3", Category: "auth"}, 1},
 		{"everything", Filter{RepoKey: vocab.RepoKey(repoA), Category: "injection", Tag: "pci", FilePrefix: "src/", Text: "sql",
 			FoundSince: at("2026-03-01T00:00:00Z"), FoundUntil: at("2026-04-01T00:00:00Z")}, 1},
 		{"with severity and state", Filter{Tag: "cwe-79", Severity: "high", State: "open"}, 1},
@@ -227,24 +258,7 @@ func TestSearchFilters(t *testing.T) {
 					if len(want) < tc.min || (tc.min == 0 && len(want) != 0) {
 						t.Fatalf("fixture gives %d matches, want at least %d", len(want), tc.min)
 					}
-					for _, limit := range []int{7, 100} {
-						for off := 0; off == 0 || off < len(want); off += limit {
-							f.Limit, f.Offset = limit, off
-							list, total, err := s.List(ctx, f)
-							if err != nil {
-								t.Fatal(err)
-							}
-							var got []string
-							for _, fd := range list {
-								got = append(got, fd.ID)
-							}
-							exp := want[min(off, len(want)):min(off+limit, len(want))]
-							if fmt.Sprint(got) != fmt.Sprint(exp) || total != int64(len(want)) {
-								t.Fatalf("sort=%s desc=%t limit=%d offset=%d:\n got %v total %d\nwant %v total %d",
-									sortBy, desc, limit, off, got, total, exp, len(want))
-							}
-						}
-					}
+					checkPages(t, s, f, want, []int{7, 100}, fmt.Sprintf("sort=%s desc=%t", sortBy, desc))
 					// The export streams the same selection.
 					var exported []string
 					if err := s.Each(ctx, f, func(fd Finding, _ Extra) error {
@@ -316,19 +330,12 @@ func TestSearchIndexUnderServiceRole(t *testing.T) {
 			if err := Migrate(ctx, pool); err != nil {
 				t.Fatalf("migrate as the service role: %v", err)
 			}
-			var idx bool
-			if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = 'findings' AND indexname = 'findings_search_text')`).Scan(&idx); err != nil {
-				t.Fatal(err)
-			}
-			if idx != withExt {
+			if idx := trigramIndexed(t, pool); idx != withExt {
 				t.Fatalf("trigram index present: %t, want %t", idx, withExt)
 			}
 			s := &Store{Pool: pool}
-			org := uuid.NewString()
-			sc := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
-			if _, err := s.RegisterScan(ctx, sc); err != nil {
-				t.Fatal(err)
-			}
+			sc := newScan(t, s)
+			org := sc.OrgID
 			if _, err := s.Report(ctx, sc, []Reported{
 				{Fingerprint: "a", Title: "SQL injection", Category: "injection", Severity: "high", Verified: true},
 				{Fingerprint: "b", Title: "XSS", Category: "xss", Severity: "low", Verified: true},
@@ -349,16 +356,9 @@ func TestSearchIndexUnderServiceRole(t *testing.T) {
 func TestQueriesAreWhatListRuns(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := dbtest.New(t)
-	if err := Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	s := &Store{Pool: pool}
-	org := uuid.NewString()
-	sc := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
-	if _, err := s.RegisterScan(ctx, sc); err != nil {
-		t.Fatal(err)
-	}
+	s, pool := migratedStore(t)
+	sc := newScan(t, s)
+	org := sc.OrgID
 	if _, err := s.Report(ctx, sc, reported("q", 40), true); err != nil {
 		t.Fatal(err)
 	}
@@ -402,16 +402,9 @@ func TestQueriesAreWhatListRuns(t *testing.T) {
 func TestTagRowsFollowFindings(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := dbtest.New(t)
-	if err := Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	s := &Store{Pool: pool}
-	org := uuid.NewString()
-	sc := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
-	if _, err := s.RegisterScan(ctx, sc); err != nil {
-		t.Fatal(err)
-	}
+	s, pool := migratedStore(t)
+	sc := newScan(t, s)
+	org := sc.OrgID
 	var batch []Reported
 	for i := range 6 {
 		batch = append(batch, Reported{Fingerprint: fmt.Sprint(i), Title: fmt.Sprint("t", i), Category: "xss", Severity: "high",
