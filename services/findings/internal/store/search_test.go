@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/google/uuid"
@@ -453,4 +455,82 @@ func TestTagRowsFollowFindings(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSearchKeysBackfilled records findings under the schema before the
+// search keys, then applies the rest: the existing findings are found by q
+// and file prefix with exact totals, and a later change of a title, a
+// state or an approval behind the store's back is followed by the keys, the
+// distinct texts and the counters.
+func TestSearchKeysBackfilled(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	before := fstest.MapFS{}
+	entries, err := fs.ReadDir(migrations, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() < "0017" {
+			data, err := fs.ReadFile(migrations, "migrations/"+e.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			before[e.Name()] = &fstest.MapFile{Data: data}
+		}
+	}
+	if err := db.Migrate(ctx, pool, Schema, before); err != nil {
+		t.Fatal(err)
+	}
+	s := &Store{Pool: pool}
+	sc := newScan(t, s)
+	var batch []Reported
+	for i := range 12 {
+		batch = append(batch, Reported{Fingerprint: fmt.Sprint(i), Title: []string{"SQL injection", "Reflected XSS"}[i%2],
+			Description: "Rule R" + fmt.Sprint(i%3), AffectedFile: fmt.Sprintf("src/m%d/f.go", i%4), Category: "injection",
+			Severity: "high", Verified: true})
+	}
+	if _, err := s.Report(ctx, sc, batch, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	expect := func(f Filter, want int) {
+		t.Helper()
+		f.OrgID, f.SortBy, f.Limit = sc.OrgID, "found_at", 100
+		for _, fold := range []bool{false, true} {
+			if fold {
+				if _, err := s.FoldCounts(ctx, 1000); err != nil {
+					t.Fatal(err)
+				}
+			}
+			list, total, err := s.List(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(list) != want || total != int64(want) {
+				t.Fatalf("%+v: %d rows, total %d; want %d", f, len(list), total, want)
+			}
+		}
+	}
+	expect(Filter{Text: "sql"}, 6)
+	expect(Filter{Text: "r2"}, 4)
+	expect(Filter{Text: "M1/"}, 3)
+	expect(Filter{FilePrefix: "src/m1"}, 3)
+	for _, step := range []string{
+		`UPDATE findings.findings SET title = 'Blind SQL injection' WHERE fingerprint IN ('1', '3')`,
+		`UPDATE findings.findings SET state = 'resolved' WHERE fingerprint = '0'`,
+		`UPDATE findings.findings SET verification_status = 'rejected' WHERE fingerprint = '2'`,
+	} {
+		if _, err := pool.Exec(ctx, step); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expect(Filter{Text: "sql"}, 7)
+	expect(Filter{Text: "blind"}, 2)
+	expect(Filter{Text: "xss"}, 4)
+	expect(Filter{Text: "sql", State: "resolved"}, 1)
+	expect(Filter{FilePrefix: "src/m", State: "open"}, 10)
 }
