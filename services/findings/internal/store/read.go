@@ -232,6 +232,8 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 		page, pageArgs = f.tagPage()
 	case f.ScanID == "" && (f.Text != "" || f.FilePrefix != ""):
 		page, pageArgs = f.keyPage()
+	case f.ScanID != "":
+		page, pageArgs = f.scanSearchPage()
 	default:
 		var where string
 		where, pageArgs = f.where()
@@ -300,6 +302,35 @@ func (f Filter) keyUnion(limit bool) (string, []any) {
 			WHERE ` + where + ` AND f.` + d.col + ` = k.key` + cut + `) x`
 	}
 	return strings.Join(branches, " UNION "), args
+}
+
+// scanFrom renders the approved occurrences of f's scan (alias o) joined
+// to their findings (alias f) that match f's other filters, with the
+// arguments. A scan holds far fewer findings than its organization, and its
+// occurrences carry the list keys (see scanPage), so a search within a scan
+// walks the scan's occurrences in list order and checks each finding,
+// stopping at the page, rather than the organization's matches.
+func (f Filter) scanFrom() (string, []any) {
+	rest := f
+	rest.ScanID = ""
+	where, args := rest.where()
+	args = append(args, f.ScanID)
+	return `findings.occurrences o JOIN findings.findings f ON f.id = o.finding_id AND ` + where +
+		` WHERE o.scan_id = $` + strconv.Itoa(len(args)) + ` AND o.approved`, args
+}
+
+// scanSearchPage renders the query of one page of a scan's findings with
+// search filters other than a tag (see scanFrom).
+func (f Filter) scanSearchPage() (string, []any) {
+	from, args := f.scanFrom()
+	n := len(args)
+	args = append(args, f.Limit, f.Offset)
+	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
+		SELECT o.finding_id AS id, o.severity_rank, o.found_at, o.updated_at FROM ` + from +
+		` ORDER BY ` + f.orderByID("o", "finding_id") +
+		` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
+		ORDER BY ` + f.orderBy("p")
+	return q, args
 }
 
 // tagFrom renders the rows of f's tag (finding_tags, alias t), with the
@@ -434,6 +465,10 @@ func (f Filter) countQuery() (string, []any) {
 	if f.ScanID == "" && (f.Text != "" || f.FilePrefix != "") {
 		union, args := f.keyUnion(false)
 		return `SELECT count(*) FROM (` + union + `) m`, args
+	}
+	if f.Searching() && f.ScanID != "" {
+		from, args := f.scanFrom()
+		return `SELECT count(*) FROM ` + from, args
 	}
 	if f.Searching() {
 		where, args := f.where()
