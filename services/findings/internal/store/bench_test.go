@@ -58,7 +58,7 @@ func BenchmarkList1M(b *testing.B) {
 	}
 	fmt.Printf("migrations after seeding (search indexes and counters) applied in %s\n", time.Since(start).Round(time.Millisecond))
 	start = time.Now()
-	tables := []string{"findings", "occurrences", "finding_tags"}
+	tables := []string{"findings", "occurrences", "finding_tags", "search_texts", "search_files"}
 	for _, c := range counterTables {
 		tables = append(tables, c.table)
 	}

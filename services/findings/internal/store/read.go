@@ -33,6 +33,52 @@ type Filter struct {
 	Tag        string // one of the finding's tags, exactly
 	FilePrefix string // affected_file starts with it, byte for byte
 	Text       string // case-insensitive substring of title, description or affected_file
+
+	// keys holds the keys a q or file prefix search without a scan matches,
+	// as Resolve finds them; nil before.
+	keys *searchKeys
+}
+
+// searchKeys are the keys of the distinct texts and paths a search
+// matches, per key column of the findings: for q the titles, descriptions
+// and paths that contain it, for a file prefix the paths that start with it.
+type searchKeys struct {
+	title, description, file []string
+}
+
+// columns returns the key columns with matching keys and their keys.
+func (k *searchKeys) columns() (cols []string, keys [][]string) {
+	for i, ks := range [][]string{k.title, k.description, k.file} {
+		if len(ks) > 0 {
+			cols = append(cols, []string{"title", "description", "file"}[i])
+			keys = append(keys, ks)
+		}
+	}
+	return cols, keys
+}
+
+// Resolve returns f with the keys its q or file prefix matches, looked up
+// in the organization's distinct texts and paths, when f has either filter
+// and no scan (whose pages walk the scan instead). List and Count resolve
+// their filter; Queries renders the keyed queries only for a resolved one.
+func (s *Store) Resolve(ctx context.Context, f Filter) (Filter, error) {
+	if f.ScanID != "" || (f.Text == "" && f.FilePrefix == "") || f.keys != nil {
+		return f, nil
+	}
+	k := &searchKeys{}
+	var err error
+	if f.FilePrefix != "" {
+		err = s.Pool.QueryRow(ctx, `SELECT array(`+prefixKeys(2)+`)::text[]`, append([]any{f.OrgID}, f.prefixArgs()...)...).Scan(&k.file)
+	} else {
+		err = s.Pool.QueryRow(ctx, `SELECT array(`+textKeys(2)+` AND t.field = 'title')::text[],
+			array(`+textKeys(2)+` AND t.field = 'description')::text[], array(`+fileTextKeys(2)+`)::text[]`,
+			f.OrgID, f.textArg()).Scan(&k.title, &k.description, &k.file)
+	}
+	if err != nil {
+		return f, fmt.Errorf("search keys: %w", err)
+	}
+	f.keys = k
+	return f, nil
 }
 
 // Searching reports whether f has a search filter, which the counters do
@@ -194,6 +240,10 @@ func (f Filter) orderByID(alias, idCol string) string {
 // List returns one page of findings and the exact number of matches. The
 // page and the total are read in one round trip (Queries gives the SQL).
 func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
+	f, err := s.Resolve(ctx, f)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list findings: %w", err)
+	}
 	pageSQL, pageArgs, totalSQL, totalArgs := f.Queries()
 	var list []Finding
 	var total int64
@@ -230,7 +280,7 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 		page, pageArgs = f.scanPage()
 	case f.Tag != "":
 		page, pageArgs = f.tagPage()
-	case f.ScanID == "" && (f.Text != "" || f.FilePrefix != ""):
+	case f.keys != nil:
 		page, pageArgs = f.keyPage()
 	case f.ScanID != "":
 		page, pageArgs = f.scanSearchPage()
@@ -247,18 +297,25 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 	return page, pageArgs, total, totalArgs
 }
 
-// keyPage renders the query of one page of a q or file prefix search
-// (without a scan or tag). The search's keys drive it: for each matching
-// key of each field searched (title, description and file for q; file for
-// a prefix, which then applies q as a condition), the key's index
-// (findings_search_title, … of migration 0017, in the list's order) yields
-// at most the findings up to the page's end, with the other filters applied
-// on the index's columns; the union of those (a finding matching through
-// two fields counts once) holds the page, which is cut from it in list
-// order. A page reads at most the page's end per key, and a key's findings
-// are contiguous in its index, so a search resolving to a few keys reads
-// about as much as a filter on a single column.
+// keyPage renders the query of one page of a resolved q or file prefix
+// search (without a scan or tag). The search's keys drive it: a single
+// matching key reads its key column's index (findingsearch_title, … of
+// migration 0017, in the list's order) like a filter on one column; with
+// several, each key's index yields at most the findings up to the page's
+// end, with the other filters applied on the index's columns, and the page
+// is cut, in list order, from their union (a finding matching through two
+// columns counts once). A page thus reads at most the page's end per key:
+// its cost grows with the number of matching keys, not of findings.
 func (f Filter) keyPage() (string, []any) {
+	cols, keys := f.keys.columns()
+	if len(cols) == 1 && len(keys[0]) == 1 {
+		where, args := f.keyWhere()
+		args = append(args, keys[0][0], f.Limit, f.Offset)
+		n := len(args)
+		return `SELECT ` + findingCols + ` FROM findings.findings f JOIN (SELECT f.id FROM findings.findings f WHERE ` + where +
+			` AND f.` + cols[0] + `_key = $` + strconv.Itoa(n-2) + ` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(n-1) +
+			` OFFSET $` + strconv.Itoa(n) + `) p ON p.id = f.id ORDER BY ` + f.orderBy("f"), args
+	}
 	union, args := f.keyUnion(true)
 	n := len(args)
 	args = append(args, f.Limit, f.Offset)
@@ -269,37 +326,39 @@ func (f Filter) keyPage() (string, []any) {
 	return q, args
 }
 
-// keyUnion renders the union of the findings matching f through each
-// matching key (see keyPage), as rows of id, found_at, severity_rank and
-// updated_at, with its arguments. With limit, each key yields at most the
-// findings up to the end of f's page.
-func (f Filter) keyUnion(limit bool) (string, []any) {
+// keyWhere renders the conditions of a resolved search other than its
+// keys: the spec's and the other search filters, and q when the keys are
+// a prefix's.
+func (f Filter) keyWhere() (string, []any) {
 	rest := f
 	rest.Text, rest.FilePrefix = "", ""
 	if f.FilePrefix != "" {
-		rest.Text = f.Text // a condition on the prefix's findings
+		rest.Text = f.Text
 	}
-	where, args := rest.where()
-	type driver struct{ keys, col string }
-	var drivers []driver
-	if f.FilePrefix != "" {
-		args = append(args, f.prefixArgs()...)
-		drivers = []driver{{prefixKeys(len(args) - 2), "file_key"}}
-	} else {
-		args = append(args, f.textArg())
-		p := len(args)
-		drivers = []driver{{textKeys(p), "title_key"}, {textKeys(p), "description_key"}, {fileTextKeys(p), "file_key"}}
-	}
+	return rest.where()
+}
+
+// keyUnion renders the findings matching a resolved search through each
+// of its keys (see keyPage), as rows of id, found_at, severity_rank and
+// updated_at, with the arguments. With limit, each key yields at most the
+// findings up to the end of f's page.
+func (f Filter) keyUnion(limit bool) (string, []any) {
+	where, args := f.keyWhere()
 	cut := ""
 	if limit {
 		args = append(args, f.Offset+f.Limit)
 		cut = ` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(len(args))
 	}
-	branches := make([]string, len(drivers))
-	for i, d := range drivers {
-		branches[i] = `SELECT x.* FROM (` + d.keys + `) k CROSS JOIN LATERAL (
+	cols, keys := f.keys.columns()
+	if len(cols) == 0 {
+		return `SELECT f.id, f.found_at, f.severity_rank, f.updated_at FROM findings.findings f WHERE ` + where + ` AND false` + cut, args
+	}
+	branches := make([]string, len(cols))
+	for i, col := range cols {
+		args = append(args, keys[i])
+		branches[i] = `SELECT x.* FROM unnest($` + strconv.Itoa(len(args)) + `::uuid[]) k(key) CROSS JOIN LATERAL (
 			SELECT f.id, f.found_at, f.severity_rank, f.updated_at FROM findings.findings f
-			WHERE ` + where + ` AND f.` + d.col + ` = k.key` + cut + `) x`
+			WHERE ` + where + ` AND f.` + col + `_key = k.key` + cut + `) x`
 	}
 	return strings.Join(branches, " UNION "), args
 }
@@ -421,6 +480,10 @@ func (f Filter) scanPage() (string, []any) {
 
 // Count returns the exact number of approved findings matching f.
 func (s *Store) Count(ctx context.Context, f Filter) (int64, error) {
+	f, err := s.Resolve(ctx, f)
+	if err != nil {
+		return 0, fmt.Errorf("count findings: %w", err)
+	}
 	q, args := f.countQuery()
 	var total int64
 	if err := s.Pool.QueryRow(ctx, q, args...).Scan(&total); err != nil {
@@ -462,7 +525,7 @@ func (f Filter) countQuery() (string, []any) {
 	if q, args, ok := f.keyCountQuery(); ok {
 		return q, args
 	}
-	if f.ScanID == "" && (f.Text != "" || f.FilePrefix != "") {
+	if f.keys != nil {
 		union, args := f.keyUnion(false)
 		return `SELECT count(*) FROM (` + union + `) m`, args
 	}
@@ -483,37 +546,42 @@ func (f Filter) countQuery() (string, []any) {
 		[]any{f.OrgID, scan, f.Severity, f.State}
 }
 
-// keyCountQuery renders the exact total of a q or file prefix search whose
-// other filters are at most severity and state (across every scan) from
-// the key counters (finding_key_counts): every finding has one key per
-// field, so the sum over the matching keys of one field counts each match
-// once. A prefix matches through the file alone. q matches through three
-// fields; when the matches of more than one field hold findings the sums
-// could count a finding twice, and the total is a count of the matches
-// instead. ok is false when f has other filters.
+// keyCountQuery renders the exact total of a resolved q or file prefix
+// search whose other filters are at most severity and state, from the key
+// counters (finding_key_counts): every finding has one key per column, so
+// the sum over the matching keys of one column counts each match once.
+// When q's keys hold findings in more than one column, whose sums could
+// count a finding twice, the total is a count of the union of the keys'
+// matches instead, read from the key indexes. ok is false when f is not
+// resolved or has other filters.
 func (f Filter) keyCountQuery() (q string, args []any, ok bool) {
 	rest := f
 	rest.Text, rest.FilePrefix, rest.Severity, rest.State = "", "", "", ""
-	if rest.Searching() || f.ScanID != "" || (f.Text != "" && f.FilePrefix != "") || (f.Text == "" && f.FilePrefix == "") {
+	if f.keys == nil || rest.Searching() || (f.Text != "" && f.FilePrefix != "") {
 		return "", nil, false
 	}
-	// sum renders the sum of the counters of field over keys, with the
-	// severity and state in parameters sev and state ('' for any).
-	sum := func(field, keys, sev, state string) string {
-		return `SELECT coalesce(sum(c.n), 0) AS n FROM (` + keys + `) k
-			JOIN findings.finding_key_counts c ON c.org_id = $1 AND c.field = '` + field + `' AND c.key = k.key
+	cols, keys := f.keys.columns()
+	if len(cols) == 0 {
+		return `SELECT 0::bigint`, nil, true
+	}
+	// With one column, the sum alone: its arguments follow $1.
+	union, args := `SELECT NULL`, []any{f.OrgID}
+	if len(cols) > 1 {
+		union, args = f.keyUnion(false)
+	}
+	args = append(args, f.Severity, f.State)
+	sev, state := "$"+strconv.Itoa(len(args)-1), "$"+strconv.Itoa(len(args))
+	sums := make([]string, len(cols))
+	for i, col := range cols {
+		args = append(args, keys[i])
+		sums[i] = `SELECT coalesce(sum(c.n), 0) AS n FROM unnest($` + strconv.Itoa(len(args)) + `::uuid[]) k(key)
+			JOIN findings.finding_key_counts c ON c.org_id = $1 AND c.field = '` + col + `' AND c.key = k.key
 			WHERE (` + sev + ` = '' OR c.severity = ` + sev + `) AND (` + state + ` = '' OR c.state = ` + state + `)`
 	}
-	if f.FilePrefix != "" {
-		args = append([]any{f.OrgID, f.Severity, f.State}, f.prefixArgs()...)
-		return `SELECT (` + sum("file", prefixKeys(4), "$2", "$3") + `)::bigint`, args, true
+	if len(cols) == 1 {
+		return `SELECT (` + sums[0] + `)::bigint`, args, true
 	}
-	union, args := f.keyUnion(false)
-	args = append(args, f.Severity, f.State, f.textArg())
-	n := len(args)
-	sev, state := "$"+strconv.Itoa(n-2), "$"+strconv.Itoa(n-1)
-	return `WITH sums AS (` + sum("title", textKeys(n), sev, state) + ` UNION ALL ` + sum("description", textKeys(n), sev, state) +
-		` UNION ALL ` + sum("file", fileTextKeys(n), sev, state) + `), hit AS (SELECT n FROM sums WHERE n <> 0)
+	return `WITH sums AS (` + strings.Join(sums, " UNION ALL ") + `), hit AS (SELECT n FROM sums WHERE n <> 0)
 		SELECT CASE WHEN (SELECT count(*) FROM hit) <= 1 THEN (SELECT coalesce(sum(n), 0) FROM hit)::bigint
 			ELSE (SELECT count(*) FROM (` + union + `) m) END`, args, true
 }

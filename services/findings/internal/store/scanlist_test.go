@@ -83,7 +83,7 @@ func checkPages(t *testing.T, s *Store, f Filter, want []string, limits []int, l
 func reported(prefix string, n int) []Reported {
 	var out []Reported
 	for i := range n {
-		out = append(out, Reported{Fingerprint: fmt.Sprintf("%s%d", prefix, i), Title: "t", Category: "injection",
+		out = append(out, Reported{Fingerprint: fmt.Sprintf("%s%d", prefix, i), Title: "t", Category: "injection", AffectedFile: fmt.Sprintf("src/f%d.go", i%3),
 			Severity: Severities[i%len(Severities)], Verified: i%6 != 5})
 	}
 	return out

@@ -370,6 +370,8 @@ func TestQueriesAreWhatListRuns(t *testing.T) {
 		{Severity: "high", State: "open", SortBy: "severity", Desc: true, Limit: 15},
 		{ScanID: sc.ID, SortBy: "updated_at", Limit: 7, Offset: 7},
 		{ScanID: sc.ID, Category: "injection", SortBy: "severity", Limit: 10},
+		{Text: "T", SortBy: "found_at", Desc: true, Limit: 15},
+		{FilePrefix: "src/", Severity: "high", SortBy: "severity", Limit: 5, Offset: 2},
 	} {
 		f.OrgID = org
 		want, wantTotal, err := s.List(ctx, f)
@@ -378,6 +380,10 @@ func TestQueriesAreWhatListRuns(t *testing.T) {
 		}
 		if len(want) == 0 || wantTotal == 0 {
 			t.Fatalf("%+v: empty fixture", f)
+		}
+		f, err = s.Resolve(ctx, f)
+		if err != nil {
+			t.Fatal(err)
 		}
 		page, pageArgs, total, totalArgs := f.Queries()
 		rows, err := pool.Query(ctx, page, pageArgs...)

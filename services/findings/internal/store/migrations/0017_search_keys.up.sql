@@ -4,8 +4,9 @@
 -- share a file, so an organization has few distinct texts and paths next to
 -- its findings. Each finding carries a key per field, the MD5 of its title,
 -- description and affected file as a uuid (stored generated columns, equal
--- to the fields by construction), and the distinct texts and paths are kept
--- once per organization in search_texts and search_files. A search first
+-- to the fields by construction), and the distinct titles, descriptions and
+-- paths are kept once per organization in search_texts (with the field they
+-- come from) and search_files. A search first
 -- matches the small tables (trigram index for q, byte-order range for a
 -- prefix), then reads the matching keys' findings from one btree per key
 -- column and order, stopping at the page; exact totals are sums of the key
@@ -25,15 +26,17 @@ ALTER TABLE findings
     ADD COLUMN description_key uuid GENERATED ALWAYS AS (md5(description)::uuid) STORED,
     ADD COLUMN file_key        uuid GENERATED ALWAYS AS (md5(affected_file)::uuid) STORED;
 
--- The distinct titles and descriptions (one table: q searches both alike)
--- and the distinct affected files of each organization, keyed as the
--- findings' key columns. A row is never removed: a text no finding uses any
--- more matches no finding.
+-- The distinct titles and descriptions and the distinct affected files of
+-- each organization, keyed as the findings' key columns. A text's field
+-- tells which key column to read, so that a word of a title reads the title
+-- index alone. A row is never removed: a text no finding uses any more
+-- matches no finding.
 CREATE TABLE search_texts (
     org_id uuid NOT NULL,
+    field  text NOT NULL CHECK (field IN ('title', 'description')),
     key    uuid NOT NULL,
     body   text NOT NULL,
-    PRIMARY KEY (org_id, key)
+    PRIMARY KEY (org_id, field, key)
 );
 CREATE TABLE search_files (
     org_id uuid NOT NULL,
@@ -63,14 +66,14 @@ END $$;
 -- and never deadlock.
 CREATE FUNCTION search_keys_add() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO findings.search_texts (org_id, key, body)
-        SELECT DISTINCT org_id, key, body FROM (
-            SELECT n.org_id, n.title_key AS key, n.title AS body FROM new_rows n
+    INSERT INTO findings.search_texts (org_id, field, key, body)
+        SELECT DISTINCT org_id, field, key, body FROM (
+            SELECT n.org_id, 'title' AS field, n.title_key AS key, n.title AS body FROM new_rows n
             UNION ALL
-            SELECT n.org_id, n.description_key, n.description FROM new_rows n
+            SELECT n.org_id, 'description', n.description_key, n.description FROM new_rows n
         ) t
-        WHERE NOT EXISTS (SELECT 1 FROM findings.search_texts s WHERE s.org_id = t.org_id AND s.key = t.key)
-        ORDER BY org_id, key
+        WHERE NOT EXISTS (SELECT 1 FROM findings.search_texts s WHERE s.org_id = t.org_id AND s.field = t.field AND s.key = t.key)
+        ORDER BY org_id, field, key
         ON CONFLICT DO NOTHING;
     INSERT INTO findings.search_files (org_id, key, path)
         SELECT DISTINCT n.org_id, n.file_key, n.affected_file FROM new_rows n
@@ -149,11 +152,11 @@ CREATE TRIGGER findings_key_count_update AFTER UPDATE ON findings
 
 -- The findings present when the triggers start. Creating the triggers
 -- locked out writers until this transaction commits.
-INSERT INTO search_texts (org_id, key, body)
-    SELECT DISTINCT org_id, key, body FROM (
-        SELECT org_id, title_key AS key, title AS body FROM findings
+INSERT INTO search_texts (org_id, field, key, body)
+    SELECT DISTINCT org_id, field, key, body FROM (
+        SELECT org_id, 'title' AS field, title_key AS key, title AS body FROM findings
         UNION ALL
-        SELECT org_id, description_key, description FROM findings
+        SELECT org_id, 'description', description_key, description FROM findings
     ) t;
 INSERT INTO search_files (org_id, key, path) SELECT DISTINCT org_id, file_key, affected_file FROM findings;
 INSERT INTO finding_key_counts (org_id, field, key, severity, state, n, pending)
