@@ -382,12 +382,20 @@ func (f Filter) scanFrom() (string, []any) {
 // search filters other than a tag (see scanFrom).
 func (f Filter) scanSearchPage() (string, []any) {
 	from, args := f.scanFrom()
+	return f.rowsPage("o", from, args, "")
+}
+
+// rowsPage renders the query of one page chosen from rows (alias a) that
+// carry a finding's id (finding_id) and list keys, read from from with
+// args; the outer query fetches the findings, with the extra conditions
+// recheck when not "".
+func (f Filter) rowsPage(a, from string, args []any, recheck string) (string, []any) {
 	n := len(args)
 	args = append(args, f.Limit, f.Offset)
 	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
-		SELECT o.finding_id AS id, o.severity_rank, o.found_at, o.updated_at FROM ` + from +
-		` ORDER BY ` + f.orderByID("o", "finding_id") +
-		` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
+		SELECT ` + a + `.finding_id AS id, ` + a + `.severity_rank, ` + a + `.found_at, ` + a + `.updated_at FROM ` + from +
+		` ORDER BY ` + f.orderByID(a, "finding_id") +
+		` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id ` + recheck + `
 		ORDER BY ` + f.orderBy("p")
 	return q, args
 }
@@ -436,15 +444,7 @@ func (f Filter) tagFrom() (string, []any) {
 // each list order, and the outer query fetches those rows.
 func (f Filter) tagPage() (string, []any) {
 	from, args := f.tagFrom()
-	n := len(args)
-	args = append(args, f.Limit, f.Offset)
-	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
-		SELECT t.finding_id AS id, t.severity_rank, t.found_at, t.updated_at FROM ` + from +
-		` ORDER BY ` + f.orderByID("t", "finding_id") +
-		` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
-		WHERE f.org_id = $1 AND f.verification_status = 'approved'
-		ORDER BY ` + f.orderBy("p")
-	return q, args
+	return f.rowsPage("t", from, args, "WHERE f.org_id = $1 AND f.verification_status = 'approved'")
 }
 
 // scanPage renders the query of one page of a scan's findings. The page is

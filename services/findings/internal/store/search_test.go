@@ -77,6 +77,26 @@ func trigramIndexed(t *testing.T, pool *pgxpool.Pool) bool {
 	return idx
 }
 
+// migrationsBefore returns the findings migrations numbered below version.
+func migrationsBefore(tb testing.TB, version string) fstest.MapFS {
+	tb.Helper()
+	before := fstest.MapFS{}
+	entries, err := fs.ReadDir(migrations, "migrations")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() < version {
+			data, err := fs.ReadFile(migrations, "migrations/"+e.Name())
+			if err != nil {
+				tb.Fatal(err)
+			}
+			before[e.Name()] = &fstest.MapFile{Data: data}
+		}
+	}
+	return before
+}
+
 // TestSearchFilters records findings of two repositories (and another
 // organization's with the same texts), then checks every search filter,
 // alone, combined with each other and with the spec's filters, under every
@@ -472,21 +492,7 @@ func TestSearchKeysBackfilled(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := dbtest.New(t)
-	before := fstest.MapFS{}
-	entries, err := fs.ReadDir(migrations, "migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if e.Name() < "0017" {
-			data, err := fs.ReadFile(migrations, "migrations/"+e.Name())
-			if err != nil {
-				t.Fatal(err)
-			}
-			before[e.Name()] = &fstest.MapFile{Data: data}
-		}
-	}
-	if err := db.Migrate(ctx, pool, Schema, before); err != nil {
+	if err := db.Migrate(ctx, pool, Schema, migrationsBefore(t, "0017")); err != nil {
 		t.Fatal(err)
 	}
 	s := &Store{Pool: pool}
