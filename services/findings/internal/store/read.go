@@ -44,6 +44,13 @@ type Filter struct {
 // and paths that contain it, for a file prefix the paths that start with it.
 type searchKeys struct {
 	title, description, file []string
+	// walk is set when a page is better found by walking the scan's
+	// occurrences or the organization's list in order, checking each
+	// finding's keys, than by reading the keys' indexes: when the keys
+	// match more findings than the scan holds, or, without a scan, so many
+	// keys that reading each one's share of the page costs more than
+	// walking the list to the page's end.
+	walk bool
 }
 
 // columns returns the key columns with matching keys and their keys.
@@ -58,11 +65,12 @@ func (k *searchKeys) columns() (cols []string, keys [][]string) {
 }
 
 // Resolve returns f with the keys its q or file prefix matches, looked up
-// in the organization's distinct texts and paths, when f has either filter
-// and no scan (whose pages walk the scan instead). List and Count resolve
-// their filter; Queries renders the keyed queries only for a resolved one.
+// in the organization's distinct texts and paths, and whether its pages
+// should read the keys' indexes or walk the list (see searchKeys.walk,
+// decided from the counters). List and Count resolve their filter; Queries
+// renders the keyed queries only for a resolved one.
 func (s *Store) Resolve(ctx context.Context, f Filter) (Filter, error) {
-	if f.ScanID != "" || (f.Text == "" && f.FilePrefix == "") || f.keys != nil {
+	if (f.Text == "" && f.FilePrefix == "") || f.keys != nil {
 		return f, nil
 	}
 	k := &searchKeys{}
@@ -78,6 +86,35 @@ func (s *Store) Resolve(ctx context.Context, f Filter) (Filter, error) {
 		return f, fmt.Errorf("search keys: %w", err)
 	}
 	f.keys = k
+	n := len(k.title) + len(k.description) + len(k.file)
+	if n == 0 {
+		return f, nil
+	}
+	// The keys' matches (an upper bound: every severity and state, a
+	// finding matching through two columns counted twice) and the findings
+	// of the scan or the organization.
+	scan := f.ScanID
+	if scan == "" {
+		scan = nilScan
+	}
+	var matches, all int64
+	if err := s.Pool.QueryRow(ctx, `SELECT
+		(SELECT coalesce(sum(c.n), 0) FROM (
+			SELECT 'title' AS field, unnest($2::uuid[]) AS key UNION ALL SELECT 'description', unnest($3::uuid[])
+			UNION ALL SELECT 'file', unnest($4::uuid[])
+		) k JOIN findings.finding_key_counts c ON c.org_id = $1 AND c.field = k.field AND c.key = k.key)::bigint,
+		(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = $5)::bigint`,
+		f.OrgID, k.title, k.description, k.file, scan).Scan(&matches, &all); err != nil {
+		return f, fmt.Errorf("search keys: %w", err)
+	}
+	if f.ScanID != "" {
+		k.walk = matches > all
+		return f, nil
+	}
+	// Index entries read per key against rows fetched walking the list (a
+	// row costs a few index entries).
+	end := int64(f.Offset + f.Limit)
+	k.walk = 4*end*all/max(matches, 1) < min(matches, int64(n)*end)
 	return f, nil
 }
 
@@ -280,7 +317,7 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 		page, pageArgs = f.scanPage()
 	case f.Tag != "":
 		page, pageArgs = f.tagPage()
-	case f.keys != nil:
+	case f.keys != nil && !f.keys.walk:
 		page, pageArgs = f.keyPage()
 	case f.ScanID != "":
 		page, pageArgs = f.scanSearchPage()
@@ -374,8 +411,9 @@ func (f Filter) scanFrom() (string, []any) {
 	rest.ScanID = ""
 	where, args := rest.where()
 	args = append(args, f.ScanID)
-	return `findings.occurrences o JOIN findings.findings f ON f.id = o.finding_id AND ` + where +
-		` WHERE o.scan_id = $` + strconv.Itoa(len(args)) + ` AND o.approved`, args
+	// OFFSET 0 keeps the check a lookup per occurrence.
+	return `findings.occurrences o CROSS JOIN LATERAL (SELECT 1 FROM findings.findings f WHERE f.id = o.finding_id AND ` + where +
+		` OFFSET 0) x WHERE o.scan_id = $` + strconv.Itoa(len(args)) + ` AND o.approved`, args
 }
 
 // scanSearchPage renders the query of one page of a scan's findings with
@@ -525,7 +563,7 @@ func (f Filter) countQuery() (string, []any) {
 	if q, args, ok := f.keyCountQuery(); ok {
 		return q, args
 	}
-	if f.keys != nil {
+	if f.keys != nil && (f.ScanID == "" || !f.keys.walk) {
 		union, args := f.keyUnion(false)
 		return `SELECT count(*) FROM (` + union + `) m`, args
 	}
@@ -557,7 +595,7 @@ func (f Filter) countQuery() (string, []any) {
 func (f Filter) keyCountQuery() (q string, args []any, ok bool) {
 	rest := f
 	rest.Text, rest.FilePrefix, rest.Severity, rest.State = "", "", "", ""
-	if f.keys == nil || rest.Searching() || (f.Text != "" && f.FilePrefix != "") {
+	if f.keys == nil || f.ScanID != "" || rest.Searching() || (f.Text != "" && f.FilePrefix != "") {
 		return "", nil, false
 	}
 	cols, keys := f.keys.columns()

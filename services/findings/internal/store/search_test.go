@@ -52,7 +52,7 @@ func TestEscapeLike(t *testing.T) {
 // migratedStore returns a store on a database of its own with the schema.
 func migratedStore(t *testing.T) (*Store, *pgxpool.Pool) {
 	t.Helper()
-	pool := dbtest.Migrated(t, "findings_store", Migrate)
+	pool := dbtest.Migrated(t, "findings_search_keys", Migrate)
 	return &Store{Pool: pool}, pool
 }
 
@@ -420,6 +420,64 @@ func TestQueriesAreWhatListRuns(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) || n != wantTotal {
 			t.Fatalf("%+v: Queries give %d rows total %d, List %d rows total %d", f, len(got), n, len(want), wantTotal)
+		}
+	}
+}
+
+// TestSearchDrivers runs q and file prefix searches, with and without a
+// scan, both ways a page can be found (reading the keys' indexes, walking
+// the list or the scan) and gets what List answers either way.
+func TestSearchDrivers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool := migratedStore(t)
+	sc := newScan(t, s)
+	batch := reported("d", 60)
+	for i := range batch {
+		batch[i].Title = fmt.Sprintf("Rule %d finding", i%4)
+		batch[i].Description = fmt.Sprintf("Sink %d", i%5)
+	}
+	if _, err := s.Report(ctx, sc, batch, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Filter{
+		{Text: "rule", SortBy: "found_at", Desc: true, Limit: 7, Offset: 7},
+		{Text: "rule 2", SortBy: "severity", Limit: 5},
+		{Text: "F1", State: "open", SortBy: "updated_at", Limit: 4, Offset: 3},
+		{Text: "sink", ScanID: sc.ID, SortBy: "found_at", Limit: 10, Offset: 20},
+		{FilePrefix: "src/f", Severity: "high", SortBy: "found_at", Desc: true, Limit: 3, Offset: 1},
+		{FilePrefix: "src/f2", ScanID: sc.ID, Text: "rule", SortBy: "severity", Desc: true, Limit: 3},
+	} {
+		f.OrgID = sc.OrgID
+		want, wantTotal, err := s.List(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 {
+			t.Fatalf("%+v: empty fixture", f)
+		}
+		r, err := s.Resolve(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, walk := range []bool{false, true} {
+			r.keys.walk = walk
+			page, pageArgs, total, totalArgs := r.Queries()
+			rows, err := pool.Query(ctx, page, pageArgs...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n int64
+			if err := pool.QueryRow(ctx, total, totalArgs...).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) || n != wantTotal {
+				t.Fatalf("%+v walk=%t: %d rows total %d, List %d rows total %d", f, walk, len(got), n, len(want), wantTotal)
+			}
 		}
 	}
 }
