@@ -165,11 +165,20 @@ func (f Filter) where() (string, []any) {
 	if f.Tag != "" {
 		add("EXISTS (SELECT 1 FROM findings.finding_tags t WHERE t.org_id = $1 AND t.approved AND t.tag = ? AND t.finding_id = f.id)", f.Tag)
 	}
-	if f.FilePrefix != "" {
+	switch k := f.keys; {
+	case k != nil && f.FilePrefix != "": // the keys are the prefix's
+		add("f.file_key = ANY(?::uuid[])", k.file)
+	case f.FilePrefix != "":
 		args = append(args, f.prefixArgs()...)
 		conds = append(conds, "f.file_key IN ("+prefixKeys(len(args)-2)+")")
 	}
-	if f.Text != "" {
+	switch k := f.keys; {
+	case k != nil && f.FilePrefix == "" && f.Text != "": // the keys are q's
+		args = append(args, k.title, k.description, k.file)
+		n := len(args)
+		conds = append(conds, "(f.title_key = ANY($"+strconv.Itoa(n-2)+"::uuid[]) OR f.description_key = ANY($"+strconv.Itoa(n-1)+
+			"::uuid[]) OR f.file_key = ANY($"+strconv.Itoa(n)+"::uuid[]))")
+	case f.Text != "":
 		args = append(args, f.textArg())
 		p := len(args)
 		conds = append(conds, "(f.title_key IN ("+textKeys(p)+") OR f.description_key IN ("+textKeys(p)+
@@ -368,7 +377,7 @@ func (f Filter) keyPage() (string, []any) {
 // a prefix's.
 func (f Filter) keyWhere() (string, []any) {
 	rest := f
-	rest.Text, rest.FilePrefix = "", ""
+	rest.Text, rest.FilePrefix, rest.keys = "", "", nil
 	if f.FilePrefix != "" {
 		rest.Text = f.Text
 	}
