@@ -405,23 +405,31 @@ func TestQueriesAreWhatListRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		page, pageArgs, total, totalArgs := f.Queries()
-		rows, err := pool.Query(ctx, page, pageArgs...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n int64
-		if err := pool.QueryRow(ctx, total, totalArgs...).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
+		got, n := runQueries(t, pool, f)
 		if fmt.Sprint(got) != fmt.Sprint(want) || n != wantTotal {
 			t.Fatalf("%+v: Queries give %d rows total %d, List %d rows total %d", f, len(got), n, len(want), wantTotal)
 		}
 	}
+}
+
+// runQueries runs the page and the total Queries gives for f.
+func runQueries(t *testing.T, pool *pgxpool.Pool, f Filter) ([]Finding, int64) {
+	t.Helper()
+	ctx := context.Background()
+	page, pageArgs, total, totalArgs := f.Queries()
+	rows, err := pool.Query(ctx, page, pageArgs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := pool.QueryRow(ctx, total, totalArgs...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return got, n
 }
 
 // TestSearchDrivers runs q and file prefix searches, with and without a
@@ -462,19 +470,7 @@ func TestSearchDrivers(t *testing.T) {
 		}
 		for _, walk := range []bool{false, true} {
 			r.keys.walk = walk
-			page, pageArgs, total, totalArgs := r.Queries()
-			rows, err := pool.Query(ctx, page, pageArgs...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
-			if err != nil {
-				t.Fatal(err)
-			}
-			var n int64
-			if err := pool.QueryRow(ctx, total, totalArgs...).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
+			got, n := runQueries(t, pool, r)
 			if fmt.Sprint(got) != fmt.Sprint(want) || n != wantTotal {
 				t.Fatalf("%+v walk=%t: %d rows total %d, List %d rows total %d", f, walk, len(got), n, len(want), wantTotal)
 			}
