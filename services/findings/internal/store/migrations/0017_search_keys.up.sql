@@ -66,6 +66,14 @@ END $$;
 -- and never deadlock.
 CREATE FUNCTION search_keys_add() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    -- Most updates change no text: they add nothing.
+    IF TG_OP = 'UPDATE' THEN
+        IF NOT EXISTS (SELECT 1 FROM old_rows o JOIN new_rows n ON n.id = o.id
+                WHERE (o.org_id, o.title_key, o.description_key, o.file_key)
+                    IS DISTINCT FROM (n.org_id, n.title_key, n.description_key, n.file_key)) THEN
+            RETURN NULL;
+        END IF;
+    END IF;
     INSERT INTO findings.search_texts (org_id, field, key, body)
         SELECT DISTINCT org_id, field, key, body FROM (
             SELECT n.org_id, 'title' AS field, n.title_key AS key, n.title AS body FROM new_rows n
@@ -85,7 +93,7 @@ END $$;
 CREATE TRIGGER search_keys_insert AFTER INSERT ON findings
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_keys_add();
 CREATE TRIGGER search_keys_update AFTER UPDATE ON findings
-    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_keys_add();
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION search_keys_add();
 
 -- Exact totals of q and prefix searches without counting the matches.
 --
