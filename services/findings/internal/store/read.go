@@ -33,6 +33,89 @@ type Filter struct {
 	Tag        string // one of the finding's tags, exactly
 	FilePrefix string // affected_file starts with it, byte for byte
 	Text       string // case-insensitive substring of title, description or affected_file
+
+	// keys holds the keys a q or file prefix search without a scan matches,
+	// as Resolve finds them; nil before.
+	keys *searchKeys
+}
+
+// searchKeys are the keys of the distinct texts and paths a search
+// matches, per key column of the findings: for q the titles, descriptions
+// and paths that contain it, for a file prefix the paths that start with it.
+type searchKeys struct {
+	title, description, file []string
+	// walk is set when a page is better found by walking the scan's
+	// occurrences or the organization's list in order, checking each
+	// finding's keys, than by reading the keys' indexes: when the keys
+	// match more findings than the scan holds, or, without a scan, so many
+	// keys that reading each one's share of the page costs more than
+	// walking the list to the page's end.
+	walk bool
+}
+
+// columns returns the key columns with matching keys and their keys.
+func (k *searchKeys) columns() (cols []string, keys [][]string) {
+	for i, ks := range [][]string{k.title, k.description, k.file} {
+		if len(ks) > 0 {
+			cols = append(cols, []string{"title", "description", "file"}[i])
+			keys = append(keys, ks)
+		}
+	}
+	return cols, keys
+}
+
+// Resolve returns f with the keys its q or file prefix matches, looked up
+// in the organization's distinct texts and paths, and whether its pages
+// should read the keys' indexes or walk the list (see searchKeys.walk,
+// decided from the counters). List and Count resolve their filter; Queries
+// renders the keyed queries only for a resolved one.
+func (s *Store) Resolve(ctx context.Context, f Filter) (Filter, error) {
+	if (f.Text == "" && f.FilePrefix == "") || f.keys != nil {
+		return f, nil
+	}
+	k := &searchKeys{}
+	var err error
+	if f.FilePrefix != "" {
+		err = s.Pool.QueryRow(ctx, `SELECT array(`+prefixKeys(2)+`)::text[]`, append([]any{f.OrgID}, f.prefixArgs()...)...).Scan(&k.file)
+	} else {
+		err = s.Pool.QueryRow(ctx, `SELECT array(`+textKeys(2)+` AND t.field = 'title')::text[],
+			array(`+textKeys(2)+` AND t.field = 'description')::text[], array(`+fileTextKeys(2)+`)::text[]`,
+			f.OrgID, f.textArg()).Scan(&k.title, &k.description, &k.file)
+	}
+	if err != nil {
+		return f, fmt.Errorf("search keys: %w", err)
+	}
+	f.keys = k
+	n := len(k.title) + len(k.description) + len(k.file)
+	if n == 0 {
+		return f, nil
+	}
+	// The keys' matches (an upper bound: every severity and state, a
+	// finding matching through two columns counted twice) and the findings
+	// of the scan or the organization.
+	scan := f.ScanID
+	if scan == "" {
+		scan = nilScan
+	}
+	var matches, all int64
+	if err := s.Pool.QueryRow(ctx, `SELECT
+		(SELECT coalesce(sum(c.n), 0) FROM (
+			SELECT 'title' AS field, unnest($2::uuid[]) AS key UNION ALL SELECT 'description', unnest($3::uuid[])
+			UNION ALL SELECT 'file', unnest($4::uuid[])
+		) k JOIN findings.finding_key_counts c ON c.org_id = $1 AND c.field = k.field AND c.key = k.key)::bigint,
+		(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = $5)::bigint`,
+		f.OrgID, k.title, k.description, k.file, scan).Scan(&matches, &all); err != nil {
+		return f, fmt.Errorf("search keys: %w", err)
+	}
+	if f.ScanID != "" {
+		k.walk = matches > all
+		return f, nil
+	}
+	// Index entries read per key against rows fetched walking the list (a
+	// row costs a few index entries).
+	end := int64(f.Offset + f.Limit)
+	k.walk = 4*end*all/max(matches, 1) < min(matches, int64(n)*end)
+	return f, nil
 }
 
 // Searching reports whether f has a search filter, which the counters do
@@ -41,11 +124,6 @@ func (f Filter) Searching() bool {
 	return !f.FoundSince.IsZero() || !f.FoundUntil.IsZero() || f.RepoKey != "" || f.Category != "" || f.Tag != "" ||
 		f.FilePrefix != "" || f.Text != ""
 }
-
-// TextExpr is the text q searches: title, description and file joined by
-// newlines. It is the expression of the trigram index findings_search_text
-// and must stay equal to it.
-const TextExpr = `(f.title || E'\n' || f.description || E'\n' || f.affected_file)`
 
 // searchCounted reports whether the search counters
 // (finding_search_counts) hold f's total: its only search filters are the
@@ -70,7 +148,9 @@ func (f Filter) where() (string, []any) {
 		add("f.state = ?", f.State)
 	}
 	if f.ScanID != "" {
-		add("EXISTS (SELECT 1 FROM findings.occurrences o WHERE o.scan_id = ? AND o.finding_id = f.id)", f.ScanID)
+		// A lookup per row (OFFSET 0 keeps it one): the rows come from an
+		// index of the other filters, often far fewer than the scan's.
+		add("EXISTS (SELECT 1 FROM findings.occurrences o WHERE o.scan_id = ? AND o.finding_id = f.id OFFSET 0)", f.ScanID)
 	}
 	if !f.FoundSince.IsZero() {
 		add("f.found_at >= ?", f.FoundSince)
@@ -87,19 +167,65 @@ func (f Filter) where() (string, []any) {
 	if f.Tag != "" {
 		add("EXISTS (SELECT 1 FROM findings.finding_tags t WHERE t.org_id = $1 AND t.approved AND t.tag = ? AND t.finding_id = f.id)", f.Tag)
 	}
-	if f.FilePrefix != "" {
-		// A range in byte order finds the prefix in findings_search_file;
-		// starts_with states the condition itself.
-		add(`f.affected_file COLLATE "C" >= ?`, f.FilePrefix)
-		if hi, ok := prefixEnd(f.FilePrefix); ok {
-			add(`f.affected_file COLLATE "C" < ?`, hi)
-		}
-		add("starts_with(f.affected_file, ?)", f.FilePrefix)
+	switch k := f.keys; {
+	case k != nil && f.FilePrefix != "": // the keys are the prefix's
+		add("f.file_key = ANY(?::uuid[])", k.file)
+	case f.FilePrefix != "":
+		args = append(args, f.prefixArgs()...)
+		conds = append(conds, "f.file_key IN ("+prefixKeys(len(args)-2)+")")
 	}
-	if f.Text != "" {
-		add(TextExpr+" ILIKE ?", "%"+EscapeLike(f.Text)+"%")
+	switch k := f.keys; {
+	case k != nil && f.FilePrefix == "" && f.Text != "": // the keys are q's
+		args = append(args, k.title, k.description, k.file)
+		n := len(args)
+		conds = append(conds, "(f.title_key = ANY($"+strconv.Itoa(n-2)+"::uuid[]) OR f.description_key = ANY($"+strconv.Itoa(n-1)+
+			"::uuid[]) OR f.file_key = ANY($"+strconv.Itoa(n)+"::uuid[]))")
+	case f.Text != "":
+		args = append(args, f.textArg())
+		p := len(args)
+		conds = append(conds, "(f.title_key IN ("+textKeys(p)+") OR f.description_key IN ("+textKeys(p)+
+			") OR f.file_key IN ("+fileTextKeys(p)+"))")
 	}
 	return strings.Join(conds, " AND "), args
+}
+
+// The key subqueries of the search filters. q and a file prefix are first
+// matched against the organization's distinct texts and paths
+// (search_texts, search_files: few rows, see migration 0017), and a finding
+// matches through the keys of its title, description and file. Each takes
+// the number of its first argument; the organization is always $1.
+
+// textKeys renders the keys of the titles and descriptions that contain
+// the ILIKE pattern $p (see textArg).
+func textKeys(p int) string {
+	return `SELECT t.key FROM findings.search_texts t WHERE t.org_id = $1 AND t.body ILIKE $` + strconv.Itoa(p)
+}
+
+// fileTextKeys renders the keys of the paths that contain the ILIKE
+// pattern $p.
+func fileTextKeys(p int) string {
+	return `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND t.path ILIKE $` + strconv.Itoa(p)
+}
+
+// prefixKeys renders the keys of the paths that start with $p+2, byte for
+// byte, found as the byte-order range [$p, $p+1) in search_files_prefix
+// (see prefixArgs).
+func prefixKeys(p int) string {
+	lo, hi, pre := "$"+strconv.Itoa(p), "$"+strconv.Itoa(p+1), "$"+strconv.Itoa(p+2)
+	return `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND t.path COLLATE "C" >= ` + lo +
+		` AND (` + hi + ` = '' OR t.path COLLATE "C" < ` + hi + `) AND starts_with(t.path, ` + pre + `)`
+}
+
+// textArg is the ILIKE pattern of q: q is a case-insensitive substring of
+// the title, the description or the affected file, each on its own, every
+// character of q standing for itself.
+func (f Filter) textArg() string { return "%" + EscapeLike(f.Text) + "%" }
+
+// prefixArgs are prefixKeys' arguments: the least and the first excluded
+// path of the prefix's range ("" when no path is excluded) and the prefix.
+func (f Filter) prefixArgs() []any {
+	hi, _ := prefixEnd(f.FilePrefix)
+	return []any{f.FilePrefix, hi, f.FilePrefix}
 }
 
 // prefixEnd returns the least string greater than every string that starts
@@ -162,6 +288,10 @@ func (f Filter) orderByID(alias, idCol string) string {
 // List returns one page of findings and the exact number of matches. The
 // page and the total are read in one round trip (Queries gives the SQL).
 func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
+	f, err := s.Resolve(ctx, f)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list findings: %w", err)
+	}
 	pageSQL, pageArgs, totalSQL, totalArgs := f.Queries()
 	var list []Finding
 	var total int64
@@ -198,6 +328,10 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 		page, pageArgs = f.scanPage()
 	case f.Tag != "":
 		page, pageArgs = f.tagPage()
+	case f.keys != nil && !f.keys.walk:
+		page, pageArgs = f.keyPage()
+	case f.ScanID != "":
+		page, pageArgs = f.scanSearchPage()
 	default:
 		var where string
 		where, pageArgs = f.where()
@@ -209,6 +343,110 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 	}
 	total, totalArgs = f.countQuery()
 	return page, pageArgs, total, totalArgs
+}
+
+// keyPage renders the query of one page of a resolved q or file prefix
+// search (without a scan or tag). The search's keys drive it: a single
+// matching key reads its key column's index (findingsearch_title, … of
+// migration 0017, in the list's order) like a filter on one column; with
+// several, each key's index yields at most the findings up to the page's
+// end, with the other filters applied on the index's columns, and the page
+// is cut, in list order, from their union (a finding matching through two
+// columns counts once). A page thus reads at most the page's end per key:
+// its cost grows with the number of matching keys, not of findings.
+func (f Filter) keyPage() (string, []any) {
+	cols, keys := f.keys.columns()
+	if len(cols) == 1 && len(keys[0]) == 1 {
+		where, args := f.keyWhere()
+		args = append(args, keys[0][0], f.Limit, f.Offset)
+		n := len(args)
+		return `SELECT ` + findingCols + ` FROM findings.findings f JOIN (SELECT f.id FROM findings.findings f WHERE ` + where +
+			` AND f.` + cols[0] + `_key = $` + strconv.Itoa(n-2) + ` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(n-1) +
+			` OFFSET $` + strconv.Itoa(n) + `) p ON p.id = f.id ORDER BY ` + f.orderBy("f"), args
+	}
+	union, args := f.keyUnion(true)
+	n := len(args)
+	args = append(args, f.Limit, f.Offset)
+	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
+		SELECT m.id, m.found_at, m.severity_rank, m.updated_at FROM (` + union + `) m
+		ORDER BY ` + f.orderBy("m") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
+		ORDER BY ` + f.orderBy("p")
+	return q, args
+}
+
+// keyWhere renders the conditions of a resolved search other than its
+// keys: the spec's and the other search filters, and q when the keys are
+// a prefix's.
+func (f Filter) keyWhere() (string, []any) {
+	rest := f
+	rest.Text, rest.FilePrefix, rest.keys = "", "", nil
+	if f.FilePrefix != "" {
+		rest.Text = f.Text
+	}
+	return rest.where()
+}
+
+// keyUnion renders the findings matching a resolved search through each
+// of its keys (see keyPage), as rows of id, found_at, severity_rank and
+// updated_at, with the arguments. With limit, each key yields at most the
+// findings up to the end of f's page.
+func (f Filter) keyUnion(limit bool) (string, []any) {
+	where, args := f.keyWhere()
+	cut := ""
+	if limit {
+		args = append(args, f.Offset+f.Limit)
+		cut = ` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(len(args))
+	}
+	cols, keys := f.keys.columns()
+	if len(cols) == 0 {
+		return `SELECT f.id, f.found_at, f.severity_rank, f.updated_at FROM findings.findings f WHERE ` + where + ` AND false` + cut, args
+	}
+	branches := make([]string, len(cols))
+	for i, col := range cols {
+		args = append(args, keys[i])
+		branches[i] = `SELECT x.* FROM unnest($` + strconv.Itoa(len(args)) + `::uuid[]) k(key) CROSS JOIN LATERAL (
+			SELECT f.id, f.found_at, f.severity_rank, f.updated_at FROM findings.findings f
+			WHERE ` + where + ` AND f.` + col + `_key = k.key` + cut + `) x`
+	}
+	return strings.Join(branches, " UNION "), args
+}
+
+// scanFrom renders the approved occurrences of f's scan (alias o) joined
+// to their findings (alias f) that match f's other filters, with the
+// arguments. A scan holds far fewer findings than its organization, and its
+// occurrences carry the list keys (see scanPage), so a search within a scan
+// walks the scan's occurrences in list order and checks each finding,
+// stopping at the page, rather than the organization's matches.
+func (f Filter) scanFrom() (string, []any) {
+	rest := f
+	rest.ScanID = ""
+	where, args := rest.where()
+	args = append(args, f.ScanID)
+	// OFFSET 0 keeps the check a lookup per occurrence.
+	return `findings.occurrences o CROSS JOIN LATERAL (SELECT 1 FROM findings.findings f WHERE f.id = o.finding_id AND ` + where +
+		` OFFSET 0) x WHERE o.scan_id = $` + strconv.Itoa(len(args)) + ` AND o.approved`, args
+}
+
+// scanSearchPage renders the query of one page of a scan's findings with
+// search filters other than a tag (see scanFrom).
+func (f Filter) scanSearchPage() (string, []any) {
+	from, args := f.scanFrom()
+	return f.rowsPage("o", from, args, "")
+}
+
+// rowsPage renders the query of one page chosen from rows (alias a) that
+// carry a finding's id (finding_id) and list keys, read from from with
+// args; the outer query fetches the findings, with the extra conditions
+// recheck when not "".
+func (f Filter) rowsPage(a, from string, args []any, recheck string) (string, []any) {
+	n := len(args)
+	args = append(args, f.Limit, f.Offset)
+	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
+		SELECT ` + a + `.finding_id AS id, ` + a + `.severity_rank, ` + a + `.found_at, ` + a + `.updated_at FROM ` + from +
+		` ORDER BY ` + f.orderByID(a, "finding_id") +
+		` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id ` + recheck + `
+		ORDER BY ` + f.orderBy("p")
+	return q, args
 }
 
 // tagFrom renders the rows of f's tag (finding_tags, alias t), with the
@@ -255,15 +493,7 @@ func (f Filter) tagFrom() (string, []any) {
 // each list order, and the outer query fetches those rows.
 func (f Filter) tagPage() (string, []any) {
 	from, args := f.tagFrom()
-	n := len(args)
-	args = append(args, f.Limit, f.Offset)
-	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
-		SELECT t.finding_id AS id, t.severity_rank, t.found_at, t.updated_at FROM ` + from +
-		` ORDER BY ` + f.orderByID("t", "finding_id") +
-		` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
-		WHERE f.org_id = $1 AND f.verification_status = 'approved'
-		ORDER BY ` + f.orderBy("p")
-	return q, args
+	return f.rowsPage("t", from, args, "WHERE f.org_id = $1 AND f.verification_status = 'approved'")
 }
 
 // scanPage renders the query of one page of a scan's findings. The page is
@@ -299,6 +529,10 @@ func (f Filter) scanPage() (string, []any) {
 
 // Count returns the exact number of approved findings matching f.
 func (s *Store) Count(ctx context.Context, f Filter) (int64, error) {
+	f, err := s.Resolve(ctx, f)
+	if err != nil {
+		return 0, fmt.Errorf("count findings: %w", err)
+	}
 	q, args := f.countQuery()
 	var total int64
 	if err := s.Pool.QueryRow(ctx, q, args...).Scan(&total); err != nil {
@@ -337,6 +571,17 @@ func (f Filter) countQuery() (string, []any) {
 	if q, args, ok := f.hourCountQuery(); ok {
 		return q, args
 	}
+	if q, args, ok := f.keyCountQuery(); ok {
+		return q, args
+	}
+	if f.keys != nil && (f.ScanID == "" || !f.keys.walk) {
+		union, args := f.keyUnion(false)
+		return `SELECT count(*) FROM (` + union + `) m`, args
+	}
+	if f.Searching() && f.ScanID != "" {
+		from, args := f.scanFrom()
+		return `SELECT count(*) FROM ` + from, args
+	}
 	if f.Searching() {
 		where, args := f.where()
 		return `SELECT count(*) FROM findings.findings f WHERE ` + where, args
@@ -348,6 +593,46 @@ func (f Filter) countQuery() (string, []any) {
 	return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_counts
 		WHERE org_id = $1 AND scan_id = $2 AND ($3 = '' OR severity = $3) AND ($4 = '' OR state = $4)`,
 		[]any{f.OrgID, scan, f.Severity, f.State}
+}
+
+// keyCountQuery renders the exact total of a resolved q or file prefix
+// search whose other filters are at most severity and state, from the key
+// counters (finding_key_counts): every finding has one key per column, so
+// the sum over the matching keys of one column counts each match once.
+// When q's keys hold findings in more than one column, whose sums could
+// count a finding twice, the total is a count of the union of the keys'
+// matches instead, read from the key indexes. ok is false when f is not
+// resolved or has other filters.
+func (f Filter) keyCountQuery() (q string, args []any, ok bool) {
+	rest := f
+	rest.Text, rest.FilePrefix, rest.Severity, rest.State = "", "", "", ""
+	if f.keys == nil || f.ScanID != "" || rest.Searching() || (f.Text != "" && f.FilePrefix != "") {
+		return "", nil, false
+	}
+	cols, keys := f.keys.columns()
+	if len(cols) == 0 {
+		return `SELECT 0::bigint`, nil, true
+	}
+	// With one column, the sum alone: its arguments follow $1.
+	union, args := `SELECT NULL`, []any{f.OrgID}
+	if len(cols) > 1 {
+		union, args = f.keyUnion(false)
+	}
+	args = append(args, f.Severity, f.State)
+	sev, state := "$"+strconv.Itoa(len(args)-1), "$"+strconv.Itoa(len(args))
+	sums := make([]string, len(cols))
+	for i, col := range cols {
+		args = append(args, keys[i])
+		sums[i] = `SELECT coalesce(sum(c.n), 0) AS n FROM unnest($` + strconv.Itoa(len(args)) + `::uuid[]) k(key)
+			JOIN findings.finding_key_counts c ON c.org_id = $1 AND c.field = '` + col + `' AND c.key = k.key
+			WHERE (` + sev + ` = '' OR c.severity = ` + sev + `) AND (` + state + ` = '' OR c.state = ` + state + `)`
+	}
+	if len(cols) == 1 {
+		return `SELECT (` + sums[0] + `)::bigint`, args, true
+	}
+	return `WITH sums AS (` + strings.Join(sums, " UNION ALL ") + `), hit AS (SELECT n FROM sums WHERE n <> 0)
+		SELECT CASE WHEN (SELECT count(*) FROM hit) <= 1 THEN (SELECT coalesce(sum(n), 0) FROM hit)::bigint
+			ELSE (SELECT count(*) FROM (` + union + `) m) END`, args, true
 }
 
 // hourCountQuery renders the exact total of a found_at window whose other

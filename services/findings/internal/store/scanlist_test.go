@@ -47,26 +47,34 @@ func checkScanLists(t *testing.T, s *Store, org string, scans []string) {
 						}); err != nil {
 							t.Fatal(err)
 						}
-						for _, limit := range []int{1, 4, 100} {
-							for off := 0; off == 0 || off < len(want)+limit; off += limit {
-								f.Limit, f.Offset = limit, off
-								list, total, err := s.List(ctx, f)
-								if err != nil {
-									t.Fatal(err)
-								}
-								var got []string
-								for _, fd := range list {
-									got = append(got, fd.ID)
-								}
-								exp := want[min(off, len(want)):min(off+limit, len(want))]
-								if fmt.Sprint(got) != fmt.Sprint(exp) || total != int64(len(want)) {
-									t.Fatalf("scan %s sev=%q state=%q sort=%s desc=%t limit=%d offset=%d:\n got %v total %d\nwant %v total %d",
-										scan, sev, state, sortBy, desc, limit, off, got, total, exp, len(want))
-								}
-							}
-						}
+						checkPages(t, s, f, want, []int{1, 4, 100},
+							fmt.Sprintf("scan %s sev=%q state=%q sort=%s desc=%t", scan, sev, state, sortBy, desc))
 					}
 				}
+			}
+		}
+	}
+}
+
+// checkPages lists f in pages of each size, through one page past the end,
+// and fails unless every page is the matching slice of want and every
+// total is len(want).
+func checkPages(t *testing.T, s *Store, f Filter, want []string, limits []int, label string) {
+	t.Helper()
+	for _, limit := range limits {
+		for off := 0; off == 0 || off < len(want)+limit; off += limit {
+			f.Limit, f.Offset = limit, off
+			list, total, err := s.List(context.Background(), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, fd := range list {
+				got = append(got, fd.ID)
+			}
+			exp := want[min(off, len(want)):min(off+limit, len(want))]
+			if fmt.Sprint(got) != fmt.Sprint(exp) || total != int64(len(want)) {
+				t.Fatalf("%s limit=%d offset=%d:\n got %v total %d\nwant %v total %d", label, limit, off, got, total, exp, len(want))
 			}
 		}
 	}
@@ -75,7 +83,7 @@ func checkScanLists(t *testing.T, s *Store, org string, scans []string) {
 func reported(prefix string, n int) []Reported {
 	var out []Reported
 	for i := range n {
-		out = append(out, Reported{Fingerprint: fmt.Sprintf("%s%d", prefix, i), Title: "t", Category: "injection",
+		out = append(out, Reported{Fingerprint: fmt.Sprintf("%s%d", prefix, i), Title: "t", Category: "injection", AffectedFile: fmt.Sprintf("src/f%d.go", i%3),
 			Severity: Severities[i%len(Severities)], Verified: i%6 != 5})
 	}
 	return out
@@ -87,11 +95,7 @@ func reported(prefix string, n int) []Reported {
 // findings themselves say.
 func TestScanListKeysFollowFindings(t *testing.T) {
 	ctx := context.Background()
-	pool := dbtest.New(t)
-	if err := Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	s := &Store{Pool: pool}
+	s, pool := migratedStore(t)
 	org, other := uuid.NewString(), uuid.NewString()
 	repo := "https://git.example.com/acme/app"
 	scanA := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: repo, ScanType: "full"}

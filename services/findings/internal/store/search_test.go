@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/google/uuid"
@@ -47,6 +49,54 @@ func TestEscapeLike(t *testing.T) {
 	}
 }
 
+// migratedStore returns a store on a database of its own with the schema.
+func migratedStore(t *testing.T) (*Store, *pgxpool.Pool) {
+	t.Helper()
+	pool := dbtest.Migrated(t, "findings_search_keys", Migrate)
+	return &Store{Pool: pool}, pool
+}
+
+// newScan registers a full scan of a repository of a new organization.
+func newScan(t *testing.T, s *Store) Scan {
+	t.Helper()
+	sc := Scan{ID: uuid.NewString(), OrgID: uuid.NewString(), RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
+	if _, err := s.RegisterScan(context.Background(), sc); err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// trigramIndexed reports whether q's trigram index on the distinct texts
+// exists.
+func trigramIndexed(t *testing.T, pool *pgxpool.Pool) bool {
+	t.Helper()
+	var idx bool
+	if err := pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = 'findings' AND indexname = 'search_texts_trgm')`).Scan(&idx); err != nil {
+		t.Fatal(err)
+	}
+	return idx
+}
+
+// migrationsBefore returns the findings migrations numbered below version.
+func migrationsBefore(tb testing.TB, version string) fstest.MapFS {
+	tb.Helper()
+	before := fstest.MapFS{}
+	entries, err := fs.ReadDir(migrations, "migrations")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() < version {
+			data, err := fs.ReadFile(migrations, "migrations/"+e.Name())
+			if err != nil {
+				tb.Fatal(err)
+			}
+			before[e.Name()] = &fstest.MapFile{Data: data}
+		}
+	}
+	return before
+}
+
 // TestSearchFilters records findings of two repositories (and another
 // organization's with the same texts), then checks every search filter,
 // alone, combined with each other and with the spec's filters, under every
@@ -55,15 +105,10 @@ func TestEscapeLike(t *testing.T) {
 func TestSearchFilters(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := dbtest.New(t)
-	if err := Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
+	s, pool := migratedStore(t)
+	if !trigramIndexed(t, pool) {
+		t.Fatal("trigram index search_texts_trgm missing on a server with pg_trgm")
 	}
-	var idx bool
-	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = 'findings' AND indexname = 'findings_search_text')`).Scan(&idx); err != nil || !idx {
-		t.Fatalf("trigram index findings_search_text missing on a server with pg_trgm: %t, %v", idx, err)
-	}
-	s := &Store{Pool: pool}
 	org, other := uuid.NewString(), uuid.NewString()
 	repoA, repoB := "https://git.example.com/acme/app", "https://git.example.com/acme/lib"
 	scans := []Scan{
@@ -162,7 +207,9 @@ func TestSearchFilters(t *testing.T) {
 			f.Category != "" && fd.Category != f.Category,
 			f.Tag != "" && !slices.Contains(fd.Tags, f.Tag),
 			f.FilePrefix != "" && !strings.HasPrefix(fd.AffectedFile, f.FilePrefix),
-			f.Text != "" && !strings.Contains(lower(fd.Title+"\n"+fd.Description+"\n"+fd.AffectedFile), lower(f.Text)):
+			f.Text != "" && !slices.ContainsFunc([]string{fd.Title, fd.Description, fd.AffectedFile}, func(field string) bool {
+				return strings.Contains(lower(field), lower(f.Text))
+			}):
 			return false
 		}
 		return true
@@ -189,6 +236,12 @@ func TestSearchFilters(t *testing.T) {
 		{"text percent alone", Filter{Text: "%"}, 10},
 		{"text in file", Filter{Text: "query.go"}, 5},
 		{"text absent", Filter{Text: "no such words"}, 0},
+		{"text never spans two fields", Filter{Text: "upload #3\nFound by"}, 0},
+		{"text in title and in file", Filter{Text: "query"}, 10},
+		{"text with severity and state", Filter{Text: "sql", Severity: "high", State: "open"}, 1},
+		{"text and file prefix", Filter{Text: "xss", FilePrefix: "src/"}, 2},
+		{"file prefix with state", Filter{FilePrefix: "src/", State: "resolved"}, 1},
+		{"text with category", Filter{Text: "rule r3", Category: "auth"}, 1},
 		{"everything", Filter{RepoKey: vocab.RepoKey(repoA), Category: "injection", Tag: "pci", FilePrefix: "src/", Text: "sql",
 			FoundSince: at("2026-03-01T00:00:00Z"), FoundUntil: at("2026-04-01T00:00:00Z")}, 1},
 		{"with severity and state", Filter{Tag: "cwe-79", Severity: "high", State: "open"}, 1},
@@ -227,24 +280,7 @@ func TestSearchFilters(t *testing.T) {
 					if len(want) < tc.min || (tc.min == 0 && len(want) != 0) {
 						t.Fatalf("fixture gives %d matches, want at least %d", len(want), tc.min)
 					}
-					for _, limit := range []int{7, 100} {
-						for off := 0; off == 0 || off < len(want); off += limit {
-							f.Limit, f.Offset = limit, off
-							list, total, err := s.List(ctx, f)
-							if err != nil {
-								t.Fatal(err)
-							}
-							var got []string
-							for _, fd := range list {
-								got = append(got, fd.ID)
-							}
-							exp := want[min(off, len(want)):min(off+limit, len(want))]
-							if fmt.Sprint(got) != fmt.Sprint(exp) || total != int64(len(want)) {
-								t.Fatalf("sort=%s desc=%t limit=%d offset=%d:\n got %v total %d\nwant %v total %d",
-									sortBy, desc, limit, off, got, total, exp, len(want))
-							}
-						}
-					}
+					checkPages(t, s, f, want, []int{7, 100}, fmt.Sprintf("sort=%s desc=%t", sortBy, desc))
 					// The export streams the same selection.
 					var exported []string
 					if err := s.Each(ctx, f, func(fd Finding, _ Extra) error {
@@ -316,19 +352,12 @@ func TestSearchIndexUnderServiceRole(t *testing.T) {
 			if err := Migrate(ctx, pool); err != nil {
 				t.Fatalf("migrate as the service role: %v", err)
 			}
-			var idx bool
-			if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = 'findings' AND indexname = 'findings_search_text')`).Scan(&idx); err != nil {
-				t.Fatal(err)
-			}
-			if idx != withExt {
+			if idx := trigramIndexed(t, pool); idx != withExt {
 				t.Fatalf("trigram index present: %t, want %t", idx, withExt)
 			}
 			s := &Store{Pool: pool}
-			org := uuid.NewString()
-			sc := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
-			if _, err := s.RegisterScan(ctx, sc); err != nil {
-				t.Fatal(err)
-			}
+			sc := newScan(t, s)
+			org := sc.OrgID
 			if _, err := s.Report(ctx, sc, []Reported{
 				{Fingerprint: "a", Title: "SQL injection", Category: "injection", Severity: "high", Verified: true},
 				{Fingerprint: "b", Title: "XSS", Category: "xss", Severity: "low", Verified: true},
@@ -349,16 +378,9 @@ func TestSearchIndexUnderServiceRole(t *testing.T) {
 func TestQueriesAreWhatListRuns(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := dbtest.New(t)
-	if err := Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	s := &Store{Pool: pool}
-	org := uuid.NewString()
-	sc := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
-	if _, err := s.RegisterScan(ctx, sc); err != nil {
-		t.Fatal(err)
-	}
+	s, pool := migratedStore(t)
+	sc := newScan(t, s)
+	org := sc.OrgID
 	if _, err := s.Report(ctx, sc, reported("q", 40), true); err != nil {
 		t.Fatal(err)
 	}
@@ -368,6 +390,8 @@ func TestQueriesAreWhatListRuns(t *testing.T) {
 		{Severity: "high", State: "open", SortBy: "severity", Desc: true, Limit: 15},
 		{ScanID: sc.ID, SortBy: "updated_at", Limit: 7, Offset: 7},
 		{ScanID: sc.ID, Category: "injection", SortBy: "severity", Limit: 10},
+		{Text: "T", SortBy: "found_at", Desc: true, Limit: 15},
+		{FilePrefix: "src/", Severity: "high", SortBy: "severity", Limit: 5, Offset: 2},
 	} {
 		f.OrgID = org
 		want, wantTotal, err := s.List(ctx, f)
@@ -377,21 +401,79 @@ func TestQueriesAreWhatListRuns(t *testing.T) {
 		if len(want) == 0 || wantTotal == 0 {
 			t.Fatalf("%+v: empty fixture", f)
 		}
-		page, pageArgs, total, totalArgs := f.Queries()
-		rows, err := pool.Query(ctx, page, pageArgs...)
+		f, err = s.Resolve(ctx, f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n int64
-		if err := pool.QueryRow(ctx, total, totalArgs...).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
+		got, n := runQueries(t, pool, f)
 		if fmt.Sprint(got) != fmt.Sprint(want) || n != wantTotal {
 			t.Fatalf("%+v: Queries give %d rows total %d, List %d rows total %d", f, len(got), n, len(want), wantTotal)
+		}
+	}
+}
+
+// runQueries runs the page and the total Queries gives for f.
+func runQueries(t *testing.T, pool *pgxpool.Pool, f Filter) ([]Finding, int64) {
+	t.Helper()
+	ctx := context.Background()
+	page, pageArgs, total, totalArgs := f.Queries()
+	rows, err := pool.Query(ctx, page, pageArgs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := pool.QueryRow(ctx, total, totalArgs...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return got, n
+}
+
+// TestSearchDrivers runs q and file prefix searches, with and without a
+// scan, both ways a page can be found (reading the keys' indexes, walking
+// the list or the scan) and gets what List answers either way.
+func TestSearchDrivers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool := migratedStore(t)
+	sc := newScan(t, s)
+	batch := reported("d", 60)
+	for i := range batch {
+		batch[i].Title = fmt.Sprintf("Rule %d finding", i%4)
+		batch[i].Description = fmt.Sprintf("Sink %d", i%5)
+	}
+	if _, err := s.Report(ctx, sc, batch, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Filter{
+		{Text: "rule", SortBy: "found_at", Desc: true, Limit: 7, Offset: 7},
+		{Text: "rule 2", SortBy: "severity", Limit: 5},
+		{Text: "F1", State: "open", SortBy: "updated_at", Limit: 4, Offset: 3},
+		{Text: "sink", ScanID: sc.ID, SortBy: "found_at", Limit: 10, Offset: 20},
+		{FilePrefix: "src/f", Severity: "high", SortBy: "found_at", Desc: true, Limit: 3, Offset: 1},
+		{FilePrefix: "src/f2", ScanID: sc.ID, Text: "rule", SortBy: "severity", Desc: true, Limit: 3},
+	} {
+		f.OrgID = sc.OrgID
+		want, wantTotal, err := s.List(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 {
+			t.Fatalf("%+v: empty fixture", f)
+		}
+		r, err := s.Resolve(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, walk := range []bool{false, true} {
+			r.keys.walk = walk
+			got, n := runQueries(t, pool, r)
+			if fmt.Sprint(got) != fmt.Sprint(want) || n != wantTotal {
+				t.Fatalf("%+v walk=%t: %d rows total %d, List %d rows total %d", f, walk, len(got), n, len(want), wantTotal)
+			}
 		}
 	}
 }
@@ -402,16 +484,9 @@ func TestQueriesAreWhatListRuns(t *testing.T) {
 func TestTagRowsFollowFindings(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := dbtest.New(t)
-	if err := Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	s := &Store{Pool: pool}
-	org := uuid.NewString()
-	sc := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/app", ScanType: "full"}
-	if _, err := s.RegisterScan(ctx, sc); err != nil {
-		t.Fatal(err)
-	}
+	s, pool := migratedStore(t)
+	sc := newScan(t, s)
+	org := sc.OrgID
 	var batch []Reported
 	for i := range 6 {
 		batch = append(batch, Reported{Fingerprint: fmt.Sprint(i), Title: fmt.Sprint("t", i), Category: "xss", Severity: "high",
@@ -460,4 +535,68 @@ func TestTagRowsFollowFindings(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSearchKeysBackfilled records findings under the schema before the
+// search keys, then applies the rest: the existing findings are found by q
+// and file prefix with exact totals, and a later change of a title, a
+// state or an approval behind the store's back is followed by the keys, the
+// distinct texts and the counters.
+func TestSearchKeysBackfilled(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	if err := db.Migrate(ctx, pool, Schema, migrationsBefore(t, "0017")); err != nil {
+		t.Fatal(err)
+	}
+	s := &Store{Pool: pool}
+	sc := newScan(t, s)
+	var batch []Reported
+	for i := range 12 {
+		batch = append(batch, Reported{Fingerprint: fmt.Sprint(i), Title: []string{"SQL injection", "Reflected XSS"}[i%2],
+			Description: "Rule R" + fmt.Sprint(i%3), AffectedFile: fmt.Sprintf("src/m%d/f.go", i%4), Category: "injection",
+			Severity: "high", Verified: true})
+	}
+	if _, err := s.Report(ctx, sc, batch, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	expect := func(f Filter, want int) {
+		t.Helper()
+		f.OrgID, f.SortBy, f.Limit = sc.OrgID, "found_at", 100
+		for _, fold := range []bool{false, true} {
+			if fold {
+				if _, err := s.FoldCounts(ctx, 1000); err != nil {
+					t.Fatal(err)
+				}
+			}
+			list, total, err := s.List(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(list) != want || total != int64(want) {
+				t.Fatalf("%+v: %d rows, total %d; want %d", f, len(list), total, want)
+			}
+		}
+	}
+	expect(Filter{Text: "sql"}, 6)
+	expect(Filter{Text: "r2"}, 4)
+	expect(Filter{Text: "M1/"}, 3)
+	expect(Filter{FilePrefix: "src/m1"}, 3)
+	for _, step := range []string{
+		`UPDATE findings.findings SET title = 'Blind SQL injection' WHERE fingerprint IN ('1', '3')`,
+		`UPDATE findings.findings SET state = 'resolved' WHERE fingerprint = '0'`,
+		`UPDATE findings.findings SET verification_status = 'rejected' WHERE fingerprint = '2'`,
+	} {
+		if _, err := pool.Exec(ctx, step); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expect(Filter{Text: "sql"}, 7)
+	expect(Filter{Text: "blind"}, 2)
+	expect(Filter{Text: "xss"}, 4)
+	expect(Filter{Text: "sql", State: "resolved"}, 1)
+	expect(Filter{FilePrefix: "src/m", State: "open"}, 10)
 }
