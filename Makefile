@@ -103,7 +103,7 @@ bench-edge: build ## Hot paths through the real processes beside their floors (Q
 
 .PHONY: test-ratio
 test-ratio: ## Lines of tests against lines of hand-written Go (generated code aside); fixtures and test-only packages count as tests
-	@testonly='^(pkg/(systest|gittest|dbtest|engine/lower/lowertest|sarif/sariftest)|services/findings/internal/edgebench|deploy/local/loadgen)/'; \
+	@testonly='^(pkg/(systest|gittest|dbtest|redistest|engine/lower/lowertest|sarif/sariftest)|services/findings/internal/edgebench|deploy/local/loadgen)/'; \
 	  code=$$(git ls-files '*.go' | grep -v -e '_test\.go$$' -e '\.pb\.go$$' -e '\.pb\.gw\.go$$' -e '/testdata/' | grep -Ev "$$testonly" | xargs cat | wc -l); \
 	  gotests=$$(git ls-files '*_test.go' | grep -v '/testdata/' | xargs cat | wc -l); \
 	  support=$$(git ls-files '*.go' | grep -v '_test\.go$$' | grep -E "$$testonly" | xargs cat | wc -l); \

@@ -83,12 +83,7 @@ func checkMessage(md protoreflect.MessageDescriptor, v any, path string) string 
 	if !ok {
 		return typeMsg(path, "an object")
 	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(obj) {
 		fd := md.Fields().ByJSONName(k)
 		if fd == nil {
 			fd = md.Fields().ByTextName(k)
@@ -101,6 +96,17 @@ func checkMessage(md protoreflect.MessageDescriptor, v any, path string) string 
 		}
 	}
 	return ""
+}
+
+// sortedKeys lists an object's keys in order, so that the first bad field
+// reported is the same on every request.
+func sortedKeys(obj map[string]any) []string {
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func checkField(fd protoreflect.FieldDescriptor, v any, path string) string {
@@ -121,12 +127,7 @@ func checkField(fd protoreflect.FieldDescriptor, v any, path string) string {
 		if !ok {
 			return typeMsg(path, "an object")
 		}
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(obj) {
 			if msg := checkSingular(fd.MapValue(), obj[k], join(path, k)); msg != "" {
 				return msg
 			}

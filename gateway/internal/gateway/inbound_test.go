@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/vulnscan/vulnscan/pkg/apierr"
+	"github.com/vulnscan/vulnscan/pkg/redistest"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
 )
 
@@ -66,7 +67,7 @@ func TestInboundRoute(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	g := &Gateway{conns: map[string]*grpc.ClientConn{"findings": cc}, log: log}
 	limited := prometheus.NewCounter(prometheus.CounterOpts{Name: "limited"})
-	h := g.inboundHandler(newLeases(testRedis(t), 1.0/3600, 2),
+	h := g.inboundHandler(newLeases(redistest.Client(t), 1.0/3600, 2),
 		newBuckets(1, 2, 100), newBuckets(1000, 1000, 100), log, limited)
 	mux := http.NewServeMux()
 	mux.Handle(inboundPattern, h)

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/redistest"
 )
 
 // perHour is a rate that refills nothing while a test runs.
@@ -63,7 +64,7 @@ func requireTooManyRequests(t *testing.T, w *httptest.ResponseRecorder, maxWait 
 // was a token of the shared bucket, and once both replicas have refused,
 // no reserved token is left unserved. Every refusal is the spec's 429.
 func TestLeasedLimitHoldsAcrossReplicas(t *testing.T) {
-	rdb := testRedis(t)
+	rdb := redistest.Client(t)
 	for _, burst := range []int{3, 40, 1000} {
 		t.Run(strconv.Itoa(burst), func(t *testing.T) {
 			keyID := uuid.NewString()
@@ -100,7 +101,7 @@ func TestLeasedLimitHoldsAcrossReplicas(t *testing.T) {
 // go back to the shared bucket with the holder's next call once the lease
 // has ended.
 func TestLeaseToleranceAndReturn(t *testing.T) {
-	rdb := testRedis(t)
+	rdb := redistest.Client(t)
 	ctx := context.Background()
 	key := "vulnscan:ratelimit:tokens:" + uuid.NewString()
 	t.Cleanup(func() { rdb.Del(ctx, key) })
@@ -160,7 +161,7 @@ func TestRateLimitFallsBackWhenRedisIsDown(t *testing.T) {
 	require.InDelta(t, 3, testutil.ToFloat64(fallback), 0)
 
 	// The shared limit applies again as soon as Redis answers.
-	rdb := testRedis(t)
+	rdb := redistest.Client(t)
 	t.Cleanup(func() { rdb.Del(context.Background(), "vulnscan:ratelimit:tokens:"+keyID) })
 	s := &sharedLimit{shared: newLeases(down, 20, 40), local: newBuckets(1, 2, 10), log: discardLog()}
 	_, _, _, inProcess := s.take(keyRequest(keyID), "vulnscan:ratelimit:tokens:"+keyID, keyID)

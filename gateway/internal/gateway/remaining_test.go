@@ -6,37 +6,21 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strconv"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vulnscan/vulnscan/pkg/config"
 	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/redistest"
 )
-
-func testRedis(t *testing.T) *redis.Client {
-	t.Helper()
-	url := os.Getenv("REDIS_URL")
-	if url == "" {
-		url = config.DefaultRedisURL
-	}
-	opt, err := redis.ParseURL(url)
-	require.NoError(t, err)
-	rdb := redis.NewClient(opt)
-	require.NoError(t, rdb.Ping(context.Background()).Err(), "Redis is required (run tests with make test)")
-	t.Cleanup(func() { _ = rdb.Close() })
-	return rdb
-}
 
 // A fresh key's responses count down from the full burst: burst-1 after the
 // first request, 0 after the last allowed one, and 0 on the refusal.
 func TestRateLimitRemainingCountsFromTheFullBurst(t *testing.T) {
-	rdb := testRedis(t)
+	rdb := redistest.Client(t)
 	for _, tc := range []struct {
 		name     string
 		rate     float64 // per second

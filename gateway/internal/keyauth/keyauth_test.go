@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,8 +13,8 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/vulnscan/vulnscan/pkg/apikey"
-	"github.com/vulnscan/vulnscan/pkg/config"
 	"github.com/vulnscan/vulnscan/pkg/keycache"
+	"github.com/vulnscan/vulnscan/pkg/redistest"
 	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 )
@@ -36,27 +35,13 @@ func (s *authStub) VerifyAPIKey(_ context.Context, in *authv1.VerifyAPIKeyReques
 	return &authv1.VerifyAPIKeyResponse{Status: string(vocab.KeyUnknown)}, nil
 }
 
-func redisClient(t testing.TB) *redis.Client {
-	t.Helper()
-	url := os.Getenv("REDIS_URL")
-	if url == "" {
-		url = config.DefaultRedisURL
-	}
-	opt, err := redis.ParseURL(url)
-	require.NoError(t, err)
-	rdb := redis.NewClient(opt)
-	require.NoError(t, rdb.Ping(context.Background()).Err(), "Redis is required (run tests with make test)")
-	t.Cleanup(func() { _ = rdb.Close() })
-	return rdb
-}
-
 func setup(t testing.TB) (*Verifier, *authStub, string, *redis.Client) {
 	key, _, hash, err := apikey.Generate()
 	require.NoError(t, err)
 	stub := &authStub{keys: map[string]*authv1.VerifyAPIKeyResponse{
 		hash: {Status: string(vocab.KeyActive), KeyId: "k1", OrgId: "o1", UserId: "u1", Scopes: []string{"read"}},
 	}}
-	rdb := redisClient(t)
+	rdb := redistest.Client(t)
 	t.Cleanup(func() { rdb.Del(context.Background(), keycache.Key(hash)) })
 	v := New(rdb, stub, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Minute, 1000)
 	return v, stub, key, rdb
@@ -139,7 +124,7 @@ func TestTombstoneIsNeverOverwritten(t *testing.T) {
 
 func TestVerifyOutcomes(t *testing.T) {
 	t.Parallel()
-	rdb := redisClient(t)
+	rdb := redistest.Client(t)
 	past := time.Now().Add(-time.Minute)
 	mk := func() (string, string) { k, _, h, _ := apikey.Generate(); return k, h }
 	active, ha := mk()
