@@ -600,3 +600,105 @@ func TestSearchKeysBackfilled(t *testing.T) {
 	expect(Filter{Text: "sql", State: "resolved"}, 1)
 	expect(Filter{FilePrefix: "src/m", State: "open"}, 10)
 }
+
+// TestSearchComplements runs q over a column most of whose texts, and at
+// least complementMin of them, match, which Resolve holds as the other
+// texts' keys: pages and totals equal the findings whose title,
+// description or file contain q, with the spec's filters, in a scan or
+// not, in each order.
+func TestSearchComplements(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool := migratedStore(t)
+	sc := newScan(t, s)
+	other := Scan{ID: uuid.NewString(), OrgID: sc.OrgID, RepoURL: "https://git.example.com/acme/other", ScanType: "full"}
+	if _, err := s.RegisterScan(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	batch := reported("c", 3*complementMin)
+	for i := range batch {
+		batch[i].Title = fmt.Sprintf("Rule %d", i%4)
+		batch[i].Description = fmt.Sprintf("Sink %d", i)
+		if i%7 == 0 {
+			batch[i].Description = fmt.Sprintf("Source %d", i)
+		}
+	}
+	if _, err := s.Report(ctx, sc, batch[:2*complementMin], true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Report(ctx, other, batch[2*complementMin:], true); err != nil {
+		t.Fatal(err)
+	}
+	// A finding whose title matches while its description does not.
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET title = 'Sink rule' WHERE org_id = $1 AND description = 'Source 14'`, sc.OrgID); err != nil {
+		t.Fatal(err)
+	}
+	contains := func(fd Finding) bool {
+		for _, s := range []string{fd.Title, fd.Description, fd.AffectedFile} {
+			if strings.Contains(strings.ToLower(s), "sink") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range []Filter{
+		{SortBy: "found_at", Desc: true, Limit: 15, Offset: 15},
+		{SortBy: "severity", Limit: 10, Offset: 3},
+		{Severity: "high", SortBy: "found_at", Limit: 5, Offset: 5},
+		{State: "open", Severity: "high", SortBy: "updated_at", Limit: 5},
+		{ScanID: other.ID, SortBy: "found_at", Limit: 7, Offset: 2},
+		{ScanID: sc.ID, Severity: "low", SortBy: "severity", Desc: true, Limit: 4},
+	} {
+		f.OrgID = sc.OrgID
+		every := f
+		every.Limit, every.Offset = 1000, 0
+		all, _, err := s.List(ctx, every)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, fd := range all {
+			if contains(fd) {
+				want = append(want, fd.ID)
+			}
+		}
+		total := int64(len(want))
+		want = want[min(f.Offset, len(want)):min(f.Offset+f.Limit, len(want))]
+		if len(want) == 0 {
+			t.Fatalf("%+v: empty fixture", f)
+		}
+		f.Text = "SINK"
+		r, err := s.Resolve(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := matchKeys(ctx, pool, f, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.not != [3]bool{false, true, false} || len(m.description) != (len(batch)+6)/7 { // the "Source" texts
+			t.Fatalf("%+v: descriptions not held as a complement: %v, %d keys", f, m.not, len(m.description))
+		}
+		got, n, err := s.List(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, fd := range got {
+			ids = append(ids, fd.ID)
+		}
+		if fmt.Sprint(ids) != fmt.Sprint(want) || n != total {
+			t.Fatalf("%+v: got %v total %d, want %v total %d", f, ids, n, want, total)
+		}
+		if c, err := s.Count(ctx, f); err != nil || c != total {
+			t.Fatalf("%+v: Count %d, %v; want %d", f, c, err, total)
+		}
+		// The pages and totals the complement gives, whichever way Resolve
+		// chose.
+		m.matched, m.walk = r.keys.matched, true
+		r.keys = &m.searchKeys
+		if page, n := runQueries(t, pool, r); fmt.Sprint(page) != fmt.Sprint(got) || n != total {
+			t.Fatalf("%+v with a complement: %d rows total %d", f, len(page), n)
+		}
+	}
+}
