@@ -39,6 +39,8 @@ type Filter struct {
 	// keys holds the keys a q or file prefix search without a scan matches,
 	// as Resolve finds them; nil before.
 	keys *searchKeys
+	// rankLo and rankHi, when not zero, bound severity_rank (see rankWindow).
+	rankLo, rankHi int
 }
 
 // searchKeys are the keys of the distinct texts and paths a search
@@ -57,6 +59,9 @@ type searchKeys struct {
 	// matched holds, per column, the approved findings with the filter's
 	// severity and state that match through its keys, from the key counters.
 	matched [3]int64
+	// bySeverity holds, per column, the findings with the filter's state
+	// that match through its keys, per severity in Severities' order.
+	bySeverity [3][]int64
 	// hits is the number of matching texts and paths.
 	hits int64
 	// walk is set when a page is better found by walking the scan's
@@ -129,11 +134,15 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 	var matches int64 // over every severity and state, a finding matching through two columns counted twice
 	for i := range keyColumns {
 		every, some := m.sums[i][0], m.sums[i][1]
+		sevs := slices.Clone(m.bySeverity[i])
 		if k.not[i] {
 			every, some = m.org-every, m.orgMatching-some
+			for j := range sevs {
+				sevs[j] = m.orgBySeverity[j] - sevs[j]
+			}
 		}
 		matches += every
-		k.matched[i] = some
+		k.matched[i], k.bySeverity[i] = some, sevs
 	}
 	if f.ScanID != "" {
 		k.walk = matches > m.all
@@ -149,7 +158,7 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 		if err != nil {
 			return f, fmt.Errorf("search keys: %w", err)
 		}
-		pos.matched, pos.walk = k.matched, false
+		pos.matched, pos.bySeverity, pos.walk = k.matched, k.bySeverity, false
 		f.keys = &pos.searchKeys
 	}
 	return f, nil
@@ -171,6 +180,10 @@ type matched struct {
 	// org and orgMatching the organization's, over every severity and
 	// state and with the filter's.
 	all, org, orgMatching int64
+	// bySeverity and orgBySeverity are the per-severity counts, with the
+	// filter's state, of sums and of the organization's findings.
+	bySeverity    [3][]int64
+	orgBySeverity []int64
 }
 
 // matchKeys reads, in one statement, the keys f's q or file prefix
@@ -191,11 +204,12 @@ func matchKeys(ctx context.Context, q db.DBTX, f Filter, complements bool) (matc
 		var hits, every, some int64
 		var not bool
 		var keys []string
-		if err := rows.Scan(&i, &hits, &not, &keys, &every, &some, &m.all, &m.org, &m.orgMatching); err != nil {
+		var sevs []int64
+		if err := rows.Scan(&i, &hits, &not, &keys, &every, &some, &sevs, &m.all, &m.org, &m.orgMatching, &m.orgBySeverity); err != nil {
 			return m, err
 		}
 		m.hits += hits
-		m.not[i], m.sums[i] = not, [2]int64{every, some}
+		m.not[i], m.sums[i], m.bySeverity[i] = not, [2]int64{every, some}, sevs
 		switch i {
 		case 0:
 			m.title = keys
@@ -206,6 +220,17 @@ func matchKeys(ctx context.Context, q db.DBTX, f Filter, complements bool) (matc
 		}
 	}
 	return m, rows.Err()
+}
+
+// perSeverity renders, for counter rows (alias a), the sums of n with the
+// filter's state ($3) per severity, in Severities' order.
+func perSeverity(a string) string {
+	sums := make([]string, len(Severities))
+	for i, s := range Severities {
+		sums[i] = `coalesce(sum(` + a + `.n) FILTER (WHERE ` + a + `.severity = '` + strings.ReplaceAll(s, "'", "''") + `' AND ($3 = '' OR ` +
+			a + `.state = $3)), 0)`
+	}
+	return strings.Join(sums, ", ")
 }
 
 // matchSQL renders matchKeys' statement, a row per column in keyColumns'
@@ -230,11 +255,12 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	// from the counters, a lookup per key.
 	return `WITH m AS MATERIALIZED (` + match + `),
 		a AS NOT MATERIALIZED (SELECT field, key FROM findings.search_texts WHERE org_id = $1 UNION ALL SELECT 'file', key FROM findings.search_files WHERE org_id = $1)
-		SELECT v.i, h.hits, n.neg, s.keys::text[], x.every, x.some,
+		SELECT v.i, h.hits, n.neg, s.keys::text[], x.every, x.some, x.sevs,
 			(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = $4)::bigint,
 			(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = '` + nilScan + `')::bigint,
 			(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = '` + nilScan + `'
-				AND ($2 = '' OR severity = $2) AND ($3 = '' OR state = $3))::bigint
+				AND ($2 = '' OR severity = $2) AND ($3 = '' OR state = $3))::bigint,
+			(SELECT ARRAY[` + perSeverity("c") + `] FROM findings.finding_counts c WHERE c.org_id = $1 AND c.scan_id = '` + nilScan + `')::bigint[]
 		FROM (VALUES (0, 'title'), (1, 'description'), (2, 'file')) v(i, field)
 		CROSS JOIN LATERAL (SELECT count(*) AS hits FROM m WHERE m.field = v.field) h
 		CROSS JOIN LATERAL (SELECT CASE WHEN $5 AND h.hits >= ` + strconv.Itoa(complementMin) + `
@@ -243,7 +269,8 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 			SELECT a.key FROM a WHERE n.neg AND a.field = v.field AND NOT EXISTS (SELECT 1 FROM m WHERE m.field = v.field AND m.key = a.key)
 			UNION ALL SELECT m.key FROM m WHERE NOT n.neg AND m.field = v.field) k) s
 		CROSS JOIN LATERAL (SELECT coalesce(sum(c.n), 0)::bigint AS every,
-				coalesce(sum(c.n) FILTER (WHERE ($2 = '' OR c.severity = $2) AND ($3 = '' OR c.state = $3)), 0)::bigint AS some
+				coalesce(sum(c.n) FILTER (WHERE ($2 = '' OR c.severity = $2) AND ($3 = '' OR c.state = $3)), 0)::bigint AS some,
+				ARRAY[` + perSeverity("c") + `]::bigint[] AS sevs
 			FROM unnest(s.keys) k(key) CROSS JOIN LATERAL (
 				SELECT c.n, c.severity, c.state FROM findings.finding_key_counts c
 				WHERE c.org_id = $1 AND c.field = v.field AND c.key = k.key OFFSET 0) c) x
@@ -283,6 +310,10 @@ func (f Filter) where() (string, []any) {
 		// A lookup per row (OFFSET 0 keeps it one): the rows come from an
 		// index of the other filters, often far fewer than the scan's.
 		add("EXISTS (SELECT 1 FROM findings.occurrences o WHERE o.scan_id = ? AND o.finding_id = f.id OFFSET 0)", f.ScanID)
+	}
+	if f.rankHi != 0 {
+		add("f.severity_rank >= ?", f.rankLo)
+		add("f.severity_rank <= ?", f.rankHi)
 	}
 	if !f.FoundSince.IsZero() {
 		add("f.found_at >= ?", f.FoundSince)
@@ -490,6 +521,7 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 // columns counts once). A page thus reads at most the page's end per key:
 // its cost grows with the number of matching keys, not of findings.
 func (f Filter) keyPage() (string, []any) {
+	f = f.rankWindow()
 	cols, keys := f.keys.columns()
 	if len(cols) == 1 && len(keys[0]) == 1 {
 		where, args := f.keyWhere()
@@ -507,6 +539,67 @@ func (f Filter) keyPage() (string, []any) {
 		ORDER BY ` + f.orderBy("m") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
 		ORDER BY ` + f.orderBy("p")
 	return q, args
+}
+
+// rankWindow returns f, sorted by severity, with its page found among the
+// severities the page spans alone: the matches' counts per severity (from
+// the key counters, when they hold f's total, see keyCountQuery) tell how
+// many findings the severities before the page's hold, which the page then
+// skips by the rank bounds rather than by reading them. Otherwise, or when
+// the counts do not cover every match, f is returned as it is.
+func (f Filter) rankWindow() Filter {
+	if f.SortBy != "severity" || f.Severity != "" || f.Limit <= 0 || !f.keyCounted() {
+		return f
+	}
+	col := -1
+	for i, n := range f.keys.matched {
+		if n != 0 {
+			if col >= 0 {
+				return f // two columns: the counts may count a finding twice
+			}
+			col = i
+		}
+	}
+	if col < 0 || len(f.keys.bySeverity[col]) != len(Severities) {
+		return f
+	}
+	counts := f.keys.bySeverity[col]
+	var sum int64
+	for _, n := range counts {
+		sum += n
+	}
+	if sum != f.keys.matched[col] {
+		return f
+	}
+	// Severities run from the highest rank down: a descending sort reads
+	// them in order.
+	order := make([]int, len(Severities))
+	for i := range order {
+		order[i] = i
+	}
+	if !f.Desc {
+		slices.Reverse(order)
+	}
+	start, end := int64(f.Offset), int64(f.Offset+f.Limit)
+	var before int64 // the matches of the severities read before
+	lo, hi := 0, 0
+	for _, i := range order {
+		n := counts[i]
+		if before+n > start && before < end {
+			r := SeverityRank(Severities[i])
+			if hi == 0 {
+				f.Offset -= int(before)
+				lo, hi = r, r
+			}
+			lo, hi = min(lo, r), max(hi, r)
+		}
+		before += n
+	}
+	if hi == 0 {
+		return f
+	}
+	f.rankLo, f.rankHi = lo, hi
+	return f
 }
 
 // keyWhere renders the conditions of a resolved search other than its
@@ -758,6 +851,15 @@ func (f Filter) countQuery() (string, []any) {
 		[]any{f.OrgID, scan, f.Severity, f.State}
 }
 
+// keyCounted reports whether f is a resolved q or file prefix search whose
+// other filters are at most severity and state, across every scan: the key
+// counters count its matches.
+func (f Filter) keyCounted() bool {
+	rest := f
+	rest.Text, rest.FilePrefix, rest.Severity, rest.State = "", "", "", ""
+	return f.keys != nil && f.ScanID == "" && !rest.Searching() && (f.Text == "" || f.FilePrefix == "")
+}
+
 // keyCountQuery renders the exact total of a resolved q or file prefix
 // search whose other filters are at most severity and state, from the key
 // counters (finding_key_counts) as Resolve summed them: every finding has
@@ -768,9 +870,7 @@ func (f Filter) countQuery() (string, []any) {
 // from the key indexes. ok is false when f is not resolved, has other
 // filters, or needs that count with complements (see searchKeys.not).
 func (f Filter) keyCountQuery() (q string, args []any, ok bool) {
-	rest := f
-	rest.Text, rest.FilePrefix, rest.Severity, rest.State = "", "", "", ""
-	if f.keys == nil || f.ScanID != "" || rest.Searching() || (f.Text != "" && f.FilePrefix != "") {
+	if !f.keyCounted() {
 		return "", nil, false
 	}
 	var total int64
