@@ -264,7 +264,7 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 		FROM (VALUES (0, 'title'), (1, 'description'), (2, 'file')) v(i, field)
 		CROSS JOIN LATERAL (SELECT count(*) AS hits FROM m WHERE m.field = v.field) h
 		CROSS JOIN LATERAL (SELECT CASE WHEN $5 AND h.hits >= ` + strconv.Itoa(complementMin) + `
-			THEN 2 * h.hits > (SELECT count(*) FROM a WHERE a.field = v.field) ELSE false END AS neg) n
+			THEN (SELECT count(*) FROM (SELECT FROM a WHERE a.field = v.field LIMIT 2 * h.hits) z) < 2 * h.hits ELSE false END AS neg OFFSET 0) n
 		CROSS JOIN LATERAL (SELECT coalesce(array_agg(k.key), '{}') AS keys FROM (
 			SELECT a.key FROM a WHERE n.neg AND a.field = v.field AND NOT EXISTS (SELECT 1 FROM m WHERE m.field = v.field AND m.key = a.key)
 			UNION ALL SELECT m.key FROM m WHERE NOT n.neg AND m.field = v.field) k) s
