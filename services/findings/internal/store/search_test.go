@@ -438,16 +438,10 @@ func runQueries(t *testing.T, pool *pgxpool.Pool, f Filter) ([]Finding, int64) {
 func TestSearchDrivers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, pool := migratedStore(t)
-	sc := newScan(t, s)
-	batch := reported("d", 60)
-	for i := range batch {
-		batch[i].Title = fmt.Sprintf("Rule %d finding", i%4)
-		batch[i].Description = fmt.Sprintf("Sink %d", i%5)
-	}
-	if _, err := s.Report(ctx, sc, batch, true); err != nil {
-		t.Fatal(err)
-	}
+	s, pool, sc := reportedScan(t, "d", 60, func(i int, r *Reported) {
+		r.Title = fmt.Sprintf("Rule %d finding", i%4)
+		r.Description = fmt.Sprintf("Sink %d", i%5)
+	})
 	for _, f := range []Filter{
 		{Text: "rule", SortBy: "found_at", Desc: true, Limit: 7, Offset: 7},
 		{Text: "rule 2", SortBy: "severity", Limit: 5},
@@ -476,6 +470,22 @@ func TestSearchDrivers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// reportedScan reports, into a new scan of a fresh store, n findings as
+// reported gives them after edit.
+func reportedScan(t *testing.T, prefix string, n int, edit func(i int, r *Reported)) (*Store, *pgxpool.Pool, Scan) {
+	t.Helper()
+	s, pool := migratedStore(t)
+	sc := newScan(t, s)
+	batch := reported(prefix, n)
+	for i := range batch {
+		edit(i, &batch[i])
+	}
+	if _, err := s.Report(context.Background(), sc, batch, true); err != nil {
+		t.Fatal(err)
+	}
+	return s, pool, sc
 }
 
 // TestTagRowsFollowFindings changes a finding's tags and approval behind
@@ -710,16 +720,10 @@ func TestSearchComplements(t *testing.T) {
 func TestSearchSeverityWindow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, pool := migratedStore(t)
-	sc := newScan(t, s)
-	batch := reported("w", 60)
-	for i := range batch {
-		batch[i].Description = fmt.Sprintf("Sink %d", i%9)
-		batch[i].Severity = Severities[(i*i)%len(Severities)] // uneven severities
-	}
-	if _, err := s.Report(ctx, sc, batch, true); err != nil {
-		t.Fatal(err)
-	}
+	s, pool, sc := reportedScan(t, "w", 60, func(i int, r *Reported) {
+		r.Description = fmt.Sprintf("Sink %d", i%9)
+		r.Severity = Severities[(i*i)%len(Severities)] // uneven severities
+	})
 	windowed := false
 	for _, state := range []string{"", "open"} {
 		for _, desc := range []bool{true, false} {
