@@ -449,7 +449,8 @@ func (f Filter) orderByID(alias, idCol string) string {
 }
 
 // List returns one page of findings and the exact number of matches. The
-// page and the total are read in one round trip (Queries gives the SQL).
+// page and the total are read in one round trip (Queries gives the SQL),
+// after Resolve's for q or a file prefix, all in one snapshot.
 func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 	var list []Finding
 	var total int64
