@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/vulnscan/vulnscan/pkg/db"
 )
 
 // Filter selects and orders approved findings of one organization. Every
@@ -37,6 +39,8 @@ type Filter struct {
 	// keys holds the keys a q or file prefix search without a scan matches,
 	// as Resolve finds them; nil before.
 	keys *searchKeys
+	// rankLo and rankHi, when not zero, bound severity_rank (see rankWindow).
+	rankLo, rankHi int
 }
 
 // searchKeys are the keys of the distinct texts and paths a search
@@ -44,6 +48,22 @@ type Filter struct {
 // and paths that contain it, for a file prefix the paths that start with it.
 type searchKeys struct {
 	title, description, file []string
+	// not marks, per column (title, description, file), keys held as their
+	// complement: the organization's other texts of that column. When most
+	// of a column's texts match, the few that do not are the smaller set to
+	// carry and check, and a finding matches through the column when its
+	// key is not among them (every finding's texts are in the organization's
+	// distinct texts). A complement is exact only within the snapshot that
+	// read it: List and Count read it and the findings in one snapshot.
+	not [3]bool
+	// matched holds, per column, the approved findings with the filter's
+	// severity and state that match through its keys, from the key counters.
+	matched [3]int64
+	// bySeverity holds, per column, the findings with the filter's state
+	// that match through its keys, per severity in Severities' order.
+	bySeverity [3][]int64
+	// hits is the number of matching texts and paths.
+	hits int64
 	// walk is set when a page is better found by walking the scan's
 	// occurrences or the organization's list in order, checking each
 	// finding's keys, than by reading the keys' indexes: when the keys
@@ -53,69 +73,208 @@ type searchKeys struct {
 	walk bool
 }
 
-// columns returns the key columns with matching keys and their keys.
+// keyColumns are the findings' key columns, in searchKeys' order.
+var keyColumns = []string{"title", "description", "file"}
+
+// match renders the condition that a finding (alias f) matches through
+// column i, whose keys are the parameter ?.
+func (k *searchKeys) match(i int) string {
+	c := "f." + keyColumns[i] + "_key = ANY(?::uuid[])"
+	if k.not[i] {
+		return "NOT (" + c + ")"
+	}
+	return c
+}
+
+// sets returns the keys of each column, in keyColumns' order.
+func (k *searchKeys) sets() [][]string { return [][]string{k.title, k.description, k.file} }
+
+// columns returns the key columns with matching keys and their keys. It is
+// only for keys without complements (see indexed).
 func (k *searchKeys) columns() (cols []string, keys [][]string) {
-	for i, ks := range [][]string{k.title, k.description, k.file} {
+	for i, ks := range k.sets() {
 		if len(ks) > 0 {
-			cols = append(cols, []string{"title", "description", "file"}[i])
+			cols = append(cols, keyColumns[i])
 			keys = append(keys, ks)
 		}
 	}
 	return cols, keys
 }
 
+// indexed reports whether pages and counts can read the keys' indexes:
+// walk is not set and no column holds a complement.
+func (k *searchKeys) indexed() bool { return !k.walk && k.not == [3]bool{} }
+
 // Resolve returns f with the keys its q or file prefix matches, looked up
-// in the organization's distinct texts and paths, and whether its pages
-// should read the keys' indexes or walk the list (see searchKeys.walk,
-// decided from the counters). List and Count resolve their filter; Queries
-// renders the keyed queries only for a resolved one.
+// in the organization's distinct texts and paths, the matches' counts from
+// the key counters, and whether its pages should read the keys' indexes or
+// walk the list (see searchKeys.walk). List and Count resolve their filter
+// and run its queries in one snapshot; Queries renders the keyed queries
+// only for a resolved one.
 func (s *Store) Resolve(ctx context.Context, f Filter) (Filter, error) {
+	return resolve(ctx, s.Pool, f)
+}
+
+// resolve is Resolve on q.
+func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 	if (f.Text == "" && f.FilePrefix == "") || f.keys != nil {
 		return f, nil
 	}
-	k := &searchKeys{}
-	var err error
-	if f.FilePrefix != "" {
-		err = s.Pool.QueryRow(ctx, `SELECT array(`+prefixKeys(2)+`)::text[]`, append([]any{f.OrgID}, f.prefixArgs()...)...).Scan(&k.file)
-	} else {
-		err = s.Pool.QueryRow(ctx, `SELECT array(`+textKeys(2)+` AND t.field = 'title')::text[],
-			array(`+textKeys(2)+` AND t.field = 'description')::text[], array(`+fileTextKeys(2)+`)::text[]`,
-			f.OrgID, f.textArg()).Scan(&k.title, &k.description, &k.file)
-	}
+	m, err := matchKeys(ctx, q, f, true)
 	if err != nil {
 		return f, fmt.Errorf("search keys: %w", err)
 	}
+	k := &m.searchKeys
 	f.keys = k
-	n := len(k.title) + len(k.description) + len(k.file)
-	if n == 0 {
+	if k.hits == 0 {
 		return f, nil
 	}
-	// The keys' matches (an upper bound: every severity and state, a
-	// finding matching through two columns counted twice) and the findings
-	// of the scan or the organization.
+	// Every approved finding has one key per column, so a complement's
+	// matches are the organization's findings less the complement's.
+	var matches int64 // over every severity and state, a finding matching through two columns counted twice
+	for i := range keyColumns {
+		every, some := m.sums[i][0], m.sums[i][1]
+		sevs := slices.Clone(m.bySeverity[i])
+		if k.not[i] {
+			every, some = m.org-every, m.orgMatching-some
+			for j := range sevs {
+				sevs[j] = m.orgBySeverity[j] - sevs[j]
+			}
+		}
+		matches += every
+		k.matched[i], k.bySeverity[i] = some, sevs
+	}
+	if f.ScanID != "" {
+		k.walk = matches > m.all
+	} else {
+		// Index entries read per key against rows fetched walking the list
+		// (a row costs a few index entries).
+		end := int64(f.Offset + f.Limit)
+		k.walk = 4*end*m.all/max(matches, 1) < min(matches, k.hits*end)
+	}
+	if !k.walk && k.not != [3]bool{} {
+		// The keys' indexes need the matching keys themselves.
+		pos, err := matchKeys(ctx, q, f, false)
+		if err != nil {
+			return f, fmt.Errorf("search keys: %w", err)
+		}
+		pos.matched, pos.bySeverity, pos.walk = k.matched, k.bySeverity, false
+		f.keys = &pos.searchKeys
+	}
+	return f, nil
+}
+
+// complementMin is the least number of matching texts of a column that
+// Resolve may hold as their complement: fewer are cheap to carry as they
+// are.
+const complementMin = 64
+
+// matched is what matchKeys reads.
+type matched struct {
+	searchKeys
+	// sums holds, per column, the findings matching through the keys held
+	// (the complement's when not) over every severity and state and with
+	// the filter's.
+	sums [3][2]int64
+	// all counts the findings of the filter's scan, or the organization's;
+	// org and orgMatching the organization's, over every severity and
+	// state and with the filter's.
+	all, org, orgMatching int64
+	// bySeverity and orgBySeverity are the per-severity counts, with the
+	// filter's state, of sums and of the organization's findings.
+	bySeverity    [3][]int64
+	orgBySeverity []int64
+}
+
+// matchKeys reads, in one statement, the keys f's q or file prefix
+// matches per column, their counts from the counters, and the scan's and
+// organization's findings. With complements, a column where at least
+// complementMin texts, and most of them, match holds the keys of the texts
+// that do not (see searchKeys.not).
+func matchKeys(ctx context.Context, q db.DBTX, f Filter, complements bool) (matched, error) {
+	sql, args := f.matchSQL(complements)
+	var m matched
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return m, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var i int
+		var hits, every, some int64
+		var not bool
+		var keys []string
+		var sevs []int64
+		if err := rows.Scan(&i, &hits, &not, &keys, &every, &some, &sevs, &m.all, &m.org, &m.orgMatching, &m.orgBySeverity); err != nil {
+			return m, err
+		}
+		m.hits += hits
+		m.not[i], m.sums[i], m.bySeverity[i] = not, [2]int64{every, some}, sevs
+		switch i {
+		case 0:
+			m.title = keys
+		case 1:
+			m.description = keys
+		default:
+			m.file = keys
+		}
+	}
+	return m, rows.Err()
+}
+
+// perSeverity renders, for counter rows (alias a), the sums of n with the
+// filter's state ($3) per severity, in Severities' order.
+func perSeverity(a string) string {
+	sums := make([]string, len(Severities))
+	for i, s := range Severities {
+		sums[i] = `coalesce(sum(` + a + `.n) FILTER (WHERE ` + a + `.severity = '` + strings.ReplaceAll(s, "'", "''") + `' AND ($3 = '' OR ` +
+			a + `.state = $3)), 0)`
+	}
+	return strings.Join(sums, ", ")
+}
+
+// matchSQL renders matchKeys' statement, a row per column in keyColumns'
+// order, with its arguments.
+func (f Filter) matchSQL(complements bool) (string, []any) {
 	scan := f.ScanID
 	if scan == "" {
 		scan = nilScan
 	}
-	var matches, all int64
-	if err := s.Pool.QueryRow(ctx, `SELECT
-		(SELECT coalesce(sum(c.n), 0) FROM (
-			SELECT 'title' AS field, unnest($2::uuid[]) AS key UNION ALL SELECT 'description', unnest($3::uuid[])
-			UNION ALL SELECT 'file', unnest($4::uuid[])
-		) k JOIN findings.finding_key_counts c ON c.org_id = $1 AND c.field = k.field AND c.key = k.key)::bigint,
-		(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = $5)::bigint`,
-		f.OrgID, k.title, k.description, k.file, scan).Scan(&matches, &all); err != nil {
-		return f, fmt.Errorf("search keys: %w", err)
+	args := []any{f.OrgID, f.Severity, f.State, scan, complements}
+	var match string
+	if f.FilePrefix != "" {
+		args = append(args, f.prefixArgs()...)
+		match = `SELECT 'file' AS field, x.key FROM (` + prefixKeys(6) + `) x`
+	} else {
+		args = append(args, f.textArg())
+		match = `SELECT t.field, t.key FROM findings.search_texts t WHERE t.org_id = $1 AND t.body ILIKE $6
+			UNION ALL SELECT 'file', x.key FROM (` + fileTextKeys(6) + `) x`
 	}
-	if f.ScanID != "" {
-		k.walk = matches > all
-		return f, nil
-	}
-	// Index entries read per key against rows fetched walking the list (a
-	// row costs a few index entries).
-	end := int64(f.Offset + f.Limit)
-	k.walk = 4*end*all/max(matches, 1) < min(matches, int64(n)*end)
-	return f, nil
+	// Per column: the matching texts (m), the column's texts (a), whether
+	// the keys held are the complement, the keys held, and their findings
+	// from the counters, a lookup per key.
+	return `WITH m AS MATERIALIZED (` + match + `),
+		a AS NOT MATERIALIZED (SELECT field, key FROM findings.search_texts WHERE org_id = $1 UNION ALL SELECT 'file', key FROM findings.search_files WHERE org_id = $1)
+		SELECT v.i, h.hits, n.neg, s.keys::text[], x.every, x.some, x.sevs,
+			(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = $4)::bigint,
+			(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = '` + nilScan + `')::bigint,
+			(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = '` + nilScan + `'
+				AND ($2 = '' OR severity = $2) AND ($3 = '' OR state = $3))::bigint,
+			(SELECT ARRAY[` + perSeverity("c") + `] FROM findings.finding_counts c WHERE c.org_id = $1 AND c.scan_id = '` + nilScan + `')::bigint[]
+		FROM (VALUES (0, 'title'), (1, 'description'), (2, 'file')) v(i, field)
+		CROSS JOIN LATERAL (SELECT count(*) AS hits FROM m WHERE m.field = v.field) h
+		CROSS JOIN LATERAL (SELECT CASE WHEN $5 AND h.hits >= ` + strconv.Itoa(complementMin) + `
+			THEN (SELECT count(*) FROM (SELECT FROM a WHERE a.field = v.field LIMIT 2 * h.hits) z) < 2 * h.hits ELSE false END AS neg OFFSET 0) n
+		CROSS JOIN LATERAL (SELECT coalesce(array_agg(k.key), '{}') AS keys FROM (
+			SELECT a.key FROM a WHERE n.neg AND a.field = v.field AND NOT EXISTS (SELECT 1 FROM m WHERE m.field = v.field AND m.key = a.key)
+			UNION ALL SELECT m.key FROM m WHERE NOT n.neg AND m.field = v.field) k) s
+		CROSS JOIN LATERAL (SELECT coalesce(sum(c.n), 0)::bigint AS every,
+				coalesce(sum(c.n) FILTER (WHERE ($2 = '' OR c.severity = $2) AND ($3 = '' OR c.state = $3)), 0)::bigint AS some,
+				ARRAY[` + perSeverity("c") + `]::bigint[] AS sevs
+			FROM unnest(s.keys) k(key) CROSS JOIN LATERAL (
+				SELECT c.n, c.severity, c.state FROM findings.finding_key_counts c
+				WHERE c.org_id = $1 AND c.field = v.field AND c.key = k.key OFFSET 0) c) x
+		ORDER BY v.i`, args
 }
 
 // Searching reports whether f has a search filter, which the counters do
@@ -152,6 +311,10 @@ func (f Filter) where() (string, []any) {
 		// index of the other filters, often far fewer than the scan's.
 		add("EXISTS (SELECT 1 FROM findings.occurrences o WHERE o.scan_id = ? AND o.finding_id = f.id OFFSET 0)", f.ScanID)
 	}
+	if f.rankHi != 0 {
+		add("f.severity_rank >= ?", f.rankLo)
+		add("f.severity_rank <= ?", f.rankHi)
+	}
 	if !f.FoundSince.IsZero() {
 		add("f.found_at >= ?", f.FoundSince)
 	}
@@ -169,7 +332,7 @@ func (f Filter) where() (string, []any) {
 	}
 	switch k := f.keys; {
 	case k != nil && f.FilePrefix != "": // the keys are the prefix's
-		add("f.file_key = ANY(?::uuid[])", k.file)
+		add(k.match(2), k.file)
 	case f.FilePrefix != "":
 		args = append(args, f.prefixArgs()...)
 		conds = append(conds, "f.file_key IN ("+prefixKeys(len(args)-2)+")")
@@ -178,8 +341,8 @@ func (f Filter) where() (string, []any) {
 	case k != nil && f.FilePrefix == "" && f.Text != "": // the keys are q's
 		args = append(args, k.title, k.description, k.file)
 		n := len(args)
-		conds = append(conds, "(f.title_key = ANY($"+strconv.Itoa(n-2)+"::uuid[]) OR f.description_key = ANY($"+strconv.Itoa(n-1)+
-			"::uuid[]) OR f.file_key = ANY($"+strconv.Itoa(n)+"::uuid[]))")
+		conds = append(conds, "("+strings.ReplaceAll(k.match(0), "?", "$"+strconv.Itoa(n-2))+" OR "+
+			strings.ReplaceAll(k.match(1), "?", "$"+strconv.Itoa(n-1))+" OR "+strings.ReplaceAll(k.match(2), "?", "$"+strconv.Itoa(n))+")")
 	case f.Text != "":
 		args = append(args, f.textArg())
 		p := len(args)
@@ -286,23 +449,27 @@ func (f Filter) orderByID(alias, idCol string) string {
 }
 
 // List returns one page of findings and the exact number of matches. The
-// page and the total are read in one round trip (Queries gives the SQL).
+// page and the total are read in one round trip (Queries gives the SQL),
+// after Resolve's for q or a file prefix, all in one snapshot.
 func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
-	f, err := s.Resolve(ctx, f)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list findings: %w", err)
-	}
-	pageSQL, pageArgs, totalSQL, totalArgs := f.Queries()
 	var list []Finding
 	var total int64
-	b := &pgx.Batch{}
-	b.Queue(pageSQL, pageArgs...).Query(func(rows pgx.Rows) error {
-		var err error
-		list, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
-		return err
+	err := s.searchSnapshot(ctx, f, func(q batchDBTX) error {
+		f, err := resolve(ctx, q, f)
+		if err != nil {
+			return err
+		}
+		pageSQL, pageArgs, totalSQL, totalArgs := f.Queries()
+		b := &pgx.Batch{}
+		b.Queue(pageSQL, pageArgs...).Query(func(rows pgx.Rows) error {
+			var err error
+			list, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
+			return err
+		})
+		b.Queue(totalSQL, totalArgs...).QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
+		return q.SendBatch(ctx, b).Close()
 	})
-	b.Queue(totalSQL, totalArgs...).QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
-	if err := s.Pool.SendBatch(ctx, b).Close(); err != nil {
+	if err != nil {
 		return nil, 0, fmt.Errorf("list findings: %w", err)
 	}
 	if list == nil {
@@ -328,7 +495,7 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 		page, pageArgs = f.scanPage()
 	case f.Tag != "":
 		page, pageArgs = f.tagPage()
-	case f.keys != nil && !f.keys.walk:
+	case f.keys != nil && f.keys.indexed():
 		page, pageArgs = f.keyPage()
 	case f.ScanID != "":
 		page, pageArgs = f.scanSearchPage()
@@ -355,6 +522,7 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 // columns counts once). A page thus reads at most the page's end per key:
 // its cost grows with the number of matching keys, not of findings.
 func (f Filter) keyPage() (string, []any) {
+	f = f.rankWindow()
 	cols, keys := f.keys.columns()
 	if len(cols) == 1 && len(keys[0]) == 1 {
 		where, args := f.keyWhere()
@@ -372,6 +540,67 @@ func (f Filter) keyPage() (string, []any) {
 		ORDER BY ` + f.orderBy("m") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
 		ORDER BY ` + f.orderBy("p")
 	return q, args
+}
+
+// rankWindow returns f, sorted by severity, with its page found among the
+// severities the page spans alone: the matches' counts per severity (from
+// the key counters, when they hold f's total, see keyCountQuery) tell how
+// many findings the severities before the page's hold, which the page then
+// skips by the rank bounds rather than by reading them. Otherwise, or when
+// the counts do not cover every match, f is returned as it is.
+func (f Filter) rankWindow() Filter {
+	if f.SortBy != "severity" || f.Severity != "" || f.Limit <= 0 || !f.keyCounted() {
+		return f
+	}
+	col := -1
+	for i, n := range f.keys.matched {
+		if n != 0 {
+			if col >= 0 {
+				return f // two columns: the counts may count a finding twice
+			}
+			col = i
+		}
+	}
+	if col < 0 || len(f.keys.bySeverity[col]) != len(Severities) {
+		return f
+	}
+	counts := f.keys.bySeverity[col]
+	var sum int64
+	for _, n := range counts {
+		sum += n
+	}
+	if sum != f.keys.matched[col] {
+		return f
+	}
+	// Severities run from the highest rank down: a descending sort reads
+	// them in order.
+	order := make([]int, len(Severities))
+	for i := range order {
+		order[i] = i
+	}
+	if !f.Desc {
+		slices.Reverse(order)
+	}
+	start, end := int64(f.Offset), int64(f.Offset+f.Limit)
+	var before int64 // the matches of the severities read before
+	lo, hi := 0, 0
+	for _, i := range order {
+		n := counts[i]
+		if before+n > start && before < end {
+			r := SeverityRank(Severities[i])
+			if hi == 0 {
+				f.Offset -= int(before)
+				lo, hi = r, r
+			}
+			lo, hi = min(lo, r), max(hi, r)
+		}
+		before += n
+	}
+	if hi == 0 {
+		return f
+	}
+	f.rankLo, f.rankHi = lo, hi
+	return f
 }
 
 // keyWhere renders the conditions of a resolved search other than its
@@ -529,16 +758,44 @@ func (f Filter) scanPage() (string, []any) {
 
 // Count returns the exact number of approved findings matching f.
 func (s *Store) Count(ctx context.Context, f Filter) (int64, error) {
-	f, err := s.Resolve(ctx, f)
+	var total int64
+	err := s.searchSnapshot(ctx, f, func(q batchDBTX) error {
+		f, err := resolve(ctx, q, f)
+		if err != nil {
+			return err
+		}
+		sql, args := f.countQuery()
+		return q.QueryRow(ctx, sql, args...).Scan(&total)
+	})
 	if err != nil {
 		return 0, fmt.Errorf("count findings: %w", err)
 	}
-	q, args := f.countQuery()
-	var total int64
-	if err := s.Pool.QueryRow(ctx, q, args...).Scan(&total); err != nil {
-		return 0, fmt.Errorf("count findings: %w", err)
-	}
 	return total, nil
+}
+
+// batchDBTX runs queries and batches: a pool or a transaction.
+type batchDBTX interface {
+	db.DBTX
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// searchSnapshot runs fn on the pool or, when f has q or a file prefix, in
+// a read-only transaction whose statements share one snapshot, so that the
+// keys Resolve reads (complements included), the counters it sums and the
+// page agree with each other.
+func (s *Store) searchSnapshot(ctx context.Context, f Filter, fn func(q batchDBTX) error) error {
+	if f.Text == "" && f.FilePrefix == "" {
+		return fn(s.Pool)
+	}
+	tx, err := s.Pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }
 
 // countQuery renders the exact total of f: from the counters when they
@@ -574,7 +831,7 @@ func (f Filter) countQuery() (string, []any) {
 	if q, args, ok := f.keyCountQuery(); ok {
 		return q, args
 	}
-	if f.keys != nil && (f.ScanID == "" || !f.keys.walk) {
+	if f.keys != nil && f.keys.not == [3]bool{} && (f.ScanID == "" || !f.keys.walk) {
 		union, args := f.keyUnion(false)
 		return `SELECT count(*) FROM (` + union + `) m`, args
 	}
@@ -595,44 +852,44 @@ func (f Filter) countQuery() (string, []any) {
 		[]any{f.OrgID, scan, f.Severity, f.State}
 }
 
-// keyCountQuery renders the exact total of a resolved q or file prefix
-// search whose other filters are at most severity and state, from the key
-// counters (finding_key_counts): every finding has one key per column, so
-// the sum over the matching keys of one column counts each match once.
-// When q's keys hold findings in more than one column, whose sums could
-// count a finding twice, the total is a count of the union of the keys'
-// matches instead, read from the key indexes. ok is false when f is not
-// resolved or has other filters.
-func (f Filter) keyCountQuery() (q string, args []any, ok bool) {
+// keyCounted reports whether f is a resolved q or file prefix search whose
+// other filters are at most severity and state, across every scan: the key
+// counters count its matches.
+func (f Filter) keyCounted() bool {
 	rest := f
 	rest.Text, rest.FilePrefix, rest.Severity, rest.State = "", "", "", ""
-	if f.keys == nil || f.ScanID != "" || rest.Searching() || (f.Text != "" && f.FilePrefix != "") {
+	return f.keys != nil && f.ScanID == "" && !rest.Searching() && (f.Text == "" || f.FilePrefix == "")
+}
+
+// keyCountQuery renders the exact total of a resolved q or file prefix
+// search whose other filters are at most severity and state, from the key
+// counters (finding_key_counts) as Resolve summed them: every finding has
+// one key per column, so the sum over the matching keys of one column
+// counts each match once. When findings with f's severity and state match
+// through more than one column, whose sums could count a finding twice,
+// the total is a count of the union of the keys' matches instead, read
+// from the key indexes. ok is false when f is not resolved, has other
+// filters, or needs that count with complements (see searchKeys.not).
+func (f Filter) keyCountQuery() (q string, args []any, ok bool) {
+	if !f.keyCounted() {
 		return "", nil, false
 	}
-	cols, keys := f.keys.columns()
-	if len(cols) == 0 {
-		return `SELECT 0::bigint`, nil, true
+	var total int64
+	hit := 0
+	for _, n := range f.keys.matched {
+		if n != 0 {
+			total += n
+			hit++
+		}
 	}
-	// With one column, the sum alone: its arguments follow $1.
-	union, args := `SELECT NULL`, []any{f.OrgID}
-	if len(cols) > 1 {
-		union, args = f.keyUnion(false)
+	if hit <= 1 {
+		return `SELECT $1::bigint`, []any{total}, true
 	}
-	args = append(args, f.Severity, f.State)
-	sev, state := "$"+strconv.Itoa(len(args)-1), "$"+strconv.Itoa(len(args))
-	sums := make([]string, len(cols))
-	for i, col := range cols {
-		args = append(args, keys[i])
-		sums[i] = `SELECT coalesce(sum(c.n), 0) AS n FROM unnest($` + strconv.Itoa(len(args)) + `::uuid[]) k(key)
-			JOIN findings.finding_key_counts c ON c.org_id = $1 AND c.field = '` + col + `' AND c.key = k.key
-			WHERE (` + sev + ` = '' OR c.severity = ` + sev + `) AND (` + state + ` = '' OR c.state = ` + state + `)`
+	if f.keys.not != [3]bool{} {
+		return "", nil, false
 	}
-	if len(cols) == 1 {
-		return `SELECT (` + sums[0] + `)::bigint`, args, true
-	}
-	return `WITH sums AS (` + strings.Join(sums, " UNION ALL ") + `), hit AS (SELECT n FROM sums WHERE n <> 0)
-		SELECT CASE WHEN (SELECT count(*) FROM hit) <= 1 THEN (SELECT coalesce(sum(n), 0) FROM hit)::bigint
-			ELSE (SELECT count(*) FROM (` + union + `) m) END`, args, true
+	union, args := f.keyUnion(false)
+	return `SELECT count(*) FROM (` + union + `) m`, args, true
 }
 
 // hourCountQuery renders the exact total of a found_at window whose other

@@ -438,16 +438,10 @@ func runQueries(t *testing.T, pool *pgxpool.Pool, f Filter) ([]Finding, int64) {
 func TestSearchDrivers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, pool := migratedStore(t)
-	sc := newScan(t, s)
-	batch := reported("d", 60)
-	for i := range batch {
-		batch[i].Title = fmt.Sprintf("Rule %d finding", i%4)
-		batch[i].Description = fmt.Sprintf("Sink %d", i%5)
-	}
-	if _, err := s.Report(ctx, sc, batch, true); err != nil {
-		t.Fatal(err)
-	}
+	s, pool, sc := reportedScan(t, "d", 60, func(i int, r *Reported) {
+		r.Title = fmt.Sprintf("Rule %d finding", i%4)
+		r.Description = fmt.Sprintf("Sink %d", i%5)
+	})
 	for _, f := range []Filter{
 		{Text: "rule", SortBy: "found_at", Desc: true, Limit: 7, Offset: 7},
 		{Text: "rule 2", SortBy: "severity", Limit: 5},
@@ -476,6 +470,22 @@ func TestSearchDrivers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// reportedScan reports, into a new scan of a fresh store, n findings as
+// reported gives them after edit.
+func reportedScan(t *testing.T, prefix string, n int, edit func(i int, r *Reported)) (*Store, *pgxpool.Pool, Scan) {
+	t.Helper()
+	s, pool := migratedStore(t)
+	sc := newScan(t, s)
+	batch := reported(prefix, n)
+	for i := range batch {
+		edit(i, &batch[i])
+	}
+	if _, err := s.Report(context.Background(), sc, batch, true); err != nil {
+		t.Fatal(err)
+	}
+	return s, pool, sc
 }
 
 // TestTagRowsFollowFindings changes a finding's tags and approval behind
@@ -599,4 +609,154 @@ func TestSearchKeysBackfilled(t *testing.T) {
 	expect(Filter{Text: "xss"}, 4)
 	expect(Filter{Text: "sql", State: "resolved"}, 1)
 	expect(Filter{FilePrefix: "src/m", State: "open"}, 10)
+}
+
+// TestSearchComplements runs q over a column most of whose texts, and at
+// least complementMin of them, match, which Resolve holds as the other
+// texts' keys: pages and totals equal the findings whose title,
+// description or file contain q, with the spec's filters, in a scan or
+// not, in each order.
+func TestSearchComplements(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool := migratedStore(t)
+	sc := newScan(t, s)
+	other := Scan{ID: uuid.NewString(), OrgID: sc.OrgID, RepoURL: "https://git.example.com/acme/other", ScanType: "full"}
+	if _, err := s.RegisterScan(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	batch := reported("c", 3*complementMin)
+	for i := range batch {
+		batch[i].Title = fmt.Sprintf("Rule %d", i%4)
+		batch[i].Description = fmt.Sprintf("Sink %d", i)
+		if i%7 == 0 {
+			batch[i].Description = fmt.Sprintf("Source %d", i)
+		}
+	}
+	if _, err := s.Report(ctx, sc, batch[:2*complementMin], true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Report(ctx, other, batch[2*complementMin:], true); err != nil {
+		t.Fatal(err)
+	}
+	// A finding whose title matches while its description does not.
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET title = 'Sink rule' WHERE org_id = $1 AND description = 'Source 14'`, sc.OrgID); err != nil {
+		t.Fatal(err)
+	}
+	contains := func(fd Finding) bool {
+		for _, s := range []string{fd.Title, fd.Description, fd.AffectedFile} {
+			if strings.Contains(strings.ToLower(s), "sink") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range []Filter{
+		{SortBy: "found_at", Desc: true, Limit: 15, Offset: 15},
+		{SortBy: "severity", Limit: 10, Offset: 3},
+		{Severity: "high", SortBy: "found_at", Limit: 5, Offset: 5},
+		{State: "open", Severity: "high", SortBy: "updated_at", Limit: 5},
+		{ScanID: other.ID, SortBy: "found_at", Limit: 7, Offset: 2},
+		{ScanID: sc.ID, Severity: "low", SortBy: "severity", Desc: true, Limit: 4},
+	} {
+		f.OrgID = sc.OrgID
+		every := f
+		every.Limit, every.Offset = 1000, 0
+		all, _, err := s.List(ctx, every)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, fd := range all {
+			if contains(fd) {
+				want = append(want, fd.ID)
+			}
+		}
+		total := int64(len(want))
+		want = want[min(f.Offset, len(want)):min(f.Offset+f.Limit, len(want))]
+		if len(want) == 0 {
+			t.Fatalf("%+v: empty fixture", f)
+		}
+		f.Text = "SINK"
+		r, err := s.Resolve(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := matchKeys(ctx, pool, f, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.not != [3]bool{false, true, false} || len(m.description) != (len(batch)+6)/7 { // the "Source" texts
+			t.Fatalf("%+v: descriptions not held as a complement: %v, %d keys", f, m.not, len(m.description))
+		}
+		got, n, err := s.List(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, fd := range got {
+			ids = append(ids, fd.ID)
+		}
+		if fmt.Sprint(ids) != fmt.Sprint(want) || n != total {
+			t.Fatalf("%+v: got %v total %d, want %v total %d", f, ids, n, want, total)
+		}
+		if c, err := s.Count(ctx, f); err != nil || c != total {
+			t.Fatalf("%+v: Count %d, %v; want %d", f, c, err, total)
+		}
+		// The pages and totals the complement gives, whichever way Resolve
+		// chose.
+		m.matched, m.walk = r.keys.matched, true
+		r.keys = &m.searchKeys
+		if page, n := runQueries(t, pool, r); fmt.Sprint(page) != fmt.Sprint(got) || n != total {
+			t.Fatalf("%+v with a complement: %d rows total %d", f, len(page), n)
+		}
+	}
+}
+
+// TestSearchSeverityWindow pages a q search sorted by severity, each page
+// found among the severities it spans (see rankWindow), at every offset
+// around the severities' bounds, and gets what the same list without q
+// gives (every finding matches q).
+func TestSearchSeverityWindow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool, sc := reportedScan(t, "w", 60, func(i int, r *Reported) {
+		r.Description = fmt.Sprintf("Sink %d", i%9)
+		r.Severity = Severities[(i*i)%len(Severities)] // uneven severities
+	})
+	windowed := false
+	for _, state := range []string{"", "open"} {
+		for _, desc := range []bool{true, false} {
+			for offset := 0; offset < 60; offset += 3 {
+				f := Filter{OrgID: sc.OrgID, State: state, SortBy: "severity", Desc: desc, Limit: 7, Offset: offset}
+				want, wantTotal, err := s.List(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Text = "sink"
+				got, total, err := s.List(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) || total != wantTotal {
+					t.Fatalf("%+v: got %d rows total %d, want %d rows total %d", f, len(got), total, len(want), wantTotal)
+				}
+				r, err := s.Resolve(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if w := r.rankWindow(); w.rankHi != 0 && (w.rankLo > 1 || w.rankHi < len(Severities)) {
+					windowed = true
+				}
+				// Through the keys' indexes, whichever way Resolve chose.
+				r.keys.walk = false
+				if page, n := runQueries(t, pool, r); fmt.Sprint(page) != fmt.Sprint(want) || n != wantTotal {
+					t.Fatalf("%+v through the keys: got %d rows total %d, want %d rows total %d", f, len(page), n, len(want), wantTotal)
+				}
+			}
+		}
+	}
+	if !windowed {
+		t.Fatal("no page was found within fewer than every severity")
+	}
 }
