@@ -217,9 +217,9 @@ func TestLoadRefusals(t *testing.T) {
 
 // handshake runs one TLS handshake on loopback between a server holding
 // srv and a client holding cli that expects to reach want. It returns the
-// client's error, the server's error and, on success, the identity Caller
-// reads from the server side of the connection.
-func handshake(t *testing.T, srv, cli *Identity, want string) (clientErr, serverErr error, caller string) {
+// identity Caller reads from the server side of the connection on success,
+// the client's error and the server's error.
+func handshake(t *testing.T, srv, cli *Identity, want string) (caller string, clientErr, serverErr error) {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -269,7 +269,7 @@ func handshake(t *testing.T, srv, cli *Identity, want string) (clientErr, server
 	}
 	_ = cc.Close()
 	r := <-done
-	return clientErr, r.err, r.caller
+	return r.caller, clientErr, r.err
 }
 
 // Servers and clients accept only peers whose chain verifies against their
@@ -308,7 +308,7 @@ func TestMutualTLS(t *testing.T) {
 		{"during a CA rotation old and new certificates meet", both, newClient, Auth, true, Gateway},
 		{"a client that trusts only the new CA refuses the old server", both, loadFrom(t, foreign, Gateway), Auth, false, ""},
 	} {
-		cErr, sErr, caller := handshake(t, tc.srv, tc.cli, tc.want)
+		caller, cErr, sErr := handshake(t, tc.srv, tc.cli, tc.want)
 		if tc.ok {
 			require.NoError(t, cErr, tc.name)
 			require.NoError(t, sErr, tc.name)
