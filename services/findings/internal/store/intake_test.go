@@ -347,10 +347,8 @@ func BenchmarkIntake(b *testing.B) {
 // of the batch is not timed.
 func BenchmarkIntakeRescan(b *testing.B) {
 	ctx := context.Background()
-	pool := dbtest.Migrated(b, "findings_store", Migrate)
-	s := &Store{Pool: pool}
+	s := &Store{Pool: dbtest.Migrated(b, "findings_store", Migrate)}
 	org := uuid.NewString()
-	const batchSize = 100
 	var scans [2]Scan
 	for i := range scans {
 		scans[i] = Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/rescan", ScanType: "full"}
@@ -358,6 +356,7 @@ func BenchmarkIntakeRescan(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	const batchSize = 100
 	round := 0
 	var reported int64
 	for b.Loop() {
