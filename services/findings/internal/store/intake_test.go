@@ -339,3 +339,45 @@ func BenchmarkIntake(b *testing.B) {
 		fmt.Printf("intake: %.0f findings/s with 1 stream, %.0f with 8 streams: ratio %.2f\n", rates[1], rates[8], rates[8]/rates[1])
 	}
 }
+
+// BenchmarkIntakeRescan reports findings per second recorded by Report when
+// a scan reports what the repository's previous scan found (batches of 100
+// with every severity): each finding is seen again, so the report adds an
+// occurrence and updates the finding in place. The previous scan's report
+// of the batch is not timed.
+func BenchmarkIntakeRescan(b *testing.B) {
+	ctx := context.Background()
+	s := &Store{Pool: dbtest.Migrated(b, "findings_store", Migrate)}
+	org := uuid.NewString()
+	var scans [2]Scan
+	for i := range scans {
+		scans[i] = Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/rescan", ScanType: "full"}
+		if _, err := s.RegisterScan(ctx, scans[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	const batchSize = 100
+	round := 0
+	var reported int64
+	for b.Loop() {
+		b.StopTimer()
+		batch := make([]Reported, batchSize)
+		for j := range batch {
+			batch[j] = reportedFP(fmt.Sprintf("r%d-%d", round, j))
+		}
+		if _, err := s.Report(ctx, scans[0], batch, true); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		res, err := s.Report(ctx, scans[1], batch, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res[0].Created {
+			b.Fatal("a finding seen before was created again")
+		}
+		reported += batchSize
+		round++
+	}
+	b.ReportMetric(float64(reported)/b.Elapsed().Seconds(), "findings/s")
+}
