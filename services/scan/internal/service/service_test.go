@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	"github.com/vulnscan/vulnscan/pkg/vocab"
 	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
@@ -46,11 +48,13 @@ func newEnv(t *testing.T) *env {
 	require.NoError(t, err)
 	guard, err := netguard.New(nil)
 	require.NoError(t, err)
+	box, err := secretbox.New(bytes.Repeat([]byte{7}, 32))
+	require.NoError(t, err)
 	e := &env{st: st, est: newEstimations(), ledger: newCredits(100), fnd: &findings{}, org: uuid.NewString()}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	e.svc = &service.Service{Store: st, Findings: e.fnd, Log: log, Starter: &service.Starter{
 		Pool: st.Pool, Store: st, Queue: &jobs.Queue{River: rc}, Estimation: e.est, Auth: e.ledger, Findings: e.fnd,
-		Guard: guard, Log: log,
+		Guard: guard, Box: box, Log: log,
 	}}
 	e.ctx = principal.With(context.Background(), principal.Principal{OrgID: e.org, UserID: uuid.NewString()})
 	return e
@@ -79,14 +83,23 @@ func TestCallsWithoutPrincipalAreUnauthenticated(t *testing.T) {
 	ctx := context.Background()
 	id := uuid.NewString()
 	calls := map[string]func() error{
-		"CreateScan":            func() error { _, err := e.svc.CreateScan(ctx, &scanv1.CreateScanRequest{}); return err },
-		"GetScanStatus":         func() error { _, err := e.svc.GetScanStatus(ctx, &scanv1.GetScanStatusRequest{Id: id}); return err },
-		"GetScan":               func() error { _, err := e.svc.GetScan(ctx, &scanv1.GetScanRequest{Id: id}); return err },
-		"ListScans":             func() error { _, err := e.svc.ListScans(ctx, &scanv1.ListScansRequest{}); return err },
-		"CancelScan":            func() error { _, err := e.svc.CancelScan(ctx, &scanv1.CancelScanRequest{Id: id}); return err },
-		"CreateContextDocument": func() error { _, err := e.svc.CreateContextDocument(ctx, &scanv1.CreateContextDocumentRequest{}); return err },
-		"ListContextDocuments":  func() error { _, err := e.svc.ListContextDocuments(ctx, &scanv1.ListContextDocumentsRequest{}); return err },
-		"GetContextDocument":    func() error { _, err := e.svc.GetContextDocument(ctx, &scanv1.GetContextDocumentRequest{Id: id}); return err },
+		"CreateScan":    func() error { _, err := e.svc.CreateScan(ctx, &scanv1.CreateScanRequest{}); return err },
+		"GetScanStatus": func() error { _, err := e.svc.GetScanStatus(ctx, &scanv1.GetScanStatusRequest{Id: id}); return err },
+		"GetScan":       func() error { _, err := e.svc.GetScan(ctx, &scanv1.GetScanRequest{Id: id}); return err },
+		"ListScans":     func() error { _, err := e.svc.ListScans(ctx, &scanv1.ListScansRequest{}); return err },
+		"CancelScan":    func() error { _, err := e.svc.CancelScan(ctx, &scanv1.CancelScanRequest{Id: id}); return err },
+		"CreateContextDocument": func() error {
+			_, err := e.svc.CreateContextDocument(ctx, &scanv1.CreateContextDocumentRequest{})
+			return err
+		},
+		"ListContextDocuments": func() error {
+			_, err := e.svc.ListContextDocuments(ctx, &scanv1.ListContextDocumentsRequest{})
+			return err
+		},
+		"GetContextDocument": func() error {
+			_, err := e.svc.GetContextDocument(ctx, &scanv1.GetContextDocumentRequest{Id: id})
+			return err
+		},
 	}
 	for name, call := range calls {
 		t.Run(name, func(t *testing.T) {
