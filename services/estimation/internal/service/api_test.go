@@ -10,12 +10,13 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
+	"gocloud.dev/blob/fileblob"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/vulnscan/vulnscan/pkg/archive"
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/principal"
@@ -47,6 +48,7 @@ func (connected) GetConnectedRepo(_ context.Context, in *authv1.GetConnectedRepo
 type env struct {
 	pub    *service.Public
 	in     *service.Internal
+	up     *service.Uploads
 	st     *store.Store
 	org    string
 	ctx    context.Context
@@ -56,18 +58,22 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	pool := dbtest.Migrated(t, "estimation_service", func(ctx context.Context, pool *pgxpool.Pool) error { return store.Migrate(ctx, pool) })
+	pool := dbtest.Migrated(t, "estimation_service", store.Migrate)
+	bucket, err := fileblob.OpenBucket(t.TempDir(), nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = bucket.Close() })
 	guard, err := netguard.New(nil)
 	require.NoError(t, err)
 	e := &env{st: &store.Store{Pool: pool}, org: uuid.NewString()}
 	svc := &service.Service{Store: e.st, Auth: connected{}, Guard: guard, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Bucket: bucket, TempDir: t.TempDir(), ArchiveLimits: archive.DefaultLimits, UploadQuota: store.UploadQuota{MaxCount: 2, MaxBytes: 1 << 30},
 		Enqueue: func(_ context.Context, _ pgx.Tx, id string) (string, error) {
 			e.mu.Lock()
 			defer e.mu.Unlock()
 			e.queued = append(e.queued, id)
 			return "est_" + id[:8], nil
 		}}
-	e.pub, e.in = &service.Public{Service: svc}, &service.Internal{Service: svc}
+	e.pub, e.in, e.up = &service.Public{Service: svc}, &service.Internal{Service: svc}, &service.Uploads{Service: svc}
 	e.ctx = principal.With(context.Background(), principal.Principal{OrgID: e.org, UserID: uuid.NewString()})
 	return e
 }
