@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -15,7 +16,9 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/vulnscan/vulnscan/pkg/apierr"
 	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
@@ -32,6 +35,14 @@ type users struct {
 	authv1.AuthInternalServiceClient
 	mu    sync.Mutex
 	calls int
+	org   string // the one organization auth knows
+}
+
+func (u *users) GetOrganization(_ context.Context, in *authv1.GetOrganizationRequest, _ ...grpc.CallOption) (*authv1.GetOrganizationResponse, error) {
+	if in.GetOrgId() != u.org {
+		return nil, apierr.NotFound("Organization not found")
+	}
+	return &authv1.GetOrganizationResponse{Id: u.org, Name: "acme"}, nil
 }
 
 func (u *users) GetUser(_ context.Context, in *authv1.GetUserRequest, _ ...grpc.CallOption) (*authv1.GetUserResponse, error) {
@@ -41,10 +52,12 @@ func (u *users) GetUser(_ context.Context, in *authv1.GetUserRequest, _ ...grpc.
 	return &authv1.GetUserResponse{Id: in.GetUserId(), Username: "user-" + in.GetUserId()[:4]}, nil
 }
 
-// env is the public findings API over a store of its own, called by a user
+// env is the public findings API (and the operators' admin API) over a store of its own, called by a user
 // of org, with one registered scan holding three approved findings.
 type env struct {
 	pub   *service.Public
+	admin *service.Admin
+	box   *secretbox.Box
 	st    *store.Store
 	users *users
 	org   string
@@ -57,8 +70,12 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	st := storetest.New(t, key)
-	e := &env{st: st, users: &users{}, org: uuid.NewString(), user: uuid.NewString()}
-	e.pub = &service.Public{Service: &service.Service{Store: st, Auth: e.users, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}}
+	box, err := secretbox.New(bytes.Repeat([]byte{9}, 32))
+	require.NoError(t, err)
+	e := &env{st: st, org: uuid.NewString(), user: uuid.NewString(), box: box}
+	e.users = &users{org: e.org}
+	svc := &service.Service{Store: st, Auth: e.users, Box: box, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	e.pub, e.admin = &service.Public{Service: svc}, &service.Admin{Service: svc}
 	e.ctx = principal.With(context.Background(), principal.Principal{OrgID: e.org, UserID: e.user})
 	e.scan = storetest.Scan(t, st, e.org, "https://github.com/acme/app")
 	e.ids = storetest.Report(t, st, e.scan,
@@ -78,8 +95,10 @@ func requireStatus(t *testing.T, err error, code codes.Code, msg string) {
 	require.Equal(t, msg, st.Message())
 }
 
-func i32(v int32) *int32  { return &v }
-func sp(v string) *string { return &v }
+func statusCode(err error) codes.Code { return status.Code(err) }
+func statusMessage(err error) string  { return status.Convert(err).Message() }
+func i32(v int32) *int32              { return &v }
+func sp(v string) *string             { return &v }
 func ids(fs []*findingsv1.Finding) []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
