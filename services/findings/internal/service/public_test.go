@@ -49,7 +49,7 @@ func (u *users) GetUser(_ context.Context, in *authv1.GetUserRequest, _ ...grpc.
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.calls++
-	return &authv1.GetUserResponse{Id: in.GetUserId(), Username: "user-" + in.GetUserId()[:4]}, nil
+	return &authv1.GetUserResponse{Id: in.GetUserId(), OrgId: u.org, Username: "user-" + in.GetUserId()[:4]}, nil
 }
 
 // env is the public findings API (and the operators' admin API) over a store of its own, called by a user
