@@ -78,12 +78,10 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
+// requireStatus checks the gRPC code and message err carries to the gateway.
 func requireStatus(t *testing.T, err error, code codes.Code, msg string) {
 	t.Helper()
-	require.Error(t, err)
-	st := status.Convert(err)
-	require.Equal(t, code, st.Code(), "code of %v", err)
-	require.Equal(t, msg, st.Message())
+	require.Equal(t, [2]any{code, msg}, [2]any{status.Code(err), status.Convert(err).Message()}, "%v", err)
 }
 
 func public(url string) *estimationv1.RepoRef {

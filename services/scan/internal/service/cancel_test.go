@@ -22,15 +22,15 @@ func TestCancelPendingScanRefunds(t *testing.T) {
 	estID := e.estimation(nil)
 	started, err := e.svc.CreateScan(e.ctx, &scanv1.CreateScanRequest{Repos: []*scanv1.ScanRepo{repo(repoURL, "main")}, CostEstimationId: estID})
 	require.NoError(t, err)
-	require.Equal(t, int32(88), e.ledger.Balance())
+	require.Equal(t, int32(88), balance(e.ledger))
 
 	out, err := e.svc.CancelScan(e.ctx, &scanv1.CancelScanRequest{Id: started.GetId()})
 	require.NoError(t, err)
 	require.Equal(t, started.GetId(), out.GetId())
 	require.Equal(t, "cancelled", out.GetStatus())
 	require.Equal(t, int32(12), out.GetCreditsRefunded())
-	require.Equal(t, int32(100), e.ledger.Balance())
-	require.Empty(t, e.est.claimant(estID), "the estimation can be claimed again")
+	require.Equal(t, int32(100), balance(e.ledger))
+	require.Empty(t, e.est.Claimant(estID), "the estimation can be claimed again")
 
 	var undo int
 	require.NoError(t, e.st.Pool.QueryRow(context.Background(),
@@ -40,7 +40,7 @@ func TestCancelPendingScanRefunds(t *testing.T) {
 	// Cancelling again is a conflict and refunds nothing more.
 	_, err = e.svc.CancelScan(e.ctx, &scanv1.CancelScanRequest{Id: started.GetId()})
 	requireStatus(t, err, codes.AlreadyExists, "Scan is already cancelled; only a pending or running scan can be cancelled")
-	require.Equal(t, int32(100), e.ledger.Balance())
+	require.Equal(t, int32(100), balance(e.ledger))
 }
 
 // TestCancelRunningScanKeepsCredits: a running scan has used its credits.
@@ -52,7 +52,7 @@ func TestCancelRunningScanKeepsCredits(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "cancelled", out.GetStatus())
 	require.Zero(t, out.GetCreditsRefunded())
-	require.Equal(t, int32(100), e.ledger.Balance())
+	require.Equal(t, int32(100), balance(e.ledger))
 	status, err := e.st.Status(context.Background(), id)
 	require.NoError(t, err)
 	require.Equal(t, vocab.ScanCancelled, status)

@@ -21,6 +21,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/vocab"
 	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
+	"github.com/vulnscan/vulnscan/services/scan/internal/lifecycle/lifecycletest"
 	"github.com/vulnscan/vulnscan/services/scan/internal/service"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store/storetest"
@@ -35,7 +36,7 @@ type env struct {
 	svc    *service.Service
 	st     *store.Store
 	est    *estimations
-	ledger *credits
+	ledger *lifecycletest.Ledger
 	fnd    *findings
 	org    string
 	ctx    context.Context
@@ -50,7 +51,7 @@ func newEnv(t *testing.T) *env {
 	require.NoError(t, err)
 	box, err := secretbox.New(bytes.Repeat([]byte{7}, 32))
 	require.NoError(t, err)
-	e := &env{st: st, est: newEstimations(), ledger: newCredits(100), fnd: &findings{}, org: uuid.NewString()}
+	e := &env{st: st, est: newEstimations(), ledger: lifecycletest.NewLedger(100), fnd: &findings{}, org: uuid.NewString()}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	e.svc = &service.Service{Store: st, Findings: e.fnd, Log: log, Starter: &service.Starter{
 		Pool: st.Pool, Store: st, Queue: &jobs.Queue{River: rc}, Estimation: e.est, Auth: e.ledger, Findings: e.fnd,
@@ -69,11 +70,10 @@ func (e *env) scan(t *testing.T, org string, st vocab.ScanStatus) string {
 // requireStatus checks the gRPC code and message err carries to the gateway.
 func requireStatus(t *testing.T, err error, code codes.Code, msg string) {
 	t.Helper()
-	require.Error(t, err)
-	st := status.Convert(err)
-	require.Equal(t, code, st.Code(), "code of %v", err)
-	require.Equal(t, msg, st.Message())
+	require.Equal(t, [2]any{code, msg}, [2]any{status.Code(err), status.Convert(err).Message()}, "%v", err)
 }
+
+func balance(l *lifecycletest.Ledger) int32 { b, _ := l.State(); return b }
 
 func i32(v int32) *int32 { return &v }
 

@@ -12,6 +12,7 @@ import (
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
 	"github.com/vulnscan/vulnscan/services/scan/internal/lifecycle"
+	"github.com/vulnscan/vulnscan/services/scan/internal/lifecycle/lifecycletest"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
 )
 
@@ -85,8 +86,8 @@ func TestCreateScanFieldErrors(t *testing.T) {
 			requireStatus(t, err, codes.InvalidArgument, tc.msg)
 		})
 	}
-	require.Empty(t, e.est.claimant(estID), "no failed request claimed the estimation")
-	require.Equal(t, int32(100), e.ledger.Balance(), "no failed request debited credits")
+	require.Empty(t, e.est.Claimant(estID), "no failed request claimed the estimation")
+	require.Equal(t, int32(100), balance(e.ledger), "no failed request debited credits")
 }
 
 // TestCreateScanEstimationRules: the estimation must be the caller's,
@@ -135,7 +136,7 @@ func TestCreateScanEstimationRules(t *testing.T) {
 			requireStatus(t, err, tc.code, tc.msg)
 		})
 	}
-	require.Equal(t, int32(100), e.ledger.Balance(), "no refused request debited credits")
+	require.Equal(t, int32(100), balance(e.ledger), "no refused request debited credits")
 }
 
 // TestCreateScanRunsTheSaga: a valid request claims the estimation, debits
@@ -159,10 +160,10 @@ func TestCreateScanRunsTheSaga(t *testing.T) {
 	require.True(t, strings.HasPrefix(resp.GetTaskId(), "scan_"), resp.GetTaskId())
 	require.Equal(t, "Scan queued; poll GET /v1/scans/"+resp.GetId()+"/status until it is completed", resp.GetMessage())
 
-	require.Equal(t, resp.GetId(), e.est.claimant(estID))
-	require.Equal(t, int32(88), e.ledger.Balance())
-	require.Contains(t, e.ledger.debits, lifecycle.CreditReference(resp.GetId()))
-	require.Equal(t, []string{resp.GetId()}, e.fnd.registered)
+	require.Equal(t, resp.GetId(), e.est.Claimant(estID))
+	require.Equal(t, int32(88), balance(e.ledger))
+	require.Contains(t, e.ledger.Debits, lifecycle.CreditReference(resp.GetId()))
+	require.Equal(t, []string{resp.GetId()}, e.fnd.ScanIDs())
 
 	row, err := e.st.ByID(context.Background(), resp.GetId())
 	require.NoError(t, err)
@@ -179,7 +180,7 @@ func TestCreateScanRunsTheSaga(t *testing.T) {
 	// The same estimation cannot start a second scan.
 	_, err = e.svc.CreateScan(e.ctx, &scanv1.CreateScanRequest{Repos: []*scanv1.ScanRepo{repo(repoURL, "main")}, CostEstimationId: estID})
 	requireStatus(t, err, codes.InvalidArgument, "Cost estimation has already been claimed by a scan")
-	require.Equal(t, int32(88), e.ledger.Balance())
+	require.Equal(t, int32(88), balance(e.ledger))
 }
 
 // TestCreateScanUndoesAFailedDebit: when auth refuses the debit the claim
@@ -187,12 +188,13 @@ func TestCreateScanRunsTheSaga(t *testing.T) {
 func TestCreateScanUndoesAFailedDebit(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.ledger.balance = 5
+	e.ledger = lifecycletest.NewLedger(5)
+	e.svc.Starter.Auth = e.ledger
 	estID := e.estimation(nil)
 	_, err := e.svc.CreateScan(e.ctx, &scanv1.CreateScanRequest{Repos: []*scanv1.ScanRepo{repo(repoURL, "main")}, CostEstimationId: estID})
 	require.ErrorContains(t, err, "debit credits: insufficient credits")
-	require.Empty(t, e.est.claimant(estID), "the claim is given back")
-	require.Equal(t, int32(5), e.ledger.Balance())
+	require.Empty(t, e.est.Claimant(estID), "the claim is given back")
+	require.Equal(t, int32(5), balance(e.ledger))
 	list, err := e.svc.ListScans(e.ctx, &scanv1.ListScansRequest{})
 	require.NoError(t, err)
 	require.Zero(t, list.GetTotal(), "an aborted start is not listed")
