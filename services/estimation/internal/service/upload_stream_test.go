@@ -1,7 +1,6 @@
 package service_test
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -16,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/systest"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 )
 
@@ -61,16 +61,9 @@ func (s *downloadStream) Send(m *estimationv1.DownloadUploadResponse) error {
 // zipOf returns a zip archive holding files (name → content).
 func zipOf(t *testing.T, files map[string]string) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	w := zip.NewWriter(&buf)
-	for name, content := range files {
-		f, err := w.Create(name)
-		require.NoError(t, err)
-		_, err = f.Write([]byte(content))
-		require.NoError(t, err)
-	}
-	require.NoError(t, w.Close())
-	return buf.Bytes()
+	b, err := systest.Zip(files)
+	require.NoError(t, err)
+	return b
 }
 
 // chunks sends body in messages of n bytes, the first carrying the type.
