@@ -168,3 +168,46 @@ func TestUploadQuota(t *testing.T) {
 	requireStatus(t, err, codes.AlreadyExists,
 		"Upload refused: the organization already keeps 2 uploads, the most allowed; unused uploads are deleted after the retention period")
 }
+
+// TestRunEstimatesAnUpload: the estimation job unpacks an upload, detects
+// its application and prices it; a second estimation of the same content
+// is answered from the detection cache with the same result.
+func TestRunEstimatesAnUpload(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	body := zipOf(t, map[string]string{
+		"go.mod":  "module example.com/acme/orders\n\ngo 1.22\n\nrequire github.com/gin-gonic/gin v1.9.1\n",
+		"main.go": "package main\n\nfunc main() {\n\tr := gin.Default()\n\t_ = r\n}\n",
+	})
+	resp, err := e.upload(e.ctx, chunks("application/zip", body, 1<<20))
+	require.NoError(t, err)
+	url := resp.GetUpload().GetRepoUrl()
+	ctx := context.Background()
+
+	var results []*estimationv1.RepoResult
+	for range 2 {
+		created, err := e.pub.CreateCostEstimation(e.ctx, &estimationv1.CreateCostEstimationRequest{Repos: []*estimationv1.RepoRef{{Source: "upload", RepoUrl: url}}})
+		require.NoError(t, err)
+		id := created.GetEstimation().GetId()
+		require.NoError(t, e.pub.Run(ctx, id))
+		require.NoError(t, e.pub.Run(ctx, id), "running an ended estimation again changes nothing")
+		got, err := e.pub.GetCostEstimation(e.ctx, &estimationv1.GetCostEstimationRequest{Id: id})
+		require.NoError(t, err)
+		require.Equal(t, "completed", got.GetEstimation().GetStatus())
+		require.Equal(t, int32(1), got.GetEstimation().GetTotalCredits())
+		require.Len(t, got.GetEstimation().GetRepoResults(), 1)
+		results = append(results, got.GetEstimation().GetRepoResults()[0])
+	}
+	first, second := results[0], results[1]
+	require.False(t, first.GetFromCache())
+	require.True(t, second.GetFromCache())
+	require.Len(t, first.GetApplications(), 1)
+	require.Equal(t, "orders", first.GetApplications()[0].GetAppName())
+	require.Equal(t, "Go 1.22 Gin web service", first.GetApplications()[0].GetArchitecture())
+	require.Equal(t, first.GetApplications()[0].GetArchitecture(), second.GetApplications()[0].GetArchitecture())
+	require.Equal(t, first.GetCommitSha(), second.GetCommitSha(), "an upload's commit is its content hash")
+	require.Len(t, first.GetCommitSha(), 40)
+
+	err = e.pub.Run(ctx, uuid.NewString())
+	require.ErrorContains(t, err, "does not exist")
+}
