@@ -93,8 +93,8 @@ func requireStatus(t *testing.T, err error, code codes.Code, msg string) {
 	require.Equal(t, [2]any{code, msg}, [2]any{status.Code(err), status.Convert(err).Message()}, "%v", err)
 }
 
-func i32(v int32) *int32              { return &v }
-func sp(v string) *string             { return &v }
+func i32(v int32) *int32  { return &v }
+func sp(v string) *string { return &v }
 func ids(fs []*findingsv1.Finding) []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
