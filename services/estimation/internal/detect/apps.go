@@ -441,7 +441,10 @@ func (a *analysis) fallback() {
 			best, lines = l, n
 		}
 	}
-	if lines > 0 && best != "Shell" && best != "Makefile" && best != "HCL" {
+	// Scripts, build files and infrastructure definitions are not an
+	// application: a repository mostly made of them is described by its
+	// infrastructure.
+	if lines > 0 && best != "Shell" && best != "Makefile" && best != "HCL" && best != "Dockerfile" {
 		a.apps = append(a.apps, &found{App: App{Name: a.repoName, Root: ".", Architecture: fmt.Sprintf("%s application without a build manifest", best)}})
 		return
 	}

@@ -22,6 +22,7 @@ import (
 	scanv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/scan/v1"
 	"github.com/vulnscan/vulnscan/services/scan/internal/jobs"
 	"github.com/vulnscan/vulnscan/services/scan/internal/lifecycle"
+	"github.com/vulnscan/vulnscan/services/scan/internal/lifecycle/lifecycletest"
 	"github.com/vulnscan/vulnscan/services/scan/internal/service"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store"
 	"github.com/vulnscan/vulnscan/services/scan/internal/store/storetest"
@@ -41,15 +42,15 @@ func TestCreditReference(t *testing.T) {
 // and claim calls faked, and the compensations over them.
 type env struct {
 	st     *store.Store
-	ledger *ledger
-	claims *claims
+	ledger *lifecycletest.Ledger
+	claims *lifecycletest.Claims
 	comp   *lifecycle.Compensations
 	org    string
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{st: storetest.New(t, key), ledger: newLedger(50), claims: newClaims(), org: uuid.NewString()}
+	e := &env{st: storetest.New(t, key), ledger: lifecycletest.NewLedger(50), claims: lifecycletest.NewClaims(), org: uuid.NewString()}
 	e.comp = &lifecycle.Compensations{Store: e.st, Auth: e.ledger, Estimation: e.claims}
 	return e
 }
@@ -77,7 +78,7 @@ func TestAbortStart(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
 	sc := e.taken(t, vocab.ScanPending, store.Starting)
-	bal, _ := e.ledger.state()
+	bal, _ := e.ledger.State()
 	require.Equal(t, int32(43), bal)
 
 	var wg sync.WaitGroup
@@ -92,20 +93,20 @@ func TestAbortStart(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.NoError(t, e.comp.AbortStart(ctx, sc.ID))
-	bal, refunds := e.ledger.state()
+	bal, refunds := e.ledger.State()
 	require.Equal(t, int32(50), bal, "the credits are back")
 	require.Equal(t, 1, refunds, "and only once")
-	require.Empty(t, e.claims.claimant(sc.EstimationID), "the estimation is claimable again")
+	require.Empty(t, e.claims.Claimant(sc.EstimationID), "the estimation is claimable again")
 	row, err := e.st.ByID(ctx, sc.ID)
 	require.NoError(t, err)
 	require.Equal(t, store.Aborted, row.StartState)
 
 	started := e.taken(t, vocab.ScanPending, store.Started)
 	require.NoError(t, e.comp.AbortStart(ctx, started.ID))
-	bal, refunds = e.ledger.state()
+	bal, refunds = e.ledger.State()
 	require.Equal(t, int32(43), bal, "a started scan keeps its credits")
 	require.Equal(t, 1, refunds)
-	require.Equal(t, started.ID, e.claims.claimant(started.EstimationID))
+	require.Equal(t, started.ID, e.claims.Claimant(started.EstimationID))
 }
 
 // TestAbortStartRetried: when auth or estimation cannot be reached the scan
@@ -120,25 +121,25 @@ func TestAbortStartRetried(t *testing.T) {
 			sc := e.taken(t, vocab.ScanPending, store.Starting)
 			unavailable := errors.New(down + " unavailable")
 			if down == "auth" {
-				e.ledger.down = unavailable
+				e.ledger.Down = unavailable
 			} else {
-				e.claims.down = unavailable
+				e.claims.Down = unavailable
 			}
 			require.ErrorIs(t, e.comp.AbortStart(ctx, sc.ID), unavailable)
 			row, err := e.st.ByID(ctx, sc.ID)
 			require.NoError(t, err)
 			require.Equal(t, store.Aborting, row.StartState)
 
-			e.ledger.down, e.claims.down = nil, nil
+			e.ledger.Down, e.claims.Down = nil, nil
 			worker := &jobs.RecoverStartWorker{Compensations: e.comp}
 			require.NoError(t, worker.Work(ctx, &river.Job[jobs.RecoverStart]{Args: jobs.RecoverStart{ScanID: sc.ID}}))
 			row, err = e.st.ByID(ctx, sc.ID)
 			require.NoError(t, err)
 			require.Equal(t, store.Aborted, row.StartState)
-			bal, refunds := e.ledger.state()
+			bal, refunds := e.ledger.State()
 			require.Equal(t, int32(50), bal)
 			require.Equal(t, 1, refunds)
-			require.Empty(t, e.claims.claimant(sc.EstimationID))
+			require.Empty(t, e.claims.Claimant(sc.EstimationID))
 		})
 	}
 }
@@ -153,13 +154,13 @@ func TestFailAndRefund(t *testing.T) {
 	e := newEnv(t)
 	sc := e.taken(t, vocab.ScanRunning, store.Started)
 
-	e.ledger.down = errors.New("auth unavailable")
+	e.ledger.Down = errors.New("auth unavailable")
 	require.Error(t, e.comp.FailAndRefund(ctx, sc, lifecycle.FailedMessage))
 	status, err := e.st.Status(ctx, sc.ID)
 	require.NoError(t, err)
 	require.Equal(t, vocab.ScanRunning, status, "not failed before it is refunded")
 
-	e.ledger.down = nil
+	e.ledger.Down = nil
 	for range 3 {
 		require.NoError(t, e.comp.FailAndRefund(ctx, sc, lifecycle.FailedMessage))
 	}
@@ -167,10 +168,10 @@ func TestFailAndRefund(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, vocab.ScanFailed, row.Status)
 	require.Equal(t, lifecycle.FailedMessage, *row.Error)
-	bal, refunds := e.ledger.state()
+	bal, refunds := e.ledger.State()
 	require.Equal(t, int32(50), bal)
 	require.Equal(t, 1, refunds)
-	require.Equal(t, sc.ID, e.claims.claimant(sc.EstimationID), "a scan that ran keeps its estimation")
+	require.Equal(t, sc.ID, e.claims.Claimant(sc.EstimationID), "a scan that ran keeps its estimation")
 }
 
 // TestSweepStranded: the sweeper fails and refunds a started scan whose run
@@ -188,7 +189,7 @@ func TestSweepStranded(t *testing.T) {
 	status, err := e.st.Status(ctx, sc.ID)
 	require.NoError(t, err)
 	require.Equal(t, vocab.ScanFailed, status)
-	bal, refunds := e.ledger.state()
+	bal, refunds := e.ledger.State()
 	require.Equal(t, int32(50), bal)
 	require.Equal(t, 1, refunds)
 }
@@ -207,26 +208,26 @@ func TestUndoCancelledStart(t *testing.T) {
 	cancelled := e.taken(t, vocab.ScanCancelled, store.Started)
 	require.NoError(t, run(cancelled.ID))
 	require.NoError(t, run(cancelled.ID))
-	bal, refunds := e.ledger.state()
+	bal, refunds := e.ledger.State()
 	require.Equal(t, int32(50), bal)
 	require.Equal(t, 1, refunds)
-	require.Empty(t, e.claims.claimant(cancelled.EstimationID))
+	require.Empty(t, e.claims.Claimant(cancelled.EstimationID))
 
 	running := e.taken(t, vocab.ScanRunning, store.Started)
 	var cancel *river.JobCancelError
 	require.ErrorAs(t, run(running.ID), &cancel)
 	require.ErrorAs(t, run(uuid.NewString()), &cancel)
-	bal, _ = e.ledger.state()
+	bal, _ = e.ledger.State()
 	require.Equal(t, int32(43), bal, "a running scan keeps its credits")
 }
 
 // saga is the API's start saga over the env, queueing on a real River
 // client on the same database.
-func (e *env) saga(t *testing.T) (*service.Starter, *registry) {
+func (e *env) saga(t *testing.T) (*service.Starter, *lifecycletest.Registry) {
 	t.Helper()
 	rc, err := river.NewClient(riverpgxv5.New(e.st.Pool), &river.Config{Schema: store.Schema})
 	require.NoError(t, err)
-	reg := &registry{}
+	reg := &lifecycletest.Registry{}
 	return &service.Starter{Pool: e.st.Pool, Store: e.st, Queue: &jobs.Queue{River: rc}, Estimation: e.claims, Auth: e.ledger, Findings: reg,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), RecoveryDelay: time.Hour}, reg
 }
@@ -271,8 +272,8 @@ func TestStartSaga(t *testing.T) {
 		in := e.request()
 		sc, err := starter.Start(ctx, in)
 		require.NoError(t, err)
-		require.Equal(t, map[string]int32{lifecycle.CreditReference(sc.ID): 7}, e.ledger.debits, "debited once under the scan's reference")
-		require.Equal(t, sc.ID, e.claims.claimant(in.Estimation.GetId()))
+		require.Equal(t, map[string]int32{lifecycle.CreditReference(sc.ID): 7}, e.ledger.Debits, "debited once under the scan's reference")
+		require.Equal(t, sc.ID, e.claims.Claimant(in.Estimation.GetId()))
 		row, err := e.st.Get(ctx, e.org, sc.ID)
 		require.NoError(t, err)
 		require.Equal(t, store.Started, row.StartState)
@@ -281,9 +282,9 @@ func TestStartSaga(t *testing.T) {
 		require.Contains(t, queued, jobs.RunScan{}.Kind())
 		require.Contains(t, queued, jobs.RecoverStart{}.Kind())
 		require.WithinDuration(t, time.Now().Add(time.Hour), queued[jobs.RecoverStart{}.Kind()], 10*time.Minute, "recovery waits for RecoveryDelay")
-		require.Equal(t, []string{sc.ID}, reg.scanIDs)
+		require.Equal(t, []string{sc.ID}, reg.ScanIDs())
 		require.NoError(t, starter.Abort(ctx, sc.ID))
-		bal, _ := e.ledger.state()
+		bal, _ := e.ledger.State()
 		require.Equal(t, int32(43), bal, "recovery leaves a started scan alone")
 	})
 
@@ -302,20 +303,20 @@ func TestStartSaga(t *testing.T) {
 			in := e.request()
 			sc, err := starter.Start(ctx, in)
 			require.ErrorIs(t, err, injected)
-			bal, refunds := e.ledger.state()
+			bal, refunds := e.ledger.State()
 			require.Equal(t, int32(50), bal, "no credits lost")
 			if step == "debited" || step == "queued" {
 				require.Equal(t, 1, refunds, "refunded exactly once")
-				require.True(t, e.ledger.refunded[lifecycle.CreditReference(sc.ID)], "under the reference the debit used")
+				require.True(t, e.ledger.Refunded[lifecycle.CreditReference(sc.ID)], "under the reference the debit used")
 			}
-			require.Empty(t, e.claims.claimant(in.Estimation.GetId()))
+			require.Empty(t, e.claims.Claimant(in.Estimation.GetId()))
 			row, err := e.st.ByID(ctx, sc.ID)
 			require.NoError(t, err)
 			require.Equal(t, store.Aborted, row.StartState)
 			_, err = e.st.Get(ctx, e.org, sc.ID)
 			require.ErrorIs(t, err, store.ErrNotFound)
 			require.NotContains(t, e.jobsOf(t, sc.ID), jobs.RunScan{}.Kind())
-			require.Empty(t, reg.scanIDs)
+			require.Empty(t, reg.ScanIDs())
 		})
 	}
 
@@ -332,7 +333,7 @@ func TestStartSaga(t *testing.T) {
 		in := e.request()
 		sc, err := starter.Start(ctx, in)
 		require.ErrorIs(t, err, service.ErrSimulatedCrash)
-		bal, _ := e.ledger.state()
+		bal, _ := e.ledger.State()
 		require.Equal(t, int32(43), bal, "a crash undoes nothing by itself")
 		require.Contains(t, e.jobsOf(t, sc.ID), jobs.RecoverStart{}.Kind(), "the recovery job was recorded with the scan")
 
@@ -340,10 +341,10 @@ func TestStartSaga(t *testing.T) {
 		for range 2 {
 			require.NoError(t, worker.Work(ctx, &river.Job[jobs.RecoverStart]{Args: jobs.RecoverStart{ScanID: sc.ID}}))
 		}
-		bal, refunds := e.ledger.state()
+		bal, refunds := e.ledger.State()
 		require.Equal(t, int32(50), bal)
 		require.Equal(t, 1, refunds)
-		require.Empty(t, e.claims.claimant(in.Estimation.GetId()))
+		require.Empty(t, e.claims.Claimant(in.Estimation.GetId()))
 		// The request, had it survived, can no longer complete the start.
 		var started bool
 		require.NoError(t, pgx.BeginFunc(ctx, e.st.Pool, func(tx pgx.Tx) error {
