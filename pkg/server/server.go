@@ -39,6 +39,9 @@ type Process struct {
 	// Admin is the operator-only server on its own listener, nil when the
 	// service has no admin API.
 	Admin *grpc.Server
+	// CheckInterval is how often the health checks run, and how long one
+	// may take (DefaultCheckInterval unless set before Serve).
+	CheckInterval time.Duration
 
 	grpcAddr    string
 	adminAddr   string
@@ -48,18 +51,26 @@ type Process struct {
 	checks      []func(context.Context) error
 }
 
-// CheckInterval is how often health checks run.
-var CheckInterval = 2 * time.Second
+// DefaultCheckInterval is how often health checks run unless a process
+// sets its own.
+const DefaultCheckInterval = 2 * time.Second
 
 // Check adds a dependency check (e.g. pinging the database): while any
 // check fails, the gRPC health service answers NOT_SERVING, so that the
 // gateway's /readyz and Kubernetes readiness see the outage.
 func (p *Process) Check(fn func(context.Context) error) { p.checks = append(p.checks, fn) }
 
+func (p *Process) checkInterval() time.Duration {
+	if p.CheckInterval > 0 {
+		return p.CheckInterval
+	}
+	return DefaultCheckInterval
+}
+
 // healthy runs every check once.
 func (p *Process) healthy(ctx context.Context) error {
 	for _, c := range p.checks {
-		cctx, cancel := context.WithTimeout(ctx, CheckInterval)
+		cctx, cancel := context.WithTimeout(ctx, p.checkInterval())
 		err := c(cctx)
 		cancel()
 		if err != nil {
@@ -72,7 +83,7 @@ func (p *Process) healthy(ctx context.Context) error {
 // watchHealth keeps the serving status in step with the checks.
 func (p *Process) watchHealth(ctx context.Context) {
 	serving := true
-	t := time.NewTicker(CheckInterval)
+	t := time.NewTicker(p.checkInterval())
 	defer t.Stop()
 	for {
 		select {

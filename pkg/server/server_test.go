@@ -25,11 +25,11 @@ func freeAddr(t *testing.T) string {
 }
 
 func TestHealthFollowsChecks(t *testing.T) {
-	CheckInterval = 50 * time.Millisecond
 	addr := freeAddr(t)
 	ids := identities(t, "auth", "gateway")
 	srvID, cliID := ids[0], ids[1]
 	p := New("test", slog.New(slog.NewTextHandler(io.Discard, nil)), addr, freeAddr(t), Security{Identity: srvID})
+	p.CheckInterval = 50 * time.Millisecond
 	var down atomic.Bool
 	p.Check(func(context.Context) error {
 		if down.Load() {
