@@ -102,12 +102,12 @@ bench-edge: build ## Hot paths through the real processes beside their floors (Q
 	  deploy/local/stores.sh stop; exit $$status
 
 .PHONY: test-ratio
-test-ratio: ## Lines of tests against lines of hand-written Go (generated code aside); fixtures and test-only packages count as tests
+test-ratio: ## Lines of tests against lines of hand-written Go (generated code aside); hand-written fixtures (not generated golden outputs) and test-only packages count as tests
 	@testonly='^(pkg/(systest|gittest|dbtest|redistest|engine/lower/lowertest|sarif/sariftest)|services/findings/internal/edgebench|deploy/local/loadgen)/'; \
 	  code=$$(git ls-files '*.go' | grep -v -e '_test\.go$$' -e '\.pb\.go$$' -e '\.pb\.gw\.go$$' -e '/testdata/' | grep -Ev "$$testonly" | xargs cat | wc -l); \
 	  gotests=$$(git ls-files '*_test.go' | grep -v '/testdata/' | xargs cat | wc -l); \
 	  support=$$(git ls-files '*.go' | grep -v '_test\.go$$' | grep -E "$$testonly" | xargs cat | wc -l); \
-	  fixtures=$$(git ls-files | grep '/testdata/' | xargs cat | wc -l); \
+	  fixtures=$$(git ls-files | grep '/testdata/' | grep -v '/golden/' | xargs cat | wc -l); \
 	  awk -v c=$$code -v t=$$gotests -v s=$$support -v f=$$fixtures 'BEGIN { printf "code %d lines; tests %d lines of Go tests + %d of test-only packages + %d of fixtures; ratio %.2f (Go tests alone %.2f)\n", c, t, s, f, (t+s+f)/c, t/c }'
 
 .PHONY: deploy-check
