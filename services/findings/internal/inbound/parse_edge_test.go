@@ -18,6 +18,19 @@ func requireInvalid(t *testing.T, err error, msg string) {
 	require.Contains(t, e.Error(), msg)
 }
 
+// requireParsed checks a parse: refused with msg and no event, or else
+// exactly want.
+func requireParsed(t *testing.T, got Event, err error, want Event, msg string) {
+	t.Helper()
+	if msg != "" {
+		requireInvalid(t, err, msg)
+		require.Equal(t, Event{}, got)
+		return
+	}
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+}
+
 var upperFid = strings.ToUpper(fid)
 
 // TestParseGitHubEdges covers malformed payloads, reactions, authors and
@@ -62,29 +75,30 @@ func TestParseGitHubEdges(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := ParseGitHub(tc.event, []byte(tc.body))
-			if tc.msg != "" {
-				requireInvalid(t, err, tc.msg)
-				require.Equal(t, Event{}, got)
-				return
-			}
-			require.NoError(t, err)
-			require.Equal(t, tc.want, got)
+			requireParsed(t, got, err, tc.want, tc.msg)
 		})
 	}
+}
+
+const formType = "application/x-www-form-urlencoded"
+
+// formBody form-encodes key, value pairs in their order.
+func formBody(kv ...string) string {
+	var b strings.Builder
+	for i := 0; i+1 < len(kv); i += 2 {
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(url.QueryEscape(kv[i]) + "=" + url.QueryEscape(kv[i+1]))
+	}
+	return b.String()
 }
 
 // TestParseSlackEdges covers content types, actions and commands that are
 // refused or ignored.
 func TestParseSlackEdges(t *testing.T) {
 	t.Parallel()
-	form := func(kv ...string) string {
-		v := url.Values{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			v.Set(kv[i], kv[i+1])
-		}
-		return v.Encode()
-	}
-	const ct = "application/x-www-form-urlencoded"
+	form, ct := formBody, formType
 	for _, tc := range []struct {
 		name, contentType, body string
 		want                    Event
@@ -116,13 +130,7 @@ func TestParseSlackEdges(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := ParseSlack(tc.contentType, []byte(tc.body))
-			if tc.msg != "" {
-				requireInvalid(t, err, tc.msg)
-				require.Equal(t, Event{}, got)
-				return
-			}
-			require.NoError(t, err)
-			require.Equal(t, tc.want, got)
+			requireParsed(t, got, err, tc.want, tc.msg)
 		})
 	}
 }
