@@ -166,6 +166,30 @@ cookies[:sid] = { value: sid, secure: true }
 		{"ruby secret", "app/b.rb", `API_KEY = "sk_live_abcdef" # want:ruby.secrets.hardcoded-credential
 API_KEY = "changeme"
 `},
+		// Callees are matched as the language writes the call (receiver,
+		// separator, method): a method of the same name on another receiver
+		// is not the flagged function.
+		{"ruby receivers of rand", "lib/r.rb", `session_token = Random.new.rand(10**8) # want:ruby.crypto.weak-random
+reset_code = Kernel.rand(999_999) # want:ruby.crypto.weak-random
+otp = [1, 2, 3].sample # want:ruby.crypto.weak-random
+session_token = SecureRandom.rand(10**8)
+session_id = SecureRandom.uuid
+`},
+		{"ruby digest forms", "lib/d.rb", `pw = ::Digest::SHA1.hexdigest(password) # want:ruby.crypto.weak-password-hash
+pw = OpenSSL::Digest::MD5.new.digest(secret) # want:ruby.crypto.weak-password-hash
+pw = Digest::SHA256.hexdigest(password)
+`},
+		{"php functions versus methods", "web/m.php", `<?php
+$token = rand(); // want:php.crypto.weak-random
+$token = $generator->rand();
+$token = Random::rand();
+$token = random_bytes(16);
+`},
+		{"java factories", "src/main/java/F.java", `class F {
+  Object a() { return SAXParserFactory.newInstance(); } // want:java.xxe.document-builder
+  Object b() { return other.SAXParserFactory.create(); }
+}
+`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
