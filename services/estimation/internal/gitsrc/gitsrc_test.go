@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,7 +33,7 @@ var roomy = Limits{MaxBytes: 64 << 20, MaxFiles: 1000, MaxTreeBytes: 64 << 20, T
 func TestMain(m *testing.M) {
 	os.Exit(func() int {
 		var err error
-		server, err = gittest.New(gittest.Options{TLS: true, Wrap: requirePassword})
+		server, err = gittest.New(gittest.Options{TLS: true, Wrap: front})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
@@ -49,9 +53,23 @@ func TestMain(m *testing.M) {
 	}())
 }
 
-// requirePassword guards repositories under private/ with basic auth.
-func requirePassword(git http.Handler) http.Handler {
+// front guards repositories under private/ with basic auth and answers
+// under redirect/ with redirects: to plain HTTP, to the IPv6 loopback
+// (outside the exempt 127.0.0.0/8) and to itself.
+func front(git http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/redirect/http/"):
+			http.Redirect(w, r, "http://"+r.Host+"/elsewhere.git/info/refs?service=git-upload-pack", http.StatusFound)
+			return
+		case strings.HasPrefix(r.URL.Path, "/redirect/ipv6/"):
+			_, port, _ := net.SplitHostPort(r.Host)
+			http.Redirect(w, r, "https://[::1]:"+port+"/elsewhere.git/info/refs?service=git-upload-pack", http.StatusFound)
+			return
+		case strings.HasPrefix(r.URL.Path, "/redirect/loop/"):
+			http.Redirect(w, r, r.URL.String(), http.StatusFound)
+			return
+		}
 		if len(r.URL.Path) > len("/private/") && r.URL.Path[:len("/private/")] == "/private/" {
 			if u, p, ok := r.BasicAuth(); !ok || u != "x-access-token" || p != "s3cret" {
 				w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
@@ -294,6 +312,63 @@ func TestExplainMapsFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := explain(tc.err, func() bool { return tc.exceeded }, lim)
 			requireMsg(t, got, tc.want)
+		})
+	}
+}
+
+func TestNetworkRefusals(t *testing.T) {
+	t.Parallel()
+	u, err := url.Parse(server.URL("any"))
+	require.NoError(t, err)
+	f := withLimits(t, roomy)
+	for _, tc := range []struct {
+		name, url, wantErr string
+	}{
+		{name: "non-public address", url: "https://[::1]:" + u.Port() + "/any.git",
+			wantErr: "clone refused: the repository host resolves to a non-public address"},
+		{name: "redirect to the IPv6 loopback", url: server.URL("redirect/ipv6/app"),
+			wantErr: "clone refused: the repository host resolves to a non-public address"},
+		// go-git refuses the change of scheme itself; the message names
+		// only the target URL.
+		{name: "redirect to plain HTTP", url: server.URL("redirect/http/app"),
+			wantErr: "clone refused: http://"},
+		{name: "redirect loop", url: server.URL("redirect/loop/app"),
+			wantErr: "clone refused: stopped after 5 redirects"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := f.Resolve(context.Background(), Remote{URL: tc.url}, "", "")
+			requireMsg(t, err, tc.wantErr)
+			snap, err := f.Clone(context.Background(), Remote{URL: tc.url}, "main")
+			require.Nil(t, snap)
+			requireMsg(t, err, tc.wantErr)
+		})
+	}
+}
+
+func TestResolveWithoutAnAdvertisedHEAD(t *testing.T) {
+	t.Parallel()
+	repo := repoName("headless")
+	server.Publish(t, repo, map[string]string{"a.txt": "a\n"})
+	feature := server.Commit(t, repo, "feature", map[string]string{"b.txt": "b\n"})
+	// HEAD names a branch that does not exist, so the server advertises no HEAD.
+	gittest.Run(t, filepath.Join(server.Root, repo+".git"), "symbolic-ref", "HEAD", "refs/heads/gone")
+	f := withLimits(t, roomy)
+	for _, tc := range []struct {
+		name, fallback, wantBranch, wantSHA, wantErr string
+	}{
+		{name: "fallback default", fallback: "feature", wantBranch: "feature", wantSHA: feature},
+		{name: "fallback to a missing branch", fallback: "gone", wantBranch: "gone", wantErr: `branch "gone" not found in the repository`},
+		{name: "no default at all", wantErr: "cannot determine the repository's default branch"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			branch, sha, err := f.Resolve(context.Background(), Remote{URL: server.URL(repo)}, "", tc.fallback)
+			require.Equal(t, tc.wantBranch, branch)
+			if tc.wantErr != "" {
+				requireMsg(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.wantSHA, sha)
 		})
 	}
 }
