@@ -1,0 +1,53 @@
+package lower_test
+
+import "testing"
+
+// Labels, computed destructuring keys and defaults, generators, async
+// iteration, spread and optional calls, each checked in its lowered IR.
+func TestJavaScriptLabelsPatternsGeneratorsSpread(t *testing.T) {
+	t.Parallel()
+	jsFE.run(t, "a.js", []dumpCase{
+		{"labelled loops and blocks take break and continue", `
+function lab(a) {
+  outer: for (let i = 0; i < a.length; i++) {
+    for (;;) { if (a[i]) continue outer; break outer; }
+  }
+  blk: { if (a) break blk; use(a); }
+}
+`, []string{
+			// the increment of the outer loop
+			"  b3:\n    $t4 = i\n    $t5 = $t4 + 1\n    i = $t5\n    jump b1\n",
+			// continue outer goes to the increment, break outer past the loop
+			"  b6:\n    $t3 = a[i]\n    if $t3 b9 b10\n", "  b9:\n    jump b3\n", "  b10:\n    jump b4\n",
+			// break blk skips the rest of the block
+			"  b4:\n    if a b13 b14\n", "  b13:\n    jump b12\n", "  b14:\n    $t6 = call.func use(a)\n    jump b12\n",
+		}},
+		{"destructuring keys: computed, numeric, quoted, defaults", `
+function keys(o, k) {
+  const { [k]: v, 0: first, "q-r": qr, d = make(k), e = 1 } = o;
+  return [v, first, qr, d, e];
+}
+`, []string{
+			"$t1 = o[k]\n    v = $t1\n", "$t2 = o[0]\n    first = $t2\n", "$t3 = o.q-r\n    qr = $t3\n",
+			// a computed default is evaluated only when the property is undefined
+			"$t4 = o.d\n    $t5 = $t4\n    $t6 = $t4 === null\n    if $t6 b1 b2\n",
+			"  b1:\n    $t7 = call.func make(k)\n    $t5 = $t7\n    jump b2\n  b2:\n    d = $t5\n",
+			// a literal default carries no data and is dropped
+			"$t8 = o.e\n    e = $t8\n",
+		}},
+		{"generators yield and delegate", `
+function* gen(x) { yield x; yield* other(x); }
+`, []string{"func a.gen(x)\n  b0:\n    $t1 = opaque()\n    $t2 = call.func other(x)\n    $t3 = opaque()\n    end"}},
+		{"await is the awaited value and for-await iterates", `
+async function as(u) { const r = await fetch(u); for await (const c of r) { use(c); } return r; }
+`, []string{"$t1 = call.func fetch(u)\n    r = $t1\n", "$t2 = r[_]\n    c = $t2\n    $t3 = call.func use(c)\n", "return r"}},
+		{"spread arguments, array and object spread, optional call", `
+function spr(a, o) { f(...a); const b = [...a, 1]; const c = { ...o, k: 1 }; return o?.m?.(a); }
+`, []string{
+			"$t1 = a[_]\n    $t2 = call.func f($t1)\n",
+			"$t3 = a[_]\n    $t4:Array = list Array [1]\n    $t4[_] = $t3\n    b = $t4\n",
+			"$t5:Object = map Object {\"k\", 1}\n    $t6:Object = call.static Object#assign($t5, o)\n    c = $t5\n",
+			"$t7 = call.method o.m(a)\n    return $t7",
+		}},
+	})
+}
