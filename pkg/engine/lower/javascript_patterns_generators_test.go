@@ -51,3 +51,36 @@ function spr(a, o) { f(...a); const b = [...a, 1]; const c = { ...o, k: 1 }; ret
 		}},
 	})
 }
+
+// Module-level types made evident by initializers, member decorators and
+// superclasses, delete, and this outside methods.
+func TestJavaScriptModuleTypesDecoratorsDelete(t *testing.T) {
+	t.Parallel()
+	jsFE.run(t, "a.js", []dumpCase{
+		{"module initializers give their globals a type", `
+const re = /a+/;
+const arr = [];
+const obj = {};
+const lib = new mod.Lib();
+`, []string{
+			"$t1:RegExp = call.new RegExp#<init>(\"a+\", \"\")\n    re:RegExp = $t1\n    global a.re = re\n",
+			"arr:Array = $t2\n", "obj:Object = $t3\n",
+			"$t4:mod.Lib = call.new mod.Lib#<init>()\n    lib:mod.Lib = $t4\n",
+		}},
+		{"member decorators and superclasses resolve through a namespace import", `
+import * as nest from "@nestjs/common";
+class C extends nest.Base {
+  @nest.Get("/x")
+  get(q) { return q; }
+}
+class M extends Mixin(Base) {}
+`, []string{"class a.C : @nestjs/common.Base\n", `func a.C.get(q) this=this @@nestjs/common.Get(0="/x")`, "class a.M\n"}},
+		{"delete clears fields and indexes", `
+function del(o, k) { delete o.p; delete o["s"]; delete o[k]; }
+`, []string{"o.p = null\n    o.s = null\n    o[k] = null\n"}},
+		{"this in a plain function and at module level", `
+function plain() { return this.x; }
+const top = this;
+`, []string{"func a.plain()\n  b0:\n    $t1 = this.x\n    return $t1", "$t1 = global a\n    top = $t1\n"}},
+	})
+}

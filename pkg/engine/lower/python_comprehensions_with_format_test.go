@@ -49,3 +49,40 @@ def unpack(t):
 		}},
 	})
 }
+
+// Class attributes, typing aliases and many lambdas in one function.
+func TestPythonClassAttributesTypingLambdas(t *testing.T) {
+	t.Parallel()
+	pythonFE.run(t, "a.py", []dumpCase{
+		{"class attributes are static fields, typing aliases built-ins", `
+from typing import List, Dict, Text
+class K(List[str]):
+    name: str
+    count = 3
+    label: Text = "x"
+    "doc"
+
+def ann(a: Dict[str, int], b: Text) -> List[str]:
+    return [b]
+`, []string{
+			"class a.K : list\n  field static name str\n  field static count int\n  field static label str\n",
+			"func a.ann(a dict, b str) list\n",
+			"global a.K.count = 3\n    global a.K.label = \"x\"\n",
+		}},
+		{"lambdas are numbered past nine", `
+def lams(x):
+    a = lambda: x
+    b = lambda: x
+    c = lambda: x
+    d = lambda: x
+    e = lambda: x
+    f = lambda: x
+    g = lambda: x
+    h = lambda: x
+    i = lambda: x
+    j = lambda y: y
+    k = lambda z: x
+    return k
+`, []string{"$t10 = func a.lams$lambda10\n    j = $t10\n", "func a.lams$lambda10(y) in a.lams\n  b0:\n    return y", "func a.lams$lambda11(z) in a.lams\n  b0:\n    return x"}},
+	})
+}

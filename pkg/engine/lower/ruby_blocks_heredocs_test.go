@@ -43,3 +43,52 @@ end
 `, []string{"$t1 = t[0]\n    a = $t1\n    $t2 = t[1]\n    $t3 = $t2[0]\n    b = $t3\n    $t4 = $t2[1]\n    c = $t4\n    d = t\n"}},
 	})
 }
+
+// Implicit block parameters, block forwarding, accessors declared by
+// string, pattern matching, escapes and raise.
+func TestRubyImplicitParamsPatternsRaise(t *testing.T) {
+	t.Parallel()
+	rubyFE.run(t, "a.rb", []dumpCase{
+		{"numbered and it parameters", `
+def impl(xs)
+  xs.each { puts _1 }
+  xs.map { it.upcase }
+end
+`, []string{"func impl$block1(_1) in impl\n", "$t1 = call.func puts(_1)", "func impl$block2(it) in impl\n", "$t1 = call.method it.upcase()"}},
+		{"block forwarding and symbol procs", `
+def fwd(xs, &blk)
+  xs.each(&blk)
+  xs.map(&:to_s)
+end
+`, []string{"func fwd(xs, &block Proc)\n  b0:\n    blk:Proc = &block\n    $t1 = call.method xs.each(&block=blk)\n    $t2 = call.method xs.map(&block=\"to_s\")\n"}},
+		{"accessors by string and define_method", `
+class Foo
+  attr_accessor "name"
+  define_method(:dyn) { |a| a }
+end
+`, []string{"class Foo\n  field name", "func Foo#name() this=self\n", "func Foo#name=(value) this=self\n  b0:\n    self.name = value\n", "func Foo#dyn(a) this=self\n  b0:\n    return a"}},
+		{"case/in binds hash, array and guarded patterns", `
+def pat(v)
+  case v
+  in {name: String => nm}
+    nm
+  in [Integer => a, *rest]
+    a
+  in x if x
+    x
+  end
+end
+`, []string{"$t3 = v[\"name\"]\n    nm = $t3\n", "$t5 = v[0]\n    a = $t5\n    rest = v\n", "x = v\n", "if x b10 b9\n", "$t1 = null\n"}},
+		{"hex and unicode escapes decode", `
+def esc
+  "\x41\u0042"
+end
+`, []string{"func esc()\n  b0:\n    return \"AB\""}},
+		{"raise with a class and with a message", `
+def r(m)
+  raise ArgumentError, m
+  raise "boom #{m}"
+end
+`, []string{"$t1:ArgumentError = call.new ArgumentError#<init>(m)\n    throw $t1 []", "$t3:RuntimeError = call.new RuntimeError#<init>($t2)\n    throw $t3 []"}},
+	})
+}
