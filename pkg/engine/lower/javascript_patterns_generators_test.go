@@ -84,3 +84,32 @@ const top = this;
 `, []string{"func a.plain()\n  b0:\n    $t1 = this.x\n    return $t1", "$t1 = global a\n    top = $t1\n"}},
 	})
 }
+
+// Comma expressions, class expressions as values, global constants, with
+// statements, object literal accessors and TypeScript namespaces.
+func TestJavaScriptSequencesObjectsNamespaces(t *testing.T) {
+	t.Parallel()
+	jsFE.run(t, "a.js", []dumpCase{
+		{"comma expressions, anonymous class values and global constants", `
+function seq(a) { const x = (use(a), a + 1); const k = reg(class { m() {} }); return [x, undefined, NaN, Infinity]; }
+`, []string{
+			"$t1 = call.func use(a)\n    $t2 = a + 1\n    x = $t2\n",
+			"class a.seq$class1\n", "$t3 = global a.seq$class1\n    $t4 = call.func reg($t3)\n", "func a.seq$class1.m() this=this in a.seq",
+			"list Array [x, null, NaN, +Inf]",
+		}},
+		{"with statements run their body", `
+function withs(o) { with (o) { use(o.p); } }
+`, []string{"$t1 = o.p\n    $t2 = call.func use($t1)\n"}},
+		{"object literal accessors, methods and computed keys", `
+function lits(p) { const o = { get g() { return p; }, set s(v) { this.v = v; }, m(q) { return q; }, [p]: 1, "str": p }; return o; }
+`, []string{
+			`map Object {"g", $t1, "s", $t2, "m", $t3, p, 1, "str", p}`,
+			"func a.lits$g() in a.lits\n  b0:\n    return p", "func a.lits$s(v) in a.lits\n  b0:\n    this.v = v\n", "func a.lits$m(q) in a.lits\n",
+		}},
+	})
+	tsFE.run(t, "a.ts", []dumpCase{
+		{"namespace members are qualified by the namespace", `
+namespace NS { export function f(x: string) { return x; } }
+`, []string{"func a.NS.f(x String)\n  b0:\n    return x"}},
+	})
+}

@@ -86,3 +86,51 @@ def lams(x):
 `, []string{"$t10 = func a.lams$lambda10\n    j = $t10\n", "func a.lams$lambda10(y) in a.lams\n  b0:\n    return y", "func a.lams$lambda11(z) in a.lams\n  b0:\n    return x"}},
 	})
 }
+
+// Structural pattern matching, exception tuples, literals and slices,
+// enumerate and iteration over strings.
+func TestPythonMatchExceptLiteralsEnumerate(t *testing.T) {
+	t.Parallel()
+	pythonFE.run(t, "a.py", []dumpCase{
+		{"match sequences, mappings with as, star patterns and alternatives", `
+def m(cmd):
+    match cmd:
+        case "go", d:
+            use(d)
+        case {"k": v} as whole:
+            use(v, whole)
+        case [a, *others]:
+            use(a, others)
+        case Point(x=0) | Point(y=0):
+            pass
+`, []string{
+			"$t2 = cmd[1]\n    d = $t2\n",
+			"whole = cmd\n    $t5 = cmd[\"k\"]\n    v = $t5\n",
+			"$t8 = cmd[0]\n    a = $t8\n    $t9 = cmd[_]\n    $t10:list = list list [$t9]\n    others:list = $t10\n",
+			// either alternative reaches the case body
+			"if $t13 b9 b10\n", "$t14 = opaque(cmd)\n    if $t14 b9 b8",
+		}},
+		{"an exception tuple catches each type", `
+def tr():
+    try:
+        risky()
+    except (ValueError, TypeError) as e:
+        log(e)
+`, []string{"$t2:ValueError = catch ValueError|TypeError\n    e:ValueError = $t2\n    $t3 = call.func log(e)\n"}},
+		{"octal, booleans, None, slices and walrus", `
+def lit():
+    a = 0o17
+    b = True
+    c = None
+    d = x[1:2]
+    return (y := 3)
+`, []string{"a:int = 15\n    b:bool = true\n    c = null\n", "$t2:slice = call.func slice(1, 2, null)\n    $t3 = call.method $t1.__getitem__($t2)\n", "y:int = 3\n    return 3"}},
+		{"enumerate indexes are ints and strings iterate into strings", `
+def en(xs):
+    for i, v in enumerate(xs):
+        use(i, v)
+    for ch in "abc":
+        use(ch)
+`, []string{"$t2 = xs[_]\n    $t3:int = opaque()\n    i:int = $t3\n    v = $t2\n", "$t6:str = \"abc\"[_]\n    ch:str = $t6\n"}},
+	})
+}

@@ -92,3 +92,24 @@ end
 `, []string{"$t1:ArgumentError = call.new ArgumentError#<init>(m)\n    throw $t1 []", "$t3:RuntimeError = call.new RuntimeError#<init>($t2)\n    throw $t3 []"}},
 	})
 }
+
+// Class methods, attr and Proc.new.
+func TestRubyClassMethodsAttrProcNew(t *testing.T) {
+	t.Parallel()
+	rubyFE.run(t, "a.rb", []dumpCase{
+		{"new inside a class method constructs the class", `
+class Svc
+  def self.build(x)
+    new(x)
+  end
+  attr :size
+end
+`, []string{"func static Svc.build(x)\n  b0:\n    $t1:Svc = call.new Svc#<init>(x)\n    return $t1", "class Svc\n  field size", "func Svc#size() this=self\n  b0:\n    $t1 = self.size\n"}},
+		{"Proc.new with a block is a closure", `
+def pn
+  pr = Proc.new { |x| x }
+  pr.call(2)
+end
+`, []string{"$t1 = func pn$lambda1\n    pr = $t1\n    $t2 = call.dynamic pr.(2)\n", "func pn$lambda1(x) in pn\n"}},
+	})
+}
