@@ -113,3 +113,60 @@ end
 `, []string{"$t1 = func pn$lambda1\n    pr = $t1\n    $t2 = call.dynamic pr.(2)\n", "func pn$lambda1(x) in pn\n"}},
 	})
 }
+
+// Class instance variables, globals, literals of every kind, pattern
+// tests, parameter forms, bare raise and yield.
+func TestRubyGlobalsLiteralsParameters(t *testing.T) {
+	t.Parallel()
+	rubyFE.run(t, "a.rb", []dumpCase{
+		{"instance variables of the class body are globals of the class", `
+class Reg
+  @count = 0
+  def self.inc
+    @count
+  end
+end
+`, []string{"func static Reg.inc()\n  b0:\n    $t1 = global Reg::@count\n    return $t1", "global Reg::@count = 0\n"}},
+		{"globals, defined?, floats, shorthand hashes, <<, in and => patterns, __FILE__ and __LINE__", `
+def gv
+  $stdout.puts($PROGRAM_NAME)
+  x = defined?(foo)
+  y = -1.5
+  h = {x:, "k" => 2}
+  arr = []
+  arr << 1
+  ok = (h in {x: Integer})
+  h => {k:}
+  [__FILE__, __LINE__, x, y, k, ok]
+end
+`, []string{
+			"$t1 = global $stdout\n    $t2 = global $PROGRAM_NAME\n    $t3 = call.method $t1.puts($t2)\n",
+			"$t4 = opaque()\n    x = $t4\n    y = -1.5\n", `$t5:Hash = map Hash {"x", x, "k", 2}`, "$t7 = call.method arr.<<(1)\n",
+			"$t9 = opaque(h)\n    ok = $t9\n", "$t10 = h[\"k\"]\n    k = $t10\n",
+			`list Array ["a.rb", 11, x, y, k, ok]`,
+		}},
+		{"splat, keyword splat, block and forwarding parameters", `
+def params(a, *rest, **opts, &blk)
+  [a, rest, opts]
+end
+
+def fwd(...)
+  other(...)
+end
+`, []string{"func params(a, rest, opts, &block Proc)\n  b0:\n    blk:Proc = &block\n", "func fwd(...)\n  b0:\n    $t1 = opaque()\n    $t2 = call.func other($t1)\n"}},
+		{"destructured parameters", `
+def destr((a, b), c)
+  a
+end
+`, []string{"func destr($destructured, c)\n  b0:\n    $t1 = $destructured[0]\n    a = $t1\n    $t2 = $destructured[1]\n    b = $t2\n    return a"}},
+		{"bare raise rethrows, yield calls the block", `
+def rr
+  raise
+end
+
+def bare
+  yield 1
+end
+`, []string{"func rr()\n  b0:\n    $t1 = global $!\n    throw $t1 []", "func bare(&block Proc)\n  b0:\n    $t1 = call.dynamic &block.(1)\n    return $t1"}},
+	})
+}
