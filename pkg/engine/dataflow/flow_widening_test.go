@@ -39,21 +39,13 @@ func h(w http.ResponseWriter, r *http.Request) {
 	exec.Command("sh", args[0], args[1]).Run() // want:go.cmdi.exec
 }
 `)},
-		{"go constant that grows every iteration", golang(`
+		{"go constant that grows every iteration, then used alone and tainted", golang(`
 func h(w http.ResponseWriter, r *http.Request) {
 	c := "ls"
 	for i := 0; i < len(r.URL.Path); i++ {
 		c = c + " -l"
 	}
 	exec.Command("sh", "-c", c).Run()
-}
-`)},
-		{"go constant that grows every iteration, then tainted", golang(`
-func h(w http.ResponseWriter, r *http.Request) {
-	c := "ls"
-	for i := 0; i < len(r.URL.Path); i++ {
-		c = c + " -l"
-	}
 	exec.Command("sh", "-c", c+r.FormValue("x")).Run() // want:go.cmdi.exec
 }
 `)},
