@@ -113,3 +113,42 @@ namespace NS { export function f(x: string) { return x; } }
 `, []string{"func a.NS.f(x String)\n  b0:\n    return x"}},
 	})
 }
+
+// require destructuring, dynamic calls, super calls, static members,
+// constructors held in variables and interfaces.
+func TestJavaScriptRequireDynamicCallsStatics(t *testing.T) {
+	t.Parallel()
+	jsFE.run(t, "a.js", []dumpCase{
+		{"destructured require with defaults, rest and default", "const { exec, spawn = null, ...restCp } = require(`child_process`);\n" + `
+const { default: lodash } = require("lodash");
+`, []string{"import exec = child_process.exec\n", "import lodash = lodash\n", "import restCp = child_process\n", "import spawn = child_process.spawn\n"}},
+		{"calls through string subscripts, computed members and expressions", `
+function dyn(m, o, k) {
+  o["run"](k);
+  o[k](k);
+  (m || o)(k);
+}
+`, []string{"$t1 = call.method o.run(k)\n    $t2 = o[k]\n    $t3 = call.dynamic $t2.(k)\n    $t4 = m || o\n    $t5 = call.dynamic $t4.(k)\n"}},
+		{"super calls, static blocks and static arrow fields", `
+class Base { hi(x) { return x; } }
+class Kid extends Base {
+  static { init(); }
+  static make = () => new Kid(1);
+  hi(x) { return super.hi(x); }
+}
+`, []string{
+			"class a.Kid : a.Base\n  field static make", "func a.Kid.hi(x) this=this\n  b0:\n    $t1 = call.super hi(x)\n    return $t1",
+			"$t1:a.Kid = call.new a.Kid#<init>(1)\n", "$t1 = call.func init()\n", "global a.Kid.make = $t2\n",
+		}},
+		{"new on a parameter is a dynamic call; many parameters with a pattern", `
+function mk(C, x) { return new C(x); }
+function manyArgs(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, [a11], ...more) { return a11; }
+`, []string{"$t1 = call.dynamic C.(x)\n    return $t1", "func a.manyArgs(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, $p11, more)\n  b0:\n    $t1 = $p11[0]\n    a11 = $t1\n"}},
+	})
+	tsFE.run(t, "a.ts", []dumpCase{
+		{"interfaces list what they extend; abstract methods have no body", `
+interface Svc extends Base, Other<T> { run(x: string): void; }
+abstract class A { abstract go(): void; }
+`, []string{"interface a.Svc : Base, Other\n", "func abstract a.A.go() this=this\n  b0:\n    end"}},
+	})
+}
