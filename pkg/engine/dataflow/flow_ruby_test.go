@@ -19,6 +19,11 @@ func TestFlowRuby(t *testing.T) {
     system("ping localhost")
   end
 `)},
+		{"element after a splat counts from the end", rails(`  def run
+    *rest, last = ["ls", "-l", params[:c]]
+    system(last) # want:ruby.cmdi.shell
+  end
+`)},
 		{"interpolation", rails(`  def run
     h = params[:host]
     system("ping #{h}") # want:ruby.cmdi.shell

@@ -82,19 +82,25 @@ func (fs *fnState) multiAssign(left, right *syntax.Node) ir.Value {
 }
 
 // destructureAssign binds each target to the element of v at its position
-// (a splat target to v itself).
+// (a splat target to v itself). Targets after a splat count from the end,
+// whose position is not known here, so they read an unknown index.
 func (fs *fnState) destructureAssign(targets []*syntax.Node, v ir.Value) {
+	star := false
 	for i, t := range targets {
+		idx := ir.C(ir.Int(int64(i)))
+		if star {
+			idx = ir.None
+		}
 		switch t.Type {
 		case "rest_assignment":
+			star = true
 			if c := t.NamedChildren(); len(c) > 0 {
 				fs.assignTo(c[0], v)
 			}
 		case "destructured_left_assignment":
-			e := fs.b.LoadIndex(v, ir.C(ir.Int(int64(i))), "", pos(t))
-			fs.destructureAssign(t.NamedChildren(), e)
+			fs.destructureAssign(t.NamedChildren(), fs.b.LoadIndex(v, idx, "", pos(t)))
 		default:
-			fs.assignTo(t, fs.b.LoadIndex(v, ir.C(ir.Int(int64(i))), "", pos(t)))
+			fs.assignTo(t, fs.b.LoadIndex(v, idx, "", pos(t)))
 		}
 	}
 }
