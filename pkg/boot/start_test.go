@@ -14,13 +14,20 @@ import (
 
 var errMigration = errors.New("migration refused")
 
-func TestStartRunsMigrationsInOrder(t *testing.T) {
-	ctx := context.Background()
-	url, drop, err := dbtest.CreateDatabase(ctx, "vsboot")
+// emptyDatabase returns the URL of a new database dropped after the test.
+func emptyDatabase(t *testing.T, prefix string) string {
+	t.Helper()
+	url, drop, err := dbtest.CreateDatabase(context.Background(), prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(drop)
+	return url
+}
+
+func TestStartRunsMigrationsInOrder(t *testing.T) {
+	ctx := context.Background()
+	url := emptyDatabase(t, "vsboot")
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
 
@@ -86,12 +93,7 @@ func TestStartRunsMigrationsInOrder(t *testing.T) {
 // serializes replicas that start together.
 func TestQueueMigratesSchema(t *testing.T) {
 	ctx := context.Background()
-	url, drop, err := dbtest.CreateDatabase(ctx, "vsqueue")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(drop)
-	pool, err := pgxpool.New(ctx, url)
+	pool, err := pgxpool.New(ctx, emptyDatabase(t, "vsqueue"))
 	if err != nil {
 		t.Fatal(err)
 	}
