@@ -67,7 +67,7 @@ func TestExporterRecordsSpansWithResource(t *testing.T) {
 			}
 			attrs := map[attribute.Key]string{}
 			for _, kv := range ro.Resource().Attributes() {
-				attrs[kv.Key] = kv.Value.Emit()
+				attrs[kv.Key] = kv.Value.String()
 			}
 			if attrs["service.name"] != "vulnscan-scan" {
 				t.Errorf("service.name = %q, want vulnscan-scan", attrs["service.name"])
