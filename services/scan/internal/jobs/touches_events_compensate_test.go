@@ -109,6 +109,76 @@ func TestEventData(t *testing.T) {
 	}
 }
 
+// charged returns a ledger of 10 credits debited for sc and the claims
+// holding sc's estimation for it, as after a start.
+func charged(t *testing.T, sc store.Scan) (*lifecycletest.Ledger, *lifecycletest.Claims) {
+	t.Helper()
+	ctx := context.Background()
+	ledger, claims := lifecycletest.NewLedger(10), lifecycletest.NewClaims()
+	if _, err := ledger.DebitCredits(ctx, &authv1.DebitCreditsRequest{OrgId: sc.OrgID, Amount: sc.Credits, Reference: lifecycle.CreditReference(sc.ID)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := claims.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: sc.OrgID, Id: sc.EstimationID, ScanId: sc.ID}); err != nil {
+		t.Fatal(err)
+	}
+	return ledger, claims
+}
+
+// checkGivenBack checks that sc's credits and estimation, as charged left
+// them, were given back exactly once (given) or not at all.
+func checkGivenBack(t *testing.T, ledger *lifecycletest.Ledger, claims *lifecycletest.Claims, sc store.Scan, given bool) {
+	t.Helper()
+	balance, refunds := ledger.State()
+	claimant := claims.Claimant(sc.EstimationID)
+	if given {
+		if balance != 10 || refunds != 1 || claimant != "" {
+			t.Errorf("balance %d, refunds %d, claimant %q; want 10, 1 and released", balance, refunds, claimant)
+		}
+	} else if balance != 3 || refunds != 0 || claimant != sc.ID {
+		t.Errorf("balance %d, refunds %d, claimant %q; want 3, 0 and still claimed", balance, refunds, claimant)
+	}
+}
+
+// A recovery job undoes a start still unfinished: credits and estimation
+// are given back and the scan is aborted; a started scan is left alone.
+func TestRecoverStartWorker(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t, "scan_jobs")
+	tests := []struct {
+		name      string
+		state     store.StartState
+		wantState store.StartState
+		wantGiven bool
+	}{
+		{name: "unfinished start", state: store.Starting, wantState: store.Aborted, wantGiven: true},
+		{name: "started scan", state: store.Started, wantState: store.Started},
+		{name: "already aborted", state: store.Aborted, wantState: store.Aborted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sc := storetest.Scan(uuid.NewString())
+			storetest.Insert(t, st, sc, vocab.ScanPending, tt.state)
+			ledger, claims := charged(t, sc)
+			w := &RecoverStartWorker{Compensations: &lifecycle.Compensations{Store: st, Auth: ledger, Estimation: claims}}
+			for range 2 { // a repeated job changes nothing more
+				if err := w.Work(ctx, &river.Job[RecoverStart]{JobRow: &rivertype.JobRow{}, Args: RecoverStart{ScanID: sc.ID}}); err != nil {
+					t.Fatalf("Work: %v", err)
+				}
+			}
+			var state store.StartState
+			if err := st.Pool.QueryRow(ctx, `SELECT start_state FROM scan.scans WHERE id = $1`, sc.ID).Scan(&state); err != nil {
+				t.Fatal(err)
+			}
+			if state != tt.wantState {
+				t.Errorf("start state = %s, want %s", state, tt.wantState)
+			}
+			checkGivenBack(t, ledger, claims, sc, tt.wantGiven)
+		})
+	}
+}
+
 // An undo job gives back a cancelled scan's credits and estimation, and is
 // cancelled for a scan that is missing or not cancelled.
 func TestUndoCancelledStartWorker(t *testing.T) {
@@ -135,13 +205,7 @@ func TestUndoCancelledStartWorker(t *testing.T) {
 			if tt.status != "" {
 				storetest.Insert(t, st, sc, tt.status, store.Started)
 			}
-			ledger, claims := lifecycletest.NewLedger(10), lifecycletest.NewClaims()
-			if _, err := ledger.DebitCredits(ctx, &authv1.DebitCreditsRequest{OrgId: org, Amount: sc.Credits, Reference: lifecycle.CreditReference(id)}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := claims.ClaimEstimation(ctx, &estimationv1.ClaimEstimationRequest{OrgId: org, Id: sc.EstimationID, ScanId: id}); err != nil {
-				t.Fatal(err)
-			}
+			ledger, claims := charged(t, sc)
 			w := &UndoCancelledStartWorker{Compensations: &lifecycle.Compensations{Store: st, Auth: ledger, Estimation: claims}}
 			for range 2 { // a repeated job changes nothing more
 				err := w.Work(ctx, &river.Job[UndoCancelledStart]{JobRow: &rivertype.JobRow{}, Args: UndoCancelledStart{ScanID: id}})
@@ -153,15 +217,7 @@ func TestUndoCancelledStartWorker(t *testing.T) {
 					t.Fatalf("Work: %v", err)
 				}
 			}
-			balance, refunds := ledger.State()
-			claimant := claims.Claimant(sc.EstimationID)
-			if tt.wantGiven {
-				if balance != 10 || refunds != 1 || claimant != "" {
-					t.Errorf("balance %d, refunds %d, claimant %q; want 10, 1 and released", balance, refunds, claimant)
-				}
-			} else if balance != 3 || refunds != 0 || claimant != id {
-				t.Errorf("balance %d, refunds %d, claimant %q; want 3, 0 and still claimed", balance, refunds, claimant)
-			}
+			checkGivenBack(t, ledger, claims, sc, tt.wantGiven)
 		})
 	}
 }
