@@ -96,6 +96,9 @@ func explain(err error, exceeded func() bool, lim Limits) error {
 		return fail("clone refused: the repository host resolves to a non-public address")
 	case errors.Is(err, transport.ErrRepositoryNotFound), errors.Is(err, transport.ErrAuthorizationFailed), errors.Is(err, transport.ErrAuthenticationRequired):
 		return fail("repository not found or not accessible with the given credentials")
+	case strings.Contains(err.Error(), "redirect") && strings.HasPrefix(lastPart(err.Error()), "http://"):
+		// go-git refuses a change of scheme itself and names only the target.
+		return fail("clone refused: the repository redirects to a plain-HTTP URL; only HTTPS is followed")
 	case strings.Contains(err.Error(), "redirect"):
 		return fail("clone refused: %s", lastPart(err.Error()))
 	case strings.Contains(err.Error(), "x509") || strings.Contains(err.Error(), "certificate"):

@@ -328,10 +328,8 @@ func TestNetworkRefusals(t *testing.T) {
 			wantErr: "clone refused: the repository host resolves to a non-public address"},
 		{name: "redirect to the IPv6 loopback", url: server.URL("redirect/ipv6/app"),
 			wantErr: "clone refused: the repository host resolves to a non-public address"},
-		// go-git refuses the change of scheme itself; the message names
-		// only the target URL.
 		{name: "redirect to plain HTTP", url: server.URL("redirect/http/app"),
-			wantErr: "clone refused: http://"},
+			wantErr: "clone refused: the repository redirects to a plain-HTTP URL; only HTTPS is followed"},
 		{name: "redirect loop", url: server.URL("redirect/loop/app"),
 			wantErr: "clone refused: stopped after 5 redirects"},
 	} {
