@@ -90,7 +90,23 @@ type TxBeginner interface {
 
 // InTx runs fn in a transaction, committing when it returns nil.
 func InTx(ctx context.Context, db TxBeginner, fn func(tx pgx.Tx) error) error {
-	tx, err := db.Begin(ctx)
+	return inTx(ctx, db.Begin, fn)
+}
+
+// TxOptionsBeginner starts transactions with options (isolation level,
+// access mode); *pgxpool.Pool is one.
+type TxOptionsBeginner interface {
+	BeginTx(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error)
+}
+
+// InTxWith runs fn in a transaction started with opts, committing when it
+// returns nil.
+func InTxWith(ctx context.Context, db TxOptionsBeginner, opts pgx.TxOptions, fn func(tx pgx.Tx) error) error {
+	return inTx(ctx, func(ctx context.Context) (pgx.Tx, error) { return db.BeginTx(ctx, opts) }, fn)
+}
+
+func inTx(ctx context.Context, begin func(context.Context) (pgx.Tx, error), fn func(tx pgx.Tx) error) error {
+	tx, err := begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}

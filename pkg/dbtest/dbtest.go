@@ -37,15 +37,11 @@ func CreateDatabase(ctx context.Context, prefix string) (string, func(), error) 
 // createDatabase creates a database named with prefix, a copy of template
 // when template is not empty.
 func createDatabase(ctx context.Context, prefix, template string) (string, func(), error) {
-	cfg, err := pgx.ParseConfig(ServerURL())
+	cfg, admin, err := serverConfig()
 	if err != nil {
-		return "", nil, fmt.Errorf("DATABASE_URL: %w", err)
+		return "", nil, err
 	}
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := prefix + "_" + hex.EncodeToString(b)
-	admin := cfg.Copy()
-	admin.Database = "postgres"
+	name := prefix + "_" + randomSuffix()
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	conn, err := pgx.ConnectConfig(cctx, admin)
@@ -71,6 +67,26 @@ func createDatabase(ctx context.Context, prefix, template string) (string, func(
 		}
 	}
 	return databaseURL(u), drop, nil
+}
+
+// serverConfig is the test server's connection settings, and the same
+// pointed at its maintenance database "postgres", where databases are
+// created and dropped.
+func serverConfig() (cfg, admin *pgx.ConnConfig, err error) {
+	cfg, err = pgx.ParseConfig(ServerURL())
+	if err != nil {
+		return nil, nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	admin = cfg.Copy()
+	admin.Database = "postgres"
+	return cfg, admin, nil
+}
+
+// randomSuffix makes a database name unique.
+func randomSuffix() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // databaseURL is the URL of the database cfg names.
@@ -133,9 +149,7 @@ var owner struct {
 func Migrated(t testing.TB, key string, migrate func(context.Context, *pgxpool.Pool) error) *pgxpool.Pool {
 	t.Helper()
 	ctx := context.Background()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	v, _ := templates.LoadOrStore(key, &template{name: "vstpl_" + key + "_" + hex.EncodeToString(b)})
+	v, _ := templates.LoadOrStore(key, &template{name: "vstpl_" + key + "_" + randomSuffix()})
 	tpl := v.(*template)
 	tpl.once.Do(func() { tpl.err = buildTemplate(ctx, tpl.name, migrate) })
 	if tpl.err != nil {
@@ -166,12 +180,10 @@ func templateLock(name string) int64 {
 // database are closed before it returns: PostgreSQL refuses to copy a
 // template that has sessions.
 func buildTemplate(ctx context.Context, name string, migrate func(context.Context, *pgxpool.Pool) error) error {
-	cfg, err := pgx.ParseConfig(ServerURL())
+	cfg, admin, err := serverConfig()
 	if err != nil {
-		return fmt.Errorf("DATABASE_URL: %w", err)
+		return err
 	}
-	admin := cfg.Copy()
-	admin.Database = "postgres"
 	owner.Lock()
 	defer owner.Unlock()
 	if owner.conn == nil {

@@ -787,15 +787,8 @@ func (s *Store) searchSnapshot(ctx context.Context, f Filter, fn func(q batchDBT
 	if f.Text == "" && f.FilePrefix == "" {
 		return fn(s.Pool)
 	}
-	tx, err := s.Pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+	return db.InTxWith(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error { return fn(tx) })
 }
 
 // countQuery renders the exact total of f: from the counters when they
