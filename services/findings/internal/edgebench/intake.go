@@ -68,7 +68,10 @@ func insertDirect(pool *pgxpool.Pool, org string, scans []string, repos []string
 		rows := make([][]any, len(batch))
 		occ := make([][]any, len(batch))
 		for k, f := range batch {
-			id := uuid.New()
+			id, err := uuid.NewV7() // time-ordered, as intake makes them
+			if err != nil {
+				return err
+			}
 			rank := map[string]int16{"critical": 5, "high": 4, "medium": 3, "low": 2, "info": 1}[f.Severity]
 			rows[k] = []any{id, org, repos[w], f.Fingerprint, scans[w], f.Title, f.Category, f.Severity, rank, f.Description,
 				f.AffectedFile, f.AffectedCode, f.Tags, f.StartLine, f.EndLine, "approved"}

@@ -233,7 +233,7 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 		if r.Verified && autoApprove {
 			statuses[i] = Approved
 		}
-		ids[i] = uuid.NewString()
+		ids[i] = newFindingID()
 		tags := newArrayLiteral(len(r.Tags) * 16)
 		for _, t := range r.Tags {
 			tags.str(t)
@@ -409,6 +409,28 @@ func recordReopened(ctx context.Context, tx pgx.Tx, sc Scan, ids []string) error
 		return err
 	}
 	return enqueueMany(ctx, tx, sc.OrgID, ids, "finding.reopened", actor, changes, reason)
+}
+
+// newFindingID returns a time-ordered (version 7) UUID for a new finding.
+//
+// A finding's id is the last key of the primary key and of every index and
+// table that refers to a finding (occurrences, tags, the list indexes'
+// tie-breaker). Random ids scatter each batch's inserts over the leaf pages
+// of those indexes, so that at a million findings nearly every insert
+// dirties a page of its own and, after each checkpoint, writes a full page
+// image: a batch of 100 new findings wrote about 2.7 MB of WAL with random
+// ids and about 0.95 MB with time-ordered ones. Time-ordered ids append at
+// the right edge instead. They carry their creation time to the millisecond,
+// which a finding's found_at already tells, and 74 random bits: ids are
+// names, not secrets, since every read is authorized by organization.
+func newFindingID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		// NewV7 fails only when the system's random source does; so would
+		// NewString, which panics.
+		panic(fmt.Sprintf("finding id: %v", err))
+	}
+	return id.String()
 }
 
 func deref(s *string) string {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -44,5 +45,27 @@ func TestReportStoresEveryColumn(t *testing.T) {
 		}
 		require.Equal(t, want, got)
 		require.Equal(t, int16(SeverityRank(want.Severity)), rank)
+	}
+}
+
+// New findings get time-ordered (version 7) ids, so that a later report's
+// findings sort after an earlier one's and the indexes that end in the id
+// grow at their right edge.
+func TestReportFindingIDsAreTimeOrdered(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := &Store{Pool: dbtest.Migrated(t, "findings_report_columns", Migrate)}
+	sc := Scan{ID: uuid.NewString(), OrgID: uuid.NewString(), RepoURL: "https://git.example.com/acme/ordered", ScanType: "full"}
+	_, err := s.RegisterScan(ctx, sc)
+	require.NoError(t, err)
+	var last uuid.UUID
+	for i := range 3 {
+		res, err := s.Report(ctx, sc, []Reported{{Fingerprint: fmt.Sprintf("fp-%d", i), Title: "t", Category: "injection", Severity: "high"}}, true)
+		require.NoError(t, err)
+		id, err := uuid.Parse(res[0].FindingID)
+		require.NoError(t, err)
+		require.Equal(t, uuid.Version(7), id.Version(), "finding id %s", id)
+		require.Greater(t, id.String(), last.String(), "report %d's finding id sorts after the one before", i)
+		last = id
 	}
 }
