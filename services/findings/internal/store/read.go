@@ -66,20 +66,21 @@ type searchKeys struct {
 	hits int64
 	// walk is set when a page is better found by walking the scan's
 	// occurrences or the organization's list in order, checking each
-	// finding's keys, than by reading the keys' indexes: when the keys
-	// match more findings than the scan holds, or, without a scan, so many
-	// keys that reading each one's share of the page costs more than
-	// walking the list to the page's end.
+	// row's keys, than by reading the keys' indexes (the occurrences' for
+	// a scan, the findings' without): when the keys are so many, or match
+	// so much of the list, that reading each one's share of the page costs
+	// more than walking the list to the page's end.
 	walk bool
 }
 
 // keyColumns are the findings' key columns, in searchKeys' order.
 var keyColumns = []string{"title", "description", "file"}
 
-// match renders the condition that a finding (alias f) matches through
+// match renders the condition that a row with key columns (alias a: a
+// finding, or an occurrence, which carries copies of them) matches through
 // column i, whose keys are the parameter ?.
-func (k *searchKeys) match(i int) string {
-	c := "f." + keyColumns[i] + "_key = ANY(?::uuid[])"
+func (k *searchKeys) match(a string, i int) string {
+	c := a + "." + keyColumns[i] + "_key = ANY(?::uuid[])"
 	if k.not[i] {
 		return "NOT (" + c + ")"
 	}
@@ -145,7 +146,14 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 		k.matched[i], k.bySeverity[i] = some, sevs
 	}
 	if f.ScanID != "" {
-		k.walk = matches > m.all
+		// Occurrences walked in the scan's list order, each read from the
+		// heap, against the index entries read through the keys: one
+		// stream per key and severity rank (see scanKeyPage), each up to
+		// the page's end, and no more than the scan's matches, estimated
+		// as the organization's share.
+		end := int64(f.Offset + f.Limit)
+		streams := k.hits * int64(len(Severities))
+		k.walk = 4*min(m.all, end*m.org/max(matches, 1)) < min(matches*m.all/max(m.org, 1), streams*end)+streams
 	} else {
 		// Index entries read per key against rows fetched walking the list
 		// (a row costs a few index entries).
@@ -330,26 +338,35 @@ func (f Filter) where() (string, []any) {
 	if f.Tag != "" {
 		add("EXISTS (SELECT 1 FROM findings.finding_tags t WHERE t.org_id = $1 AND t.approved AND t.tag = ? AND t.finding_id = f.id)", f.Tag)
 	}
+	conds, args = f.keyConds("f", conds, args)
+	return strings.Join(conds, " AND "), args
+}
+
+// keyConds appends to conds and args the conditions of f's file prefix and
+// q on the key columns of alias a (a finding, or an occurrence's copies):
+// membership in the resolved keys, or else the key subqueries.
+func (f Filter) keyConds(a string, conds []string, args []any) ([]string, []any) {
 	switch k := f.keys; {
 	case k != nil && f.FilePrefix != "": // the keys are the prefix's
-		add(k.match(2), k.file)
+		args = append(args, k.file)
+		conds = append(conds, strings.ReplaceAll(k.match(a, 2), "?", "$"+strconv.Itoa(len(args))))
 	case f.FilePrefix != "":
 		args = append(args, f.prefixArgs()...)
-		conds = append(conds, "f.file_key IN ("+prefixKeys(len(args)-2)+")")
+		conds = append(conds, a+".file_key IN ("+prefixKeys(len(args)-2)+")")
 	}
 	switch k := f.keys; {
 	case k != nil && f.FilePrefix == "" && f.Text != "": // the keys are q's
 		args = append(args, k.title, k.description, k.file)
 		n := len(args)
-		conds = append(conds, "("+strings.ReplaceAll(k.match(0), "?", "$"+strconv.Itoa(n-2))+" OR "+
-			strings.ReplaceAll(k.match(1), "?", "$"+strconv.Itoa(n-1))+" OR "+strings.ReplaceAll(k.match(2), "?", "$"+strconv.Itoa(n))+")")
+		conds = append(conds, "("+strings.ReplaceAll(k.match(a, 0), "?", "$"+strconv.Itoa(n-2))+" OR "+
+			strings.ReplaceAll(k.match(a, 1), "?", "$"+strconv.Itoa(n-1))+" OR "+strings.ReplaceAll(k.match(a, 2), "?", "$"+strconv.Itoa(n))+")")
 	case f.Text != "":
 		args = append(args, f.textArg())
 		p := len(args)
-		conds = append(conds, "(f.title_key IN ("+textKeys(p)+") OR f.description_key IN ("+textKeys(p)+
-			") OR f.file_key IN ("+fileTextKeys(p)+"))")
+		conds = append(conds, "("+a+".title_key IN ("+textKeys(p)+") OR "+a+".description_key IN ("+textKeys(p)+
+			") OR "+a+".file_key IN ("+fileTextKeys(p)+"))")
 	}
-	return strings.Join(conds, " AND "), args
+	return conds, args
 }
 
 // The key subqueries of the search filters. q and a file prefix are first
@@ -495,10 +512,12 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 		page, pageArgs = f.scanPage()
 	case f.Tag != "":
 		page, pageArgs = f.tagPage()
-	case f.keys != nil && f.keys.indexed():
-		page, pageArgs = f.keyPage()
+	case f.ScanID != "" && f.keys != nil && f.keys.indexed():
+		page, pageArgs = f.scanKeyPage()
 	case f.ScanID != "":
 		page, pageArgs = f.scanSearchPage()
+	case f.keys != nil && f.keys.indexed():
+		page, pageArgs = f.keyPage()
 	default:
 		var where string
 		where, pageArgs = f.where()
@@ -640,27 +659,116 @@ func (f Filter) keyUnion(limit bool) (string, []any) {
 	return strings.Join(branches, " UNION "), args
 }
 
-// scanFrom renders the approved occurrences of f's scan (alias o) joined
-// to their findings (alias f) that match f's other filters, with the
-// arguments. A scan holds far fewer findings than its organization, and its
-// occurrences carry the list keys (see scanPage), so a search within a scan
-// walks the scan's occurrences in list order and checks each finding,
-// stopping at the page, rather than the organization's matches.
-func (f Filter) scanFrom() (string, []any) {
-	rest := f
-	rest.ScanID = ""
-	where, args := rest.where()
-	args = append(args, f.ScanID)
-	// OFFSET 0 keeps the check a lookup per occurrence.
-	return `findings.occurrences o CROSS JOIN LATERAL (SELECT 1 FROM findings.findings f WHERE f.id = o.finding_id AND ` + where +
-		` OFFSET 0) x WHERE o.scan_id = $` + strconv.Itoa(len(args)) + ` AND o.approved`, args
+// scanWhere renders the conditions selecting the occurrences of f's scan
+// (alias o) whose findings are approved and match f, with the arguments.
+// An occurrence carries copies of its finding's list keys and key columns
+// (migrations 0002 and 0020), so the spec's filters, the found_at window,
+// q and the file prefix are checked on the occurrence itself; only a
+// repository, a category or a tag look up the finding. The scan must be
+// the organization's: the keys are those of its texts, which another
+// organization's findings may share. With keys false, q and the file
+// prefix are left out (see scanKeyPage).
+func (f Filter) scanWhere(keys bool) (string, []any) {
+	args := []any{f.OrgID, f.ScanID}
+	conds := []string{"o.scan_id = $2", "o.approved", "EXISTS (SELECT 1 FROM findings.scans s WHERE s.id = $2 AND s.org_id = $1)"}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		conds = append(conds, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
+	}
+	if f.Severity != "" {
+		if !slices.Contains(Severities, f.Severity) {
+			conds = append(conds, "false")
+		}
+		add("o.severity_rank = ?", SeverityRank(f.Severity))
+	}
+	if f.State != "" {
+		add("o.state = ?", f.State)
+	}
+	if f.rankHi != 0 {
+		add("o.severity_rank >= ?", f.rankLo)
+		add("o.severity_rank <= ?", f.rankHi)
+	}
+	if !f.FoundSince.IsZero() {
+		add("o.found_at >= ?", f.FoundSince)
+	}
+	if !f.FoundUntil.IsZero() {
+		add("o.found_at < ?", f.FoundUntil)
+	}
+	if keys {
+		conds, args = f.keyConds("o", conds, args)
+	} else if f.FilePrefix != "" && f.Text != "" { // the keys are the prefix's; q is checked here
+		rest := f
+		rest.FilePrefix, rest.keys = "", nil
+		conds, args = rest.keyConds("o", conds, args)
+	}
+	var fconds []string
+	addF := func(cond string, v any) {
+		args = append(args, v)
+		fconds = append(fconds, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
+	}
+	if f.RepoKey != "" {
+		addF("f.repo_key = ?", f.RepoKey)
+	}
+	if f.Category != "" {
+		addF("f.category = ?", f.Category)
+	}
+	if len(fconds) > 0 {
+		// OFFSET 0 keeps the check a lookup per occurrence.
+		conds = append(conds, "EXISTS (SELECT 1 FROM findings.findings f WHERE f.id = o.finding_id AND "+strings.Join(fconds, " AND ")+" OFFSET 0)")
+	}
+	if f.Tag != "" {
+		add("EXISTS (SELECT 1 FROM findings.finding_tags t WHERE t.org_id = $1 AND t.approved AND t.tag = ? AND t.finding_id = o.finding_id)", f.Tag)
+	}
+	return strings.Join(conds, " AND "), args
 }
 
 // scanSearchPage renders the query of one page of a scan's findings with
-// search filters other than a tag (see scanFrom).
+// search filters other than a tag, walking the scan's occurrences in list
+// order and checking each one (see scanWhere), stopping at the page: the
+// way when most of the scan matches, or q matches so many texts that
+// reading each key's entries costs more (see Resolve).
 func (f Filter) scanSearchPage() (string, []any) {
-	from, args := f.scanFrom()
-	return f.rowsPage("o", from, args, "")
+	where, args := f.scanWhere(true)
+	return f.rowsPage("o", "findings.occurrences o WHERE "+where, args, "")
+}
+
+// scanKeyPage renders the query of one page of a resolved q or file prefix
+// search within a scan (without a tag), read from the occurrences' key
+// indexes (occurrences_search_title, … of migration 0020: a scan's
+// occurrences of a key in severity rank order, then found_at). Each key
+// yields at most the findings up to the page's end in the list's order: in
+// severity order straight from its index, in found_at order one stream per
+// severity rank, in update order from all of the key's occurrences. The
+// page is cut, in list order, from their union (a finding matching through
+// two columns counts once).
+func (f Filter) scanKeyPage() (string, []any) {
+	where, args := f.scanWhere(false)
+	args = append(args, f.Offset+f.Limit)
+	cut := ` ORDER BY ` + f.orderByID("o", "finding_id") + ` LIMIT $` + strconv.Itoa(len(args))
+	ranks := ""
+	if f.SortBy != "severity" && f.SortBy != "updated_at" && f.Severity == "" {
+		// found_at order: the index holds it within each severity rank.
+		ranks = ` CROSS JOIN unnest('{1,2,3,4,5}'::smallint[]) r(rank)`
+		where += " AND o.severity_rank = r.rank"
+	}
+	cols, keys := f.keys.columns()
+	if len(cols) == 0 {
+		cols, keys = []string{"file"}, [][]string{{}}
+	}
+	branches := make([]string, 0, len(cols))
+	for i, col := range cols {
+		args = append(args, keys[i])
+		branches = append(branches, `SELECT x.* FROM unnest($`+strconv.Itoa(len(args))+`::uuid[]) k(key)`+ranks+` CROSS JOIN LATERAL (
+			SELECT o.finding_id AS id, o.found_at, o.severity_rank, o.updated_at FROM findings.occurrences o
+			WHERE `+where+` AND o.`+col+`_key = k.key`+cut+`) x`)
+	}
+	n := len(args)
+	args = append(args, f.Limit, f.Offset)
+	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
+		SELECT m.id, m.found_at, m.severity_rank, m.updated_at FROM (` + strings.Join(branches, " UNION ") + `) m
+		ORDER BY ` + f.orderBy("m") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
+		ORDER BY ` + f.orderBy("p")
+	return q, args
 }
 
 // rowsPage renders the query of one page chosen from rows (alias a) that
@@ -824,13 +932,15 @@ func (f Filter) countQuery() (string, []any) {
 	if q, args, ok := f.keyCountQuery(); ok {
 		return q, args
 	}
-	if f.keys != nil && f.keys.not == [3]bool{} && (f.ScanID == "" || !f.keys.walk) {
+	if f.Searching() && f.ScanID != "" {
+		// The keys' indexes or a walk of the scan, as the planner finds
+		// cheaper for the keys' sizes.
+		where, args := f.scanWhere(true)
+		return `SELECT count(*) FROM findings.occurrences o WHERE ` + where, args
+	}
+	if f.keys != nil && f.keys.not == [3]bool{} {
 		union, args := f.keyUnion(false)
 		return `SELECT count(*) FROM (` + union + `) m`, args
-	}
-	if f.Searching() && f.ScanID != "" {
-		from, args := f.scanFrom()
-		return `SELECT count(*) FROM ` + from, args
 	}
 	if f.Searching() {
 		where, args := f.where()
