@@ -319,7 +319,10 @@ func (f Filter) where() (string, []any) {
 		// index of the other filters, often far fewer than the scan's.
 		add("EXISTS (SELECT 1 FROM findings.occurrences o WHERE o.scan_id = ? AND o.finding_id = f.id OFFSET 0)", f.ScanID)
 	}
-	if f.rankHi != 0 {
+	switch {
+	case f.rankHi != 0 && f.rankLo == f.rankHi: // an equality, so that the rank index yields found_at order
+		add("f.severity_rank = ?", f.rankLo)
+	case f.rankHi != 0:
 		add("f.severity_rank >= ?", f.rankLo)
 		add("f.severity_rank <= ?", f.rankHi)
 	}
@@ -451,7 +454,7 @@ func (f Filter) orderByID(alias, idCol string) string {
 	case "updated_at":
 		cols = []string{"updated_at", "found_at", idCol}
 	case "severity":
-		if f.Severity != "" { // one severity: the rank is constant
+		if f.Severity != "" || (f.rankHi != 0 && f.rankLo == f.rankHi) { // one severity: the rank is constant
 			cols = []string{"found_at", idCol}
 		} else {
 			cols = []string{"severity_rank", "found_at", idCol}
@@ -542,23 +545,81 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 // its cost grows with the number of matching keys, not of findings.
 func (f Filter) keyPage() (string, []any) {
 	f = f.rankWindow()
+	in := f.reversed() // the page as the inner query reads it
 	cols, keys := f.keys.columns()
 	if len(cols) == 1 && len(keys[0]) == 1 {
-		where, args := f.keyWhere()
-		args = append(args, keys[0][0], f.Limit, f.Offset)
+		where, args := in.keyWhere()
+		args = append(args, keys[0][0], in.Limit, in.Offset)
 		n := len(args)
 		return `SELECT ` + findingCols + ` FROM findings.findings f JOIN (SELECT f.id FROM findings.findings f WHERE ` + where +
-			` AND f.` + cols[0] + `_key = $` + strconv.Itoa(n-2) + ` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(n-1) +
+			` AND f.` + cols[0] + `_key = $` + strconv.Itoa(n-2) + ` ORDER BY ` + in.orderBy("f") + ` LIMIT $` + strconv.Itoa(n-1) +
 			` OFFSET $` + strconv.Itoa(n) + `) p ON p.id = f.id ORDER BY ` + f.orderBy("f"), args
 	}
-	union, args := f.keyUnion(true)
+	union, args := in.keyUnion(true)
 	n := len(args)
-	args = append(args, f.Limit, f.Offset)
+	args = append(args, in.Limit, in.Offset)
 	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
 		SELECT m.id, m.found_at, m.severity_rank, m.updated_at FROM (` + union + `) m
-		ORDER BY ` + f.orderBy("m") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
+		ORDER BY ` + in.orderBy("m") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
 		ORDER BY ` + f.orderBy("p")
 	return q, args
+}
+
+// reversed returns f with its page read from the other end of the list,
+// in the opposite order, when the page lies nearer that end and the
+// number of findings the keyed query selects is known exactly (see
+// keySelected): each key then yields the findings up to the reversed
+// page's end, fewer than up to the page's, and fewer are sorted. The
+// caller orders the page it reads as f does. Otherwise f is returned as it
+// is.
+func (f Filter) reversed() Filter {
+	n, ok := f.keySelected()
+	if !ok || f.Limit <= 0 {
+		return f
+	}
+	rows := min(int64(f.Limit), n-int64(f.Offset)) // the page's findings
+	if rows <= 0 {
+		return f
+	}
+	from := n - int64(f.Offset) - rows // the reversed page's offset
+	if from >= int64(f.Offset) {
+		return f
+	}
+	f.Desc, f.Offset, f.Limit = !f.Desc, int(from), int(rows)
+	return f
+}
+
+// keySelected returns the exact number of findings a resolved search's
+// keyed query selects before its limit and offset, as the key counters
+// give it (see keyCountQuery): ok is false unless f is counted by them and
+// its findings match through one column alone, so that the column's sum
+// counts each once. Within a severity window (see rankWindow) it is the
+// window's severities' sum.
+func (f Filter) keySelected() (n int64, ok bool) {
+	if !f.keyCounted() || !f.keys.indexed() {
+		return 0, false
+	}
+	col := -1
+	for i, m := range f.keys.matched {
+		if m != 0 {
+			if col >= 0 {
+				return 0, false
+			}
+			col = i
+		}
+	}
+	if col < 0 {
+		return 0, true
+	}
+	if f.rankHi == 0 {
+		return f.keys.matched[col], true
+	}
+	for i, s := range Severities {
+		if r := SeverityRank(s); r >= f.rankLo && r <= f.rankHi {
+			n += f.keys.bySeverity[col][i]
+		}
+	}
+	return n, true
 }
 
 // rankWindow returns f, sorted by severity, with its page found among the

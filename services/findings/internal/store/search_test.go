@@ -714,9 +714,10 @@ func TestSearchComplements(t *testing.T) {
 }
 
 // TestSearchSeverityWindow pages a q search sorted by severity, each page
-// found among the severities it spans (see rankWindow), at every offset
-// around the severities' bounds, and gets what the same list without q
-// gives (every finding matches q).
+// found among the severities it spans (see rankWindow), and sorted by
+// found_at, at every offset around the severities' bounds, and gets what
+// the same list without q gives (every finding matches q). Pages past the
+// middle are read from the other end (see reversed).
 func TestSearchSeverityWindow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -724,40 +725,50 @@ func TestSearchSeverityWindow(t *testing.T) {
 		r.Description = fmt.Sprintf("Sink %d", i%9)
 		r.Severity = Severities[(i*i)%len(Severities)] // uneven severities
 	})
-	windowed := false
-	for _, state := range []string{"", "open"} {
-		for _, desc := range []bool{true, false} {
-			for offset := 0; offset < 60; offset += 3 {
-				f := Filter{OrgID: sc.OrgID, State: state, SortBy: "severity", Desc: desc, Limit: 7, Offset: offset}
-				want, wantTotal, err := s.List(ctx, f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				f.Text = "sink"
-				got, total, err := s.List(ctx, f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if fmt.Sprint(got) != fmt.Sprint(want) || total != wantTotal {
-					t.Fatalf("%+v: got %d rows total %d, want %d rows total %d", f, len(got), total, len(want), wantTotal)
-				}
-				r, err := s.Resolve(ctx, f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if w := r.rankWindow(); w.rankHi != 0 && (w.rankLo > 1 || w.rankHi < len(Severities)) {
-					windowed = true
-				}
-				// Through the keys' indexes, whichever way Resolve chose.
-				r.keys.walk = false
-				if page, n := runQueries(t, pool, r); fmt.Sprint(page) != fmt.Sprint(want) || n != wantTotal {
-					t.Fatalf("%+v through the keys: got %d rows total %d, want %d rows total %d", f, len(page), n, len(want), wantTotal)
+	windowed, single, reversed := false, false, false
+	for _, sortBy := range []string{"severity", "found_at"} {
+		for _, state := range []string{"", "open"} {
+			for _, desc := range []bool{true, false} {
+				for offset := 0; offset < 60; offset += 3 {
+					f := Filter{OrgID: sc.OrgID, State: state, SortBy: sortBy, Desc: desc, Limit: 7, Offset: offset}
+					want, wantTotal, err := s.List(ctx, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f.Text = "sink"
+					got, total, err := s.List(ctx, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if fmt.Sprint(got) != fmt.Sprint(want) || total != wantTotal {
+						t.Fatalf("%+v: got %d rows total %d, want %d rows total %d", f, len(got), total, len(want), wantTotal)
+					}
+					r, err := s.Resolve(ctx, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					// Through the keys' indexes, whichever way Resolve chose.
+					r.keys.walk = false
+					w := r.rankWindow()
+					if w.rankHi != 0 && (w.rankLo > 1 || w.rankHi < len(Severities)) {
+						windowed = true
+						single = single || w.rankLo == w.rankHi
+					}
+					if w.reversed().Desc != w.Desc {
+						reversed = true
+					}
+					if page, n := runQueries(t, pool, r); fmt.Sprint(page) != fmt.Sprint(want) || n != wantTotal {
+						t.Fatalf("%+v through the keys: got %d rows total %d, want %d rows total %d", f, len(page), n, len(want), wantTotal)
+					}
 				}
 			}
 		}
 	}
-	if !windowed {
-		t.Fatal("no page was found within fewer than every severity")
+	if !windowed || !single {
+		t.Fatalf("pages found within fewer than every severity: %t, within one: %t", windowed, single)
+	}
+	if !reversed {
+		t.Fatal("no page was read from the other end")
 	}
 }
 
