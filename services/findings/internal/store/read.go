@@ -806,12 +806,8 @@ func (f Filter) scanKeyPage() (string, []any) {
 	where, args := f.scanWhere(false)
 	args = append(args, f.Offset+f.Limit)
 	cut := ` ORDER BY ` + f.orderByID("o", "finding_id") + ` LIMIT $` + strconv.Itoa(len(args))
-	ranks := ""
-	if f.SortBy != "severity" && f.SortBy != "updated_at" && f.Severity == "" {
-		// found_at order: the index holds it within each severity rank.
-		ranks = ` CROSS JOIN unnest('{1,2,3,4,5}'::smallint[]) r(rank)`
-		where += " AND o.severity_rank = r.rank"
-	}
+	// found_at order: the index holds it within each severity rank.
+	perRank := f.SortBy != "severity" && f.SortBy != "updated_at" && f.Severity == ""
 	cols, keys := f.keys.columns()
 	if len(cols) == 0 {
 		cols, keys = []string{"file"}, [][]string{{}}
@@ -819,9 +815,15 @@ func (f Filter) scanKeyPage() (string, []any) {
 	branches := make([]string, 0, len(cols))
 	for i, col := range cols {
 		args = append(args, keys[i])
-		branches = append(branches, `SELECT x.* FROM unnest($`+strconv.Itoa(len(args))+`::uuid[]) k(key)`+ranks+` CROSS JOIN LATERAL (
+		from, cond := `unnest($`+strconv.Itoa(len(args))+`::uuid[]) k(key)`, ""
+		if perRank {
+			args = append(args, f.keys.ranks(slices.Index(keyColumns, col)))
+			from += ` CROSS JOIN unnest($` + strconv.Itoa(len(args)) + `::smallint[]) r(rank)`
+			cond = " AND o.severity_rank = r.rank"
+		}
+		branches = append(branches, `SELECT x.* FROM `+from+` CROSS JOIN LATERAL (
 			SELECT o.finding_id AS id, o.found_at, o.severity_rank, o.updated_at FROM findings.occurrences o
-			WHERE `+where+` AND o.`+col+`_key = k.key`+cut+`) x`)
+			WHERE `+where+cond+` AND o.`+col+`_key = k.key`+cut+`) x`)
 	}
 	n := len(args)
 	args = append(args, f.Limit, f.Offset)
@@ -830,6 +832,20 @@ func (f Filter) scanKeyPage() (string, []any) {
 		ORDER BY ` + f.orderBy("m") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
 		ORDER BY ` + f.orderBy("p")
 	return q, args
+}
+
+// ranks returns the severity ranks of the findings that match through
+// column i's keys, as the key counters give them across the organization
+// (bySeverity, with the filter's state): a scan's matches are among them.
+// Without the counts, every rank.
+func (k *searchKeys) ranks(i int) []int16 {
+	var out []int16
+	for j, s := range Severities {
+		if len(k.bySeverity[i]) != len(Severities) || k.bySeverity[i][j] != 0 {
+			out = append(out, int16(SeverityRank(s)))
+		}
+	}
+	return out
 }
 
 // rowsPage renders the query of one page chosen from rows (alias a) that
