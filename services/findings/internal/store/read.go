@@ -449,23 +449,27 @@ func (f Filter) orderByID(alias, idCol string) string {
 	if f.Desc {
 		dir = " DESC"
 	}
-	var cols []string
-	switch f.SortBy {
-	case "updated_at":
-		cols = []string{"updated_at", "found_at", idCol}
-	case "severity":
-		if f.Severity != "" || (f.rankHi != 0 && f.rankLo == f.rankHi) { // one severity: the rank is constant
-			cols = []string{"found_at", idCol}
-		} else {
-			cols = []string{"severity_rank", "found_at", idCol}
-		}
-	default:
-		cols = []string{"found_at", idCol}
-	}
+	cols := f.orderCols(idCol)
 	for i, c := range cols {
 		cols[i] = alias + "." + c + dir
 	}
 	return strings.Join(cols, ", ")
+}
+
+// orderCols returns the columns of the list's order, the finding's id in
+// column idCol.
+func (f Filter) orderCols(idCol string) []string {
+	switch f.SortBy {
+	case "updated_at":
+		return []string{"updated_at", "found_at", idCol}
+	case "severity":
+		if f.Severity != "" || (f.rankHi != 0 && f.rankLo == f.rankHi) { // one severity: the rank is constant
+			return []string{"found_at", idCol}
+		}
+		return []string{"severity_rank", "found_at", idCol}
+	default:
+		return []string{"found_at", idCol}
+	}
 }
 
 // List returns one page of findings and the exact number of matches. The
@@ -504,8 +508,8 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 // floor can run exactly the store's SQL.
 //
 // The page is chosen by an inner query that walks only an index (the list
-// and search indexes of the organization, for a scan without search filters
-// the occurrences' own, for a tag the tag rows' own), and the outer query
+// and search indexes of the organization, for a scan the occurrences' own
+// list or key indexes, for a tag the tag rows' own), and the outer query
 // fetches those rows. The total is a sum over counters where they cover
 // the filters (see countQuery), else a count of the matches, which the
 // search indexes (for a tag, the tag rows' indexes) serve.
@@ -698,13 +702,16 @@ func (f Filter) keyWhere() (string, []any) {
 // keyUnion renders the findings matching a resolved search through each
 // of its keys (see keyPage), as rows of id, found_at, severity_rank and
 // updated_at, with the arguments. With limit, each key yields at most the
-// findings up to the end of f's page.
+// findings up to the end of f's page, and no further than a bound when
+// its keys are many and match many more findings than that (see
+// keyBound).
 func (f Filter) keyUnion(limit bool) (string, []any) {
 	where, args := f.keyWhere()
-	cut := ""
+	cut, end := "", 0
 	if limit {
 		args = append(args, f.Offset+f.Limit)
-		cut = ` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(len(args))
+		end = len(args)
+		cut = ` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(end)
 	}
 	cols, keys := f.keys.columns()
 	if len(cols) == 0 {
@@ -713,11 +720,63 @@ func (f Filter) keyUnion(limit bool) (string, []any) {
 	branches := make([]string, len(cols))
 	for i, col := range cols {
 		args = append(args, keys[i])
-		branches[i] = `SELECT x.* FROM unnest($` + strconv.Itoa(len(args)) + `::uuid[]) k(key) CROSS JOIN LATERAL (
+		k := len(args)
+		bound := ""
+		if limit {
+			bound, args = f.keyBound(col, where, args, k, end)
+		}
+		branches[i] = `SELECT x.* FROM unnest($` + strconv.Itoa(k) + `::uuid[]) k(key) CROSS JOIN LATERAL (
 			SELECT f.id, f.found_at, f.severity_rank, f.updated_at FROM findings.findings f
-			WHERE ` + where + ` AND f.` + col + `_key = k.key` + cut + `) x`
+			WHERE ` + where + ` AND f.` + col + `_key = k.key` + bound + cut + `) x`
 	}
 	return strings.Join(branches, " UNION "), args
+}
+
+// keyBound renders, for the keys of column col (parameter $k) of a
+// resolved search with conditions where, a condition that keeps each key's
+// findings at or before a bound in the list's order, with the arguments;
+// "" when it would not pay. The first n = $end findings of the list are
+// all kept: with j = ceil(n / keys), every key holding at least j findings
+// has its first j at or before the latest of the keys' j-th findings, so
+// when those keys hold at least n findings between them that j-th finding
+// is the bound; otherwise the bound is past every finding. The keys' j-th
+// findings are read from their indexes in the list's order, so the list's
+// order must be found_at or severity (the indexes hold no updated_at
+// order), and it pays when the keys are many and their findings many more
+// than n: each key then yields about its share of the page's end rather
+// than up to all of it, and the sort takes about n findings rather than
+// every key's.
+func (f Filter) keyBound(col, where string, args []any, k, end int) (string, []any) {
+	n, keys := f.Offset+f.Limit, len(args[k-1].([]string))
+	matched := f.keys.matched[slices.Index(keyColumns, col)]
+	if f.SortBy == "updated_at" || keys < 2 || n < 2*keys || matched < 2*int64(n) {
+		return "", args
+	}
+	args = append(args, (n+keys-1)/keys)
+	j := "$" + strconv.Itoa(len(args))
+	cols := f.orderCols("id")
+	op, past, reverse := "<=", map[string]string{"found_at": "'infinity'::timestamptz", "id": "'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid",
+		"severity_rank": "6::smallint"}, f
+	if f.Desc {
+		op, past = ">=", map[string]string{"found_at": "'-infinity'::timestamptz", "id": "'00000000-0000-0000-0000-000000000000'::uuid",
+			"severity_rank": "0::smallint"}
+	}
+	reverse.Desc = !f.Desc
+	row, yRow, bRow, pastRow := make([]string, len(cols)), make([]string, len(cols)), make([]string, len(cols)), make([]string, len(cols))
+	for i, c := range cols {
+		row[i], yRow[i], bRow[i], pastRow[i] = "f."+c, "y."+c, "b."+c, past[c]
+	}
+	// The j-th finding of each key (y), the latest of them with the number
+	// of keys holding one (b), and the bound: b when those keys hold at
+	// least n findings, else past every finding.
+	return ` AND (` + strings.Join(row, ", ") + `) ` + op + ` (SELECT ` + strings.Join(bRow, ", ") + ` FROM (
+				SELECT ` + strings.Join(bRow, ", ") + `, 0 AS past FROM (
+					SELECT ` + strings.Join(yRow, ", ") + `, count(*) OVER () AS keys FROM unnest($` + strconv.Itoa(k) + `::uuid[]) k(key) CROSS JOIN LATERAL (
+						SELECT ` + strings.Join(row, ", ") + ` FROM findings.findings f WHERE ` + where + ` AND f.` + col + `_key = k.key
+						ORDER BY ` + f.orderBy("f") + ` OFFSET ` + j + ` - 1 LIMIT 1) y
+					ORDER BY ` + reverse.orderBy("y") + ` LIMIT 1) b
+				WHERE b.keys * ` + j + ` >= $` + strconv.Itoa(end) + `
+				UNION ALL SELECT ` + strings.Join(pastRow, ", ") + `, 1) b ORDER BY b.past LIMIT 1)`, args
 }
 
 // scanWhere renders the conditions selecting the occurrences of f's scan

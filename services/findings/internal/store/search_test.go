@@ -925,3 +925,56 @@ func TestScanSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchKeyBound pages q searches matching many findings through
+// several keys, where each key's findings are cut at a bound read from the
+// keys themselves (see keyBound), at every offset, in found_at and severity
+// order both ways: through keys of even sizes, where the bound cuts, and of
+// very uneven ones, where it must not. Every finding matches q, so each
+// page is the unfiltered list's.
+func TestSearchKeyBound(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool, sc := reportedScan(t, "b", 90, func(i int, r *Reported) {
+		r.Description = fmt.Sprintf("Sink %d", i%6)  // six keys of 15
+		r.Title = "Rule " + fmt.Sprint(min(i%40, 4)) // four keys of 3 and one of 78
+		r.Severity = Severities[(i*i+i/7)%len(Severities)]
+	})
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET found_at = timestamptz '2026-03-01' + (md5(fingerprint)::uuid::text < '8')::int * interval '1 hour'
+		+ (substr(fingerprint, 2)::int % 13) * interval '1 minute' WHERE org_id = $1`, sc.OrgID); err != nil {
+		t.Fatal(err)
+	}
+	bounded := map[string]bool{}
+	for _, text := range []string{"sink", "rule"} {
+		for _, sortBy := range []string{"found_at", "severity"} {
+			for _, desc := range []bool{true, false} {
+				for offset := 0; offset < 95; offset += 4 {
+					f := Filter{OrgID: sc.OrgID, SortBy: sortBy, Desc: desc, Limit: 6, Offset: offset}
+					want, wantTotal, err := s.List(ctx, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f.Text = text
+					r, err := s.Resolve(ctx, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					r.keys.walk = false
+					if page, _, _, _ := r.Queries(); strings.Contains(page, "OVER ()") {
+						bounded[text] = true
+					}
+					if page, n := runQueries(t, pool, r); fmt.Sprint(page) != fmt.Sprint(want) || n != wantTotal {
+						t.Fatalf("%+v: got %d rows total %d, want %d rows total %d", f, len(page), n, len(want), wantTotal)
+					}
+					got, total, err := s.List(ctx, f)
+					if err != nil || fmt.Sprint(got) != fmt.Sprint(want) || total != wantTotal {
+						t.Fatalf("%+v: List gives %d rows total %d (%v), want %d rows total %d", f, len(got), total, err, len(want), wantTotal)
+					}
+				}
+			}
+		}
+	}
+	if !bounded["sink"] || !bounded["rule"] {
+		t.Fatalf("pages read under a bound: %v", bounded)
+	}
+}
