@@ -259,8 +259,9 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 			UNION ALL SELECT 'file', x.key FROM (` + fileTextKeys(6) + `) x`
 	}
 	// Per column: the matching texts (m), the column's texts (a), whether
-	// the keys held are the complement, the keys held, and their findings
-	// from the counters, a lookup per key.
+	// the keys held are the complement (counting the column's texts in its
+	// own table alone: a path is never a text), the keys held, and their
+	// findings from the counters, a lookup per key.
 	return `WITH m AS MATERIALIZED (` + match + `),
 		a AS NOT MATERIALIZED (SELECT field, key FROM findings.search_texts WHERE org_id = $1 UNION ALL SELECT 'file', key FROM findings.search_files WHERE org_id = $1)
 		SELECT v.i, h.hits, n.neg, s.keys::text[], x.every, x.some, x.sevs,
@@ -271,8 +272,10 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 			(SELECT ARRAY[` + perSeverity("c") + `] FROM findings.finding_counts c WHERE c.org_id = $1 AND c.scan_id = '` + nilScan + `')::bigint[]
 		FROM (VALUES (0, 'title'), (1, 'description'), (2, 'file')) v(i, field)
 		CROSS JOIN LATERAL (SELECT count(*) AS hits FROM m WHERE m.field = v.field) h
-		CROSS JOIN LATERAL (SELECT CASE WHEN $5 AND h.hits >= ` + strconv.Itoa(complementMin) + `
-			THEN (SELECT count(*) FROM (SELECT FROM a WHERE a.field = v.field LIMIT 2 * h.hits) z) < 2 * h.hits ELSE false END AS neg OFFSET 0) n
+		CROSS JOIN LATERAL (SELECT CASE WHEN NOT $5 OR h.hits < ` + strconv.Itoa(complementMin) + ` THEN false
+			WHEN v.field = 'file' THEN (SELECT count(*) FROM (SELECT FROM findings.search_files WHERE org_id = $1 LIMIT 2 * h.hits) z) < 2 * h.hits
+			ELSE (SELECT count(*) FROM (SELECT FROM findings.search_texts WHERE org_id = $1 AND field = v.field LIMIT 2 * h.hits) z) < 2 * h.hits
+			END AS neg OFFSET 0) n
 		CROSS JOIN LATERAL (SELECT coalesce(array_agg(k.key), '{}') AS keys FROM (
 			SELECT a.key FROM a WHERE n.neg AND a.field = v.field AND NOT EXISTS (SELECT 1 FROM m WHERE m.field = v.field AND m.key = a.key)
 			UNION ALL SELECT m.key FROM m WHERE NOT n.neg AND m.field = v.field) k) s
