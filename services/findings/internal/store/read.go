@@ -66,20 +66,21 @@ type searchKeys struct {
 	hits int64
 	// walk is set when a page is better found by walking the scan's
 	// occurrences or the organization's list in order, checking each
-	// finding's keys, than by reading the keys' indexes: when the keys
-	// match more findings than the scan holds, or, without a scan, so many
-	// keys that reading each one's share of the page costs more than
-	// walking the list to the page's end.
+	// row's keys, than by reading the keys' indexes (the occurrences' for
+	// a scan, the findings' without): when the keys are so many, or match
+	// so much of the list, that reading each one's share of the page costs
+	// more than walking the list to the page's end.
 	walk bool
 }
 
 // keyColumns are the findings' key columns, in searchKeys' order.
 var keyColumns = []string{"title", "description", "file"}
 
-// match renders the condition that a finding (alias f) matches through
+// match renders the condition that a row with key columns (alias a: a
+// finding, or an occurrence, which carries copies of them) matches through
 // column i, whose keys are the parameter ?.
-func (k *searchKeys) match(i int) string {
-	c := "f." + keyColumns[i] + "_key = ANY(?::uuid[])"
+func (k *searchKeys) match(a string, i int) string {
+	c := a + "." + keyColumns[i] + "_key = ANY(?::uuid[])"
 	if k.not[i] {
 		return "NOT (" + c + ")"
 	}
@@ -145,7 +146,14 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 		k.matched[i], k.bySeverity[i] = some, sevs
 	}
 	if f.ScanID != "" {
-		k.walk = matches > m.all
+		// Occurrences walked in the scan's list order, each read from the
+		// heap, against the index entries read through the keys: one
+		// stream per key and severity rank (see scanKeyPage), each up to
+		// the page's end, and no more than the scan's matches, estimated
+		// as the organization's share.
+		end := int64(f.Offset + f.Limit)
+		streams := k.hits * int64(len(Severities))
+		k.walk = 4*min(m.all, end*m.org/max(matches, 1)) < min(matches*m.all/max(m.org, 1), streams*end)+streams
 	} else {
 		// Index entries read per key against rows fetched walking the list
 		// (a row costs a few index entries).
@@ -251,8 +259,9 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 			UNION ALL SELECT 'file', x.key FROM (` + fileTextKeys(6) + `) x`
 	}
 	// Per column: the matching texts (m), the column's texts (a), whether
-	// the keys held are the complement, the keys held, and their findings
-	// from the counters, a lookup per key.
+	// the keys held are the complement (counting the column's texts in its
+	// own table alone: a path is never a text), the keys held, and their
+	// findings from the counters, a lookup per key.
 	return `WITH m AS MATERIALIZED (` + match + `),
 		a AS NOT MATERIALIZED (SELECT field, key FROM findings.search_texts WHERE org_id = $1 UNION ALL SELECT 'file', key FROM findings.search_files WHERE org_id = $1)
 		SELECT v.i, h.hits, n.neg, s.keys::text[], x.every, x.some, x.sevs,
@@ -263,8 +272,10 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 			(SELECT ARRAY[` + perSeverity("c") + `] FROM findings.finding_counts c WHERE c.org_id = $1 AND c.scan_id = '` + nilScan + `')::bigint[]
 		FROM (VALUES (0, 'title'), (1, 'description'), (2, 'file')) v(i, field)
 		CROSS JOIN LATERAL (SELECT count(*) AS hits FROM m WHERE m.field = v.field) h
-		CROSS JOIN LATERAL (SELECT CASE WHEN $5 AND h.hits >= ` + strconv.Itoa(complementMin) + `
-			THEN (SELECT count(*) FROM (SELECT FROM a WHERE a.field = v.field LIMIT 2 * h.hits) z) < 2 * h.hits ELSE false END AS neg OFFSET 0) n
+		CROSS JOIN LATERAL (SELECT CASE WHEN NOT $5 OR h.hits < ` + strconv.Itoa(complementMin) + ` THEN false
+			WHEN v.field = 'file' THEN (SELECT count(*) FROM (SELECT FROM findings.search_files WHERE org_id = $1 LIMIT 2 * h.hits) z) < 2 * h.hits
+			ELSE (SELECT count(*) FROM (SELECT FROM findings.search_texts WHERE org_id = $1 AND field = v.field LIMIT 2 * h.hits) z) < 2 * h.hits
+			END AS neg OFFSET 0) n
 		CROSS JOIN LATERAL (SELECT coalesce(array_agg(k.key), '{}') AS keys FROM (
 			SELECT a.key FROM a WHERE n.neg AND a.field = v.field AND NOT EXISTS (SELECT 1 FROM m WHERE m.field = v.field AND m.key = a.key)
 			UNION ALL SELECT m.key FROM m WHERE NOT n.neg AND m.field = v.field) k) s
@@ -311,7 +322,10 @@ func (f Filter) where() (string, []any) {
 		// index of the other filters, often far fewer than the scan's.
 		add("EXISTS (SELECT 1 FROM findings.occurrences o WHERE o.scan_id = ? AND o.finding_id = f.id OFFSET 0)", f.ScanID)
 	}
-	if f.rankHi != 0 {
+	switch {
+	case f.rankHi != 0 && f.rankLo == f.rankHi: // an equality, so that the rank index yields found_at order
+		add("f.severity_rank = ?", f.rankLo)
+	case f.rankHi != 0:
 		add("f.severity_rank >= ?", f.rankLo)
 		add("f.severity_rank <= ?", f.rankHi)
 	}
@@ -330,26 +344,35 @@ func (f Filter) where() (string, []any) {
 	if f.Tag != "" {
 		add("EXISTS (SELECT 1 FROM findings.finding_tags t WHERE t.org_id = $1 AND t.approved AND t.tag = ? AND t.finding_id = f.id)", f.Tag)
 	}
+	conds, args = f.keyConds("f", conds, args)
+	return strings.Join(conds, " AND "), args
+}
+
+// keyConds appends to conds and args the conditions of f's file prefix and
+// q on the key columns of alias a (a finding, or an occurrence's copies):
+// membership in the resolved keys, or else the key subqueries.
+func (f Filter) keyConds(a string, conds []string, args []any) ([]string, []any) {
 	switch k := f.keys; {
 	case k != nil && f.FilePrefix != "": // the keys are the prefix's
-		add(k.match(2), k.file)
+		args = append(args, k.file)
+		conds = append(conds, strings.ReplaceAll(k.match(a, 2), "?", "$"+strconv.Itoa(len(args))))
 	case f.FilePrefix != "":
 		args = append(args, f.prefixArgs()...)
-		conds = append(conds, "f.file_key IN ("+prefixKeys(len(args)-2)+")")
+		conds = append(conds, a+".file_key IN ("+prefixKeys(len(args)-2)+")")
 	}
 	switch k := f.keys; {
 	case k != nil && f.FilePrefix == "" && f.Text != "": // the keys are q's
 		args = append(args, k.title, k.description, k.file)
 		n := len(args)
-		conds = append(conds, "("+strings.ReplaceAll(k.match(0), "?", "$"+strconv.Itoa(n-2))+" OR "+
-			strings.ReplaceAll(k.match(1), "?", "$"+strconv.Itoa(n-1))+" OR "+strings.ReplaceAll(k.match(2), "?", "$"+strconv.Itoa(n))+")")
+		conds = append(conds, "("+strings.ReplaceAll(k.match(a, 0), "?", "$"+strconv.Itoa(n-2))+" OR "+
+			strings.ReplaceAll(k.match(a, 1), "?", "$"+strconv.Itoa(n-1))+" OR "+strings.ReplaceAll(k.match(a, 2), "?", "$"+strconv.Itoa(n))+")")
 	case f.Text != "":
 		args = append(args, f.textArg())
 		p := len(args)
-		conds = append(conds, "(f.title_key IN ("+textKeys(p)+") OR f.description_key IN ("+textKeys(p)+
-			") OR f.file_key IN ("+fileTextKeys(p)+"))")
+		conds = append(conds, "("+a+".title_key IN ("+textKeys(p)+") OR "+a+".description_key IN ("+textKeys(p)+
+			") OR "+a+".file_key IN ("+fileTextKeys(p)+"))")
 	}
-	return strings.Join(conds, " AND "), args
+	return conds, args
 }
 
 // The key subqueries of the search filters. q and a file prefix are first
@@ -429,23 +452,27 @@ func (f Filter) orderByID(alias, idCol string) string {
 	if f.Desc {
 		dir = " DESC"
 	}
-	var cols []string
-	switch f.SortBy {
-	case "updated_at":
-		cols = []string{"updated_at", "found_at", idCol}
-	case "severity":
-		if f.Severity != "" { // one severity: the rank is constant
-			cols = []string{"found_at", idCol}
-		} else {
-			cols = []string{"severity_rank", "found_at", idCol}
-		}
-	default:
-		cols = []string{"found_at", idCol}
-	}
+	cols := f.orderCols(idCol)
 	for i, c := range cols {
 		cols[i] = alias + "." + c + dir
 	}
 	return strings.Join(cols, ", ")
+}
+
+// orderCols returns the columns of the list's order, the finding's id in
+// column idCol.
+func (f Filter) orderCols(idCol string) []string {
+	switch f.SortBy {
+	case "updated_at":
+		return []string{"updated_at", "found_at", idCol}
+	case "severity":
+		if f.Severity != "" || (f.rankHi != 0 && f.rankLo == f.rankHi) { // one severity: the rank is constant
+			return []string{"found_at", idCol}
+		}
+		return []string{"severity_rank", "found_at", idCol}
+	default:
+		return []string{"found_at", idCol}
+	}
 }
 
 // List returns one page of findings and the exact number of matches. The
@@ -484,8 +511,8 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 // floor can run exactly the store's SQL.
 //
 // The page is chosen by an inner query that walks only an index (the list
-// and search indexes of the organization, for a scan without search filters
-// the occurrences' own, for a tag the tag rows' own), and the outer query
+// and search indexes of the organization, for a scan the occurrences' own
+// list or key indexes, for a tag the tag rows' own), and the outer query
 // fetches those rows. The total is a sum over counters where they cover
 // the filters (see countQuery), else a count of the matches, which the
 // search indexes (for a tag, the tag rows' indexes) serve.
@@ -495,10 +522,12 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 		page, pageArgs = f.scanPage()
 	case f.Tag != "":
 		page, pageArgs = f.tagPage()
-	case f.keys != nil && f.keys.indexed():
-		page, pageArgs = f.keyPage()
+	case f.ScanID != "" && f.keys != nil && f.keys.indexed():
+		page, pageArgs = f.scanKeyPage()
 	case f.ScanID != "":
 		page, pageArgs = f.scanSearchPage()
+	case f.keys != nil && f.keys.indexed():
+		page, pageArgs = f.keyPage()
 	default:
 		var where string
 		where, pageArgs = f.where()
@@ -523,23 +552,81 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 // its cost grows with the number of matching keys, not of findings.
 func (f Filter) keyPage() (string, []any) {
 	f = f.rankWindow()
+	in := f.reversed() // the page as the inner query reads it
 	cols, keys := f.keys.columns()
 	if len(cols) == 1 && len(keys[0]) == 1 {
-		where, args := f.keyWhere()
-		args = append(args, keys[0][0], f.Limit, f.Offset)
+		where, args := in.keyWhere()
+		args = append(args, keys[0][0], in.Limit, in.Offset)
 		n := len(args)
 		return `SELECT ` + findingCols + ` FROM findings.findings f JOIN (SELECT f.id FROM findings.findings f WHERE ` + where +
-			` AND f.` + cols[0] + `_key = $` + strconv.Itoa(n-2) + ` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(n-1) +
+			` AND f.` + cols[0] + `_key = $` + strconv.Itoa(n-2) + ` ORDER BY ` + in.orderBy("f") + ` LIMIT $` + strconv.Itoa(n-1) +
 			` OFFSET $` + strconv.Itoa(n) + `) p ON p.id = f.id ORDER BY ` + f.orderBy("f"), args
 	}
-	union, args := f.keyUnion(true)
+	union, args := in.keyUnion(true)
 	n := len(args)
-	args = append(args, f.Limit, f.Offset)
+	args = append(args, in.Limit, in.Offset)
 	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
 		SELECT m.id, m.found_at, m.severity_rank, m.updated_at FROM (` + union + `) m
-		ORDER BY ` + f.orderBy("m") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
+		ORDER BY ` + in.orderBy("m") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
 		ORDER BY ` + f.orderBy("p")
 	return q, args
+}
+
+// reversed returns f with its page read from the other end of the list,
+// in the opposite order, when the page lies nearer that end and the
+// number of findings the keyed query selects is known exactly (see
+// keySelected): each key then yields the findings up to the reversed
+// page's end, fewer than up to the page's, and fewer are sorted. The
+// caller orders the page it reads as f does. Otherwise f is returned as it
+// is.
+func (f Filter) reversed() Filter {
+	n, ok := f.keySelected()
+	if !ok || f.Limit <= 0 {
+		return f
+	}
+	rows := min(int64(f.Limit), n-int64(f.Offset)) // the page's findings
+	if rows <= 0 {
+		return f
+	}
+	from := n - int64(f.Offset) - rows // the reversed page's offset
+	if from >= int64(f.Offset) {
+		return f
+	}
+	f.Desc, f.Offset, f.Limit = !f.Desc, int(from), int(rows)
+	return f
+}
+
+// keySelected returns the exact number of findings a resolved search's
+// keyed query selects before its limit and offset, as the key counters
+// give it (see keyCountQuery): ok is false unless f is counted by them and
+// its findings match through one column alone, so that the column's sum
+// counts each once. Within a severity window (see rankWindow) it is the
+// window's severities' sum.
+func (f Filter) keySelected() (n int64, ok bool) {
+	if !f.keyCounted() || !f.keys.indexed() {
+		return 0, false
+	}
+	col := -1
+	for i, m := range f.keys.matched {
+		if m != 0 {
+			if col >= 0 {
+				return 0, false
+			}
+			col = i
+		}
+	}
+	if col < 0 {
+		return 0, true
+	}
+	if f.rankHi == 0 {
+		return f.keys.matched[col], true
+	}
+	for i, s := range Severities {
+		if r := SeverityRank(s); r >= f.rankLo && r <= f.rankHi {
+			n += f.keys.bySeverity[col][i]
+		}
+	}
+	return n, true
 }
 
 // rankWindow returns f, sorted by severity, with its page found among the
@@ -618,13 +705,16 @@ func (f Filter) keyWhere() (string, []any) {
 // keyUnion renders the findings matching a resolved search through each
 // of its keys (see keyPage), as rows of id, found_at, severity_rank and
 // updated_at, with the arguments. With limit, each key yields at most the
-// findings up to the end of f's page.
+// findings up to the end of f's page, and no further than a bound when
+// its keys are many and match many more findings than that (see
+// keyBound).
 func (f Filter) keyUnion(limit bool) (string, []any) {
 	where, args := f.keyWhere()
-	cut := ""
+	cut, end := "", 0
 	if limit {
 		args = append(args, f.Offset+f.Limit)
-		cut = ` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(len(args))
+		end = len(args)
+		cut = ` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(end)
 	}
 	cols, keys := f.keys.columns()
 	if len(cols) == 0 {
@@ -633,34 +723,191 @@ func (f Filter) keyUnion(limit bool) (string, []any) {
 	branches := make([]string, len(cols))
 	for i, col := range cols {
 		args = append(args, keys[i])
-		branches[i] = `SELECT x.* FROM unnest($` + strconv.Itoa(len(args)) + `::uuid[]) k(key) CROSS JOIN LATERAL (
+		k := len(args)
+		bound := ""
+		if limit {
+			bound, args = f.keyBound(col, where, args, k, end)
+		}
+		branches[i] = `SELECT x.* FROM unnest($` + strconv.Itoa(k) + `::uuid[]) k(key) CROSS JOIN LATERAL (
 			SELECT f.id, f.found_at, f.severity_rank, f.updated_at FROM findings.findings f
-			WHERE ` + where + ` AND f.` + col + `_key = k.key` + cut + `) x`
+			WHERE ` + where + ` AND f.` + col + `_key = k.key` + bound + cut + `) x`
 	}
 	return strings.Join(branches, " UNION "), args
 }
 
-// scanFrom renders the approved occurrences of f's scan (alias o) joined
-// to their findings (alias f) that match f's other filters, with the
-// arguments. A scan holds far fewer findings than its organization, and its
-// occurrences carry the list keys (see scanPage), so a search within a scan
-// walks the scan's occurrences in list order and checks each finding,
-// stopping at the page, rather than the organization's matches.
-func (f Filter) scanFrom() (string, []any) {
-	rest := f
-	rest.ScanID = ""
-	where, args := rest.where()
-	args = append(args, f.ScanID)
-	// OFFSET 0 keeps the check a lookup per occurrence.
-	return `findings.occurrences o CROSS JOIN LATERAL (SELECT 1 FROM findings.findings f WHERE f.id = o.finding_id AND ` + where +
-		` OFFSET 0) x WHERE o.scan_id = $` + strconv.Itoa(len(args)) + ` AND o.approved`, args
+// keyBound renders, for the keys of column col (parameter $k) of a
+// resolved search with conditions where, a condition that keeps each key's
+// findings at or before a bound in the list's order, with the arguments;
+// "" when it would not pay. The first n = $end findings of the list are
+// all kept: with j = ceil(n / keys), every key holding at least j findings
+// has its first j at or before the latest of the keys' j-th findings, so
+// when those keys hold at least n findings between them that j-th finding
+// is the bound; otherwise the bound is past every finding. The keys' j-th
+// findings are read from their indexes in the list's order, so the list's
+// order must be found_at or severity (the indexes hold no updated_at
+// order), and it pays when the keys are many and their findings many more
+// than n: each key then yields about its share of the page's end rather
+// than up to all of it, and the sort takes about n findings rather than
+// every key's.
+func (f Filter) keyBound(col, where string, args []any, k, end int) (string, []any) {
+	n, keys := f.Offset+f.Limit, len(args[k-1].([]string))
+	matched := f.keys.matched[slices.Index(keyColumns, col)]
+	if f.SortBy == "updated_at" || keys < 2 || n < 2*keys || matched < 2*int64(n) {
+		return "", args
+	}
+	args = append(args, (n+keys-1)/keys)
+	j := "$" + strconv.Itoa(len(args))
+	cols := f.orderCols("id")
+	op, past, reverse := "<=", map[string]string{"found_at": "'infinity'::timestamptz", "id": "'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid",
+		"severity_rank": "6::smallint"}, f
+	if f.Desc {
+		op, past = ">=", map[string]string{"found_at": "'-infinity'::timestamptz", "id": "'00000000-0000-0000-0000-000000000000'::uuid",
+			"severity_rank": "0::smallint"}
+	}
+	reverse.Desc = !f.Desc
+	row, yRow, bRow, pastRow := make([]string, len(cols)), make([]string, len(cols)), make([]string, len(cols)), make([]string, len(cols))
+	for i, c := range cols {
+		row[i], yRow[i], bRow[i], pastRow[i] = "f."+c, "y."+c, "b."+c, past[c]
+	}
+	// The j-th finding of each key (y), the latest of them with the number
+	// of keys holding one (b), and the bound: b when those keys hold at
+	// least n findings, else past every finding.
+	return ` AND (` + strings.Join(row, ", ") + `) ` + op + ` (SELECT ` + strings.Join(bRow, ", ") + ` FROM (
+				SELECT ` + strings.Join(bRow, ", ") + `, 0 AS past FROM (
+					SELECT ` + strings.Join(yRow, ", ") + `, count(*) OVER () AS keys FROM unnest($` + strconv.Itoa(k) + `::uuid[]) k(key) CROSS JOIN LATERAL (
+						SELECT ` + strings.Join(row, ", ") + ` FROM findings.findings f WHERE ` + where + ` AND f.` + col + `_key = k.key
+						ORDER BY ` + f.orderBy("f") + ` OFFSET ` + j + ` - 1 LIMIT 1) y
+					ORDER BY ` + reverse.orderBy("y") + ` LIMIT 1) b
+				WHERE b.keys * ` + j + ` >= $` + strconv.Itoa(end) + `
+				UNION ALL SELECT ` + strings.Join(pastRow, ", ") + `, 1) b ORDER BY b.past LIMIT 1)`, args
+}
+
+// scanWhere renders the conditions selecting the occurrences of f's scan
+// (alias o) whose findings are approved and match f, with the arguments.
+// An occurrence carries copies of its finding's list keys and key columns
+// (migrations 0002 and 0020), so the spec's filters, the found_at window,
+// q and the file prefix are checked on the occurrence itself; only a
+// repository, a category or a tag look up the finding. The scan must be
+// the organization's: the keys are those of its texts, which another
+// organization's findings may share. With keys false, q and the file
+// prefix are left out (see scanKeyPage).
+func (f Filter) scanWhere(keys bool) (string, []any) {
+	args := []any{f.OrgID, f.ScanID}
+	conds := []string{"o.scan_id = $2", "o.approved", "EXISTS (SELECT 1 FROM findings.scans s WHERE s.id = $2 AND s.org_id = $1)"}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		conds = append(conds, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
+	}
+	if f.Severity != "" {
+		if !slices.Contains(Severities, f.Severity) {
+			conds = append(conds, "false")
+		}
+		add("o.severity_rank = ?", SeverityRank(f.Severity))
+	}
+	if f.State != "" {
+		add("o.state = ?", f.State)
+	}
+	if f.rankHi != 0 {
+		add("o.severity_rank >= ?", f.rankLo)
+		add("o.severity_rank <= ?", f.rankHi)
+	}
+	if !f.FoundSince.IsZero() {
+		add("o.found_at >= ?", f.FoundSince)
+	}
+	if !f.FoundUntil.IsZero() {
+		add("o.found_at < ?", f.FoundUntil)
+	}
+	if keys {
+		conds, args = f.keyConds("o", conds, args)
+	} else if f.FilePrefix != "" && f.Text != "" { // the keys are the prefix's; q is checked here
+		rest := f
+		rest.FilePrefix, rest.keys = "", nil
+		conds, args = rest.keyConds("o", conds, args)
+	}
+	var fconds []string
+	addF := func(cond string, v any) {
+		args = append(args, v)
+		fconds = append(fconds, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
+	}
+	if f.RepoKey != "" {
+		addF("f.repo_key = ?", f.RepoKey)
+	}
+	if f.Category != "" {
+		addF("f.category = ?", f.Category)
+	}
+	if len(fconds) > 0 {
+		// OFFSET 0 keeps the check a lookup per occurrence.
+		conds = append(conds, "EXISTS (SELECT 1 FROM findings.findings f WHERE f.id = o.finding_id AND "+strings.Join(fconds, " AND ")+" OFFSET 0)")
+	}
+	if f.Tag != "" {
+		add("EXISTS (SELECT 1 FROM findings.finding_tags t WHERE t.org_id = $1 AND t.approved AND t.tag = ? AND t.finding_id = o.finding_id)", f.Tag)
+	}
+	return strings.Join(conds, " AND "), args
 }
 
 // scanSearchPage renders the query of one page of a scan's findings with
-// search filters other than a tag (see scanFrom).
+// search filters other than a tag, walking the scan's occurrences in list
+// order and checking each one (see scanWhere), stopping at the page: the
+// way when most of the scan matches, or q matches so many texts that
+// reading each key's entries costs more (see Resolve).
 func (f Filter) scanSearchPage() (string, []any) {
-	from, args := f.scanFrom()
-	return f.rowsPage("o", from, args, "")
+	where, args := f.scanWhere(true)
+	return f.rowsPage("o", "findings.occurrences o WHERE "+where, args, "")
+}
+
+// scanKeyPage renders the query of one page of a resolved q or file prefix
+// search within a scan (without a tag), read from the occurrences' key
+// indexes (occurrences_search_title, … of migration 0020: a scan's
+// occurrences of a key in severity rank order, then found_at). Each key
+// yields at most the findings up to the page's end in the list's order: in
+// severity order straight from its index, in found_at order one stream per
+// severity rank, in update order from all of the key's occurrences. The
+// page is cut, in list order, from their union (a finding matching through
+// two columns counts once).
+func (f Filter) scanKeyPage() (string, []any) {
+	where, args := f.scanWhere(false)
+	args = append(args, f.Offset+f.Limit)
+	cut := ` ORDER BY ` + f.orderByID("o", "finding_id") + ` LIMIT $` + strconv.Itoa(len(args))
+	// found_at order: the index holds it within each severity rank.
+	perRank := f.SortBy != "severity" && f.SortBy != "updated_at" && f.Severity == ""
+	cols, keys := f.keys.columns()
+	if len(cols) == 0 {
+		cols, keys = []string{"file"}, [][]string{{}}
+	}
+	branches := make([]string, 0, len(cols))
+	for i, col := range cols {
+		args = append(args, keys[i])
+		from, cond := `unnest($`+strconv.Itoa(len(args))+`::uuid[]) k(key)`, ""
+		if perRank {
+			args = append(args, f.keys.ranks(slices.Index(keyColumns, col)))
+			from += ` CROSS JOIN unnest($` + strconv.Itoa(len(args)) + `::smallint[]) r(rank)`
+			cond = " AND o.severity_rank = r.rank"
+		}
+		branches = append(branches, `SELECT x.* FROM `+from+` CROSS JOIN LATERAL (
+			SELECT o.finding_id AS id, o.found_at, o.severity_rank, o.updated_at FROM findings.occurrences o
+			WHERE `+where+cond+` AND o.`+col+`_key = k.key`+cut+`) x`)
+	}
+	n := len(args)
+	args = append(args, f.Limit, f.Offset)
+	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
+		SELECT m.id, m.found_at, m.severity_rank, m.updated_at FROM (` + strings.Join(branches, " UNION ") + `) m
+		ORDER BY ` + f.orderBy("m") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
+		ORDER BY ` + f.orderBy("p")
+	return q, args
+}
+
+// ranks returns the severity ranks of the findings that match through
+// column i's keys, as the key counters give them across the organization
+// (bySeverity, with the filter's state): a scan's matches are among them.
+// Without the counts, every rank.
+func (k *searchKeys) ranks(i int) []int16 {
+	var out []int16
+	for j, s := range Severities {
+		if len(k.bySeverity[i]) != len(Severities) || k.bySeverity[i][j] != 0 {
+			out = append(out, int16(SeverityRank(s)))
+		}
+	}
+	return out
 }
 
 // rowsPage renders the query of one page chosen from rows (alias a) that
@@ -824,13 +1071,15 @@ func (f Filter) countQuery() (string, []any) {
 	if q, args, ok := f.keyCountQuery(); ok {
 		return q, args
 	}
-	if f.keys != nil && f.keys.not == [3]bool{} && (f.ScanID == "" || !f.keys.walk) {
+	if f.Searching() && f.ScanID != "" {
+		// The keys' indexes or a walk of the scan, as the planner finds
+		// cheaper for the keys' sizes.
+		where, args := f.scanWhere(true)
+		return `SELECT count(*) FROM findings.occurrences o WHERE ` + where, args
+	}
+	if f.keys != nil && f.keys.not == [3]bool{} {
 		union, args := f.keyUnion(false)
 		return `SELECT count(*) FROM (` + union + `) m`, args
-	}
-	if f.Searching() && f.ScanID != "" {
-		from, args := f.scanFrom()
-		return `SELECT count(*) FROM ` + from, args
 	}
 	if f.Searching() {
 		where, args := f.where()

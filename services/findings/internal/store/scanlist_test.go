@@ -14,14 +14,15 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
 )
 
-// outOfSync counts the occurrences whose copied list keys differ from
-// their finding's.
+// outOfSync counts the occurrences whose copied list keys or key columns
+// differ from their finding's.
 func outOfSync(t *testing.T, pool *pgxpool.Pool) int {
 	t.Helper()
 	var n int
 	err := pool.QueryRow(context.Background(), `SELECT count(*) FROM findings.occurrences o JOIN findings.findings f ON f.id = o.finding_id
-		WHERE (o.approved, o.severity_rank, o.state, o.found_at, o.updated_at)
-			IS DISTINCT FROM (f.verification_status = 'approved', f.severity_rank, f.state, f.found_at, f.updated_at)`).Scan(&n)
+		WHERE (o.approved, o.severity_rank, o.state, o.found_at, o.updated_at, o.title_key, o.description_key, o.file_key)
+			IS DISTINCT FROM (f.verification_status = 'approved', f.severity_rank, f.state, f.found_at, f.updated_at,
+				f.title_key, f.description_key, f.file_key)`).Scan(&n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,6 +177,11 @@ func TestScanListKeysFollowFindings(t *testing.T) {
 	// might) is copied too.
 	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET found_at = found_at - interval '1 day', updated_at = now() + interval '1 hour'
 		WHERE id = $1`, ids["a10"]); err != nil {
+		t.Fatal(err)
+	}
+	// So is a change of a finding's texts, which only an operator or a
+	// migration makes.
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET title = 'renamed', affected_file = 'lib/moved.go' WHERE id = $1`, ids["a4"]); err != nil {
 		t.Fatal(err)
 	}
 	if n := outOfSync(t, pool); n != 0 {

@@ -714,9 +714,10 @@ func TestSearchComplements(t *testing.T) {
 }
 
 // TestSearchSeverityWindow pages a q search sorted by severity, each page
-// found among the severities it spans (see rankWindow), at every offset
-// around the severities' bounds, and gets what the same list without q
-// gives (every finding matches q).
+// found among the severities it spans (see rankWindow), and sorted by
+// found_at, at every offset around the severities' bounds, and gets what
+// the same list without q gives (every finding matches q). Pages past the
+// middle are read from the other end (see reversed).
 func TestSearchSeverityWindow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -724,39 +725,256 @@ func TestSearchSeverityWindow(t *testing.T) {
 		r.Description = fmt.Sprintf("Sink %d", i%9)
 		r.Severity = Severities[(i*i)%len(Severities)] // uneven severities
 	})
-	windowed := false
-	for _, state := range []string{"", "open"} {
-		for _, desc := range []bool{true, false} {
-			for offset := 0; offset < 60; offset += 3 {
-				f := Filter{OrgID: sc.OrgID, State: state, SortBy: "severity", Desc: desc, Limit: 7, Offset: offset}
-				want, wantTotal, err := s.List(ctx, f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				f.Text = "sink"
-				got, total, err := s.List(ctx, f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if fmt.Sprint(got) != fmt.Sprint(want) || total != wantTotal {
-					t.Fatalf("%+v: got %d rows total %d, want %d rows total %d", f, len(got), total, len(want), wantTotal)
-				}
-				r, err := s.Resolve(ctx, f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if w := r.rankWindow(); w.rankHi != 0 && (w.rankLo > 1 || w.rankHi < len(Severities)) {
-					windowed = true
-				}
-				// Through the keys' indexes, whichever way Resolve chose.
-				r.keys.walk = false
-				if page, n := runQueries(t, pool, r); fmt.Sprint(page) != fmt.Sprint(want) || n != wantTotal {
-					t.Fatalf("%+v through the keys: got %d rows total %d, want %d rows total %d", f, len(page), n, len(want), wantTotal)
+	windowed, single, reversed := false, false, false
+	for _, sortBy := range []string{"severity", "found_at"} {
+		for _, state := range []string{"", "open"} {
+			for _, desc := range []bool{true, false} {
+				for offset := 0; offset < 60; offset += 3 {
+					f := Filter{OrgID: sc.OrgID, State: state, SortBy: sortBy, Desc: desc, Limit: 7, Offset: offset}
+					want, wantTotal, err := s.List(ctx, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f.Text = "sink"
+					got, total, err := s.List(ctx, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if fmt.Sprint(got) != fmt.Sprint(want) || total != wantTotal {
+						t.Fatalf("%+v: got %d rows total %d, want %d rows total %d", f, len(got), total, len(want), wantTotal)
+					}
+					r, err := s.Resolve(ctx, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					// Through the keys' indexes, whichever way Resolve chose.
+					r.keys.walk = false
+					w := r.rankWindow()
+					if w.rankHi != 0 && (w.rankLo > 1 || w.rankHi < len(Severities)) {
+						windowed = true
+						single = single || w.rankLo == w.rankHi
+					}
+					if w.reversed().Desc != w.Desc {
+						reversed = true
+					}
+					if page, n := runQueries(t, pool, r); fmt.Sprint(page) != fmt.Sprint(want) || n != wantTotal {
+						t.Fatalf("%+v through the keys: got %d rows total %d, want %d rows total %d", f, len(page), n, len(want), wantTotal)
+					}
 				}
 			}
 		}
 	}
-	if !windowed {
-		t.Fatal("no page was found within fewer than every severity")
+	if !windowed || !single {
+		t.Fatalf("pages found within fewer than every severity: %t, within one: %t", windowed, single)
+	}
+	if !reversed {
+		t.Fatal("no page was read from the other end")
+	}
+}
+
+// TestScanSearch runs q and file prefix searches within a scan, which read
+// the occurrences' copies of the key columns, both ways a page can be
+// found (the occurrences' key indexes, or a walk of the scan), with the
+// spec's and the other search filters, under every sort, through every
+// page: pages and totals equal the scan's findings whose texts match, as
+// the unfiltered scan list and the texts themselves say. A title and a
+// file changed behind the store's back are followed, and a scan of
+// another organization with the same texts gives nothing.
+func TestScanSearch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool := migratedStore(t)
+	first := newScan(t, s)
+	org := first.OrgID
+	again := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: first.RepoURL, ScanType: "full"}
+	foreign := Scan{ID: uuid.NewString(), OrgID: uuid.NewString(), RepoURL: first.RepoURL, ScanType: "full"}
+	for _, sc := range []Scan{again, foreign} {
+		if _, err := s.RegisterScan(ctx, sc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	batch := func(from, to int) []Reported {
+		var out []Reported
+		for i := from; i < to; i++ {
+			out = append(out, Reported{Fingerprint: fmt.Sprint("f", i), Title: fmt.Sprintf("Rule %d finding", i%4),
+				Description: fmt.Sprintf("Sink %d reached", i%5), AffectedFile: fmt.Sprintf("src/m%d/f%d.go", i%3, i%7),
+				Category: Categories[i%3], Severity: Severities[(i*i+i/4)%len(Severities)], Verified: i%11 != 10})
+		}
+		return out
+	}
+	// The second scan sees half of the first's findings again, and more.
+	for _, r := range []struct {
+		sc       Scan
+		from, to int
+	}{{first, 0, 60}, {again, 30, 90}, {foreign, 0, 90}} {
+		if _, err := s.Report(ctx, r.sc, batch(r.from, r.to), true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Spread found_at and triage some, so that orders and states bite.
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET found_at = timestamptz '2026-03-01' + (substr(fingerprint, 2)::int % 17) * interval '1 hour',
+		state = CASE WHEN substr(fingerprint, 2)::int % 4 = 0 THEN 'resolved' ELSE state END WHERE org_id = $1`, org); err != nil {
+		t.Fatal(err)
+	}
+	// Texts changed behind the store's back: a title, and a file moved out
+	// of its prefix.
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET title = 'Renamed check' WHERE org_id = $1 AND fingerprint IN ('f41', 'f45')`, org); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET affected_file = 'lib/moved.go' WHERE org_id = $1 AND fingerprint = 'f42'`, org); err != nil {
+		t.Fatal(err)
+	}
+	if n := outOfSync(t, pool); n != 0 {
+		t.Fatalf("%d occurrences out of step with their findings", n)
+	}
+	if _, err := s.FoldCounts(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 3, 1, 5, 0, 0, 0, time.UTC)
+	matches := func(f Filter, fd Finding) bool {
+		lower := strings.ToLower
+		switch {
+		case f.Severity != "" && fd.Severity != f.Severity,
+			f.State != "" && fd.State != f.State,
+			!f.FoundSince.IsZero() && fd.FoundAt.Before(f.FoundSince),
+			f.Category != "" && fd.Category != f.Category,
+			f.FilePrefix != "" && !strings.HasPrefix(fd.AffectedFile, f.FilePrefix),
+			f.Text != "" && !slices.ContainsFunc([]string{fd.Title, fd.Description, fd.AffectedFile}, func(field string) bool {
+				return strings.Contains(lower(field), lower(f.Text))
+			}):
+			return false
+		}
+		return true
+	}
+	cases := []struct {
+		f   Filter
+		min int
+	}{
+		{Filter{Text: "rule 1"}, 10},
+		{Filter{Text: "renamed"}, 2},
+		{Filter{Text: "SINK"}, 40},
+		{Filter{Text: "f3.go"}, 5},
+		{Filter{Text: "m1/"}, 10},
+		{Filter{Text: "1"}, 20}, // titles, descriptions and files
+		{Filter{Text: "no such text"}, 0},
+		{Filter{FilePrefix: "src/m2/"}, 10},
+		{Filter{FilePrefix: "src/m0/f1"}, 2},
+		{Filter{FilePrefix: "lib/"}, 1},
+		{Filter{FilePrefix: "src/", Text: "rule 2"}, 5},
+		{Filter{Text: "rule", Severity: "high"}, 3},
+		{Filter{Text: "sink 2", State: "resolved"}, 1},
+		{Filter{FilePrefix: "src/m1/", Severity: "low", State: "open"}, 1},
+		{Filter{Text: "rule 3", Category: Categories[1]}, 2},
+		{Filter{FilePrefix: "src/", FoundSince: at}, 10},
+	}
+	for _, sc := range []Scan{first, again} {
+		for _, tc := range cases {
+			for _, sortBy := range []string{"found_at", "updated_at", "severity"} {
+				for _, desc := range []bool{false, true} {
+					f := tc.f
+					f.OrgID, f.ScanID, f.SortBy, f.Desc = org, sc.ID, sortBy, desc
+					label := fmt.Sprintf("scan %s %+v", sc.ID[:8], tc.f)
+					ordered, _, err := s.List(ctx, Filter{OrgID: org, ScanID: sc.ID, SortBy: sortBy, Desc: desc, Limit: 1000})
+					if err != nil {
+						t.Fatal(err)
+					}
+					var want []string
+					for _, fd := range ordered {
+						if matches(f, fd) {
+							want = append(want, fd.ID)
+						}
+					}
+					if len(want) < tc.min || (tc.min == 0 && len(want) != 0) {
+						t.Fatalf("%s: fixture gives %d matches, want at least %d", label, len(want), tc.min)
+					}
+					checkPages(t, s, f, want, []int{4, 100}, label)
+					// Both ways of finding a page, whichever Resolve chose.
+					for _, page := range [][2]int{{5, 0}, {5, 5}, {3, len(want) - 2}} {
+						f.Limit, f.Offset = page[0], max(page[1], 0)
+						r, err := s.Resolve(ctx, f)
+						if err != nil {
+							t.Fatal(err)
+						}
+						exp := want[min(f.Offset, len(want)):min(f.Offset+f.Limit, len(want))]
+						for _, walk := range []bool{false, true} {
+							if r.keys.hits != 0 && r.keys.not != [3]bool{} && !walk {
+								continue // the keys' indexes need the matching keys themselves
+							}
+							r.keys.walk = walk
+							got, n := runQueries(t, pool, r)
+							var ids []string
+							for _, fd := range got {
+								ids = append(ids, fd.ID)
+							}
+							if fmt.Sprint(ids) != fmt.Sprint(exp) || n != int64(len(want)) {
+								t.Fatalf("%s sort=%s desc=%t walk=%t limit=%d offset=%d:\n got %v total %d\nwant %v total %d",
+									label, sortBy, desc, walk, f.Limit, f.Offset, ids, n, exp, len(want))
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	// Another organization's scan, with the same texts, gives nothing.
+	for _, f := range []Filter{{Text: "rule"}, {FilePrefix: "src/"}} {
+		f.OrgID, f.ScanID, f.SortBy, f.Limit = org, foreign.ID, "found_at", 15
+		list, total, err := s.List(ctx, f)
+		if err != nil || len(list) != 0 || total != 0 {
+			t.Fatalf("foreign scan %+v: %d findings, total %d, %v", f, len(list), total, err)
+		}
+	}
+}
+
+// TestSearchKeyBound pages q searches matching many findings through
+// several keys, where each key's findings are cut at a bound read from the
+// keys themselves (see keyBound), at every offset, in found_at and severity
+// order both ways: through keys of even sizes, where the bound cuts, and of
+// very uneven ones, where it must not. Every finding matches q, so each
+// page is the unfiltered list's.
+func TestSearchKeyBound(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool, sc := reportedScan(t, "b", 90, func(i int, r *Reported) {
+		r.Description = fmt.Sprintf("Sink %d", i%6)  // six keys of 15
+		r.Title = "Rule " + fmt.Sprint(min(i%40, 4)) // four keys of 3 and one of 78
+		r.Severity = Severities[(i*i+i/7)%len(Severities)]
+	})
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET found_at = timestamptz '2026-03-01' + (md5(fingerprint)::uuid::text < '8')::int * interval '1 hour'
+		+ (substr(fingerprint, 2)::int % 13) * interval '1 minute' WHERE org_id = $1`, sc.OrgID); err != nil {
+		t.Fatal(err)
+	}
+	bounded := map[string]bool{}
+	for _, text := range []string{"sink", "rule"} {
+		for _, sortBy := range []string{"found_at", "severity"} {
+			for _, desc := range []bool{true, false} {
+				for offset := 0; offset < 95; offset += 4 {
+					f := Filter{OrgID: sc.OrgID, SortBy: sortBy, Desc: desc, Limit: 6, Offset: offset}
+					want, wantTotal, err := s.List(ctx, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f.Text = text
+					r, err := s.Resolve(ctx, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					r.keys.walk = false
+					if page, _, _, _ := r.Queries(); strings.Contains(page, "OVER ()") {
+						bounded[text] = true
+					}
+					if page, n := runQueries(t, pool, r); fmt.Sprint(page) != fmt.Sprint(want) || n != wantTotal {
+						t.Fatalf("%+v: got %d rows total %d, want %d rows total %d", f, len(page), n, len(want), wantTotal)
+					}
+					got, total, err := s.List(ctx, f)
+					if err != nil || fmt.Sprint(got) != fmt.Sprint(want) || total != wantTotal {
+						t.Fatalf("%+v: List gives %d rows total %d (%v), want %d rows total %d", f, len(got), total, err, len(want), wantTotal)
+					}
+				}
+			}
+		}
+	}
+	if !bounded["sink"] || !bounded["rule"] {
+		t.Fatalf("pages read under a bound: %v", bounded)
 	}
 }
