@@ -97,16 +97,8 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 		}, func() float64 { return float64(n.Load()) }))
 	}
 
-	mux := runtime.NewServeMux(
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, newFastJSON(gatewayJSON())),
-		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
-		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
-		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
-		runtime.WithMetadata(func(_ context.Context, r *http.Request) metadata.MD { return outgoingMD(r) }),
-		runtime.WithErrorHandler(g.serviceError),
-		runtime.WithRoutingErrorHandler(routingError),
-		runtime.WithForwardResponseOption(successStatus),
-	)
+	marshaler := newFastJSON(gatewayJSON())
+	mux := newRuntimeMux(marshaler, g.serviceError)
 	if err := authv1.RegisterAuthServiceHandler(ctx, mux, g.conns["auth"]); err != nil {
 		g.Close()
 		return nil, err
@@ -141,7 +133,7 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	local := newBuckets(float64(cfg.FallbackRPS), cfg.FallbackBurst, 100000)
 	failures := newBuckets(float64(cfg.AuthFailPerMinute)/60, cfg.AuthFailBurst, 100000)
 
-	var api http.Handler = mux
+	var api http.Handler = withDirectRoutes(mux, &creditsHandler{client: authv1.NewAuthServiceClient(g.conns["auth"]), marshaler: marshaler, errors: g.serviceError})
 	api = rateLimit(perKey, local, cfg.FallbackBurst, log, limited, fallback)(api)
 	api = requireScope(api)
 	api = authenticate(g.Verifier, failures, log, authLimited)(api)
@@ -173,6 +165,22 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	h = httpMetrics(routes, requests, latency)(h)
 	g.Handler = requestID(h)
 	return g, nil
+}
+
+// newRuntimeMux is grpc-gateway's generic runtime as every route uses it:
+// the gateway's marshaler and error rendering, no headers passed through in
+// either direction, the request id as the calls' metadata.
+func newRuntimeMux(marshaler runtime.Marshaler, serviceError runtime.ErrorHandlerFunc) *runtime.ServeMux {
+	return runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, marshaler),
+		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithMetadata(func(_ context.Context, r *http.Request) metadata.MD { return outgoingMD(r) }),
+		runtime.WithErrorHandler(serviceError),
+		runtime.WithRoutingErrorHandler(routingError),
+		runtime.WithForwardResponseOption(successStatus),
+	)
 }
 
 // Close closes the service connections.

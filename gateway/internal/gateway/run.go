@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/gctune"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/mtls"
 	"github.com/vulnscan/vulnscan/pkg/principal"
@@ -17,6 +18,7 @@ import (
 // Run runs the gateway until ctx ends.
 func Run(ctx context.Context, version string) error {
 	log := logging.New(os.Stderr, "gateway")
+	gogc := gctune.Apply(os.LookupEnv)
 	env := config.FromOS()
 	cfg, err := ReadConfig(env)
 	if err != nil {
@@ -43,6 +45,6 @@ func Run(ctx context.Context, version string) error {
 		return err
 	}
 	defer g.Close()
-	log.InfoContext(ctx, "starting", "version", version, "rate_limit_rps", cfg.RateRPS, "rate_limit_burst", cfg.RateBurst)
+	log.InfoContext(ctx, "starting", "version", version, "rate_limit_rps", cfg.RateRPS, "rate_limit_burst", cfg.RateBurst, "gogc", gogc)
 	return g.Serve(ctx, cfg)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/boot"
 	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/gctune"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/plane"
 	"github.com/vulnscan/vulnscan/pkg/redisconn"
@@ -41,6 +42,7 @@ func ReadConfig(env *config.Env) (Config, error) {
 // Run runs the auth service until ctx ends.
 func Run(ctx context.Context, version string) error {
 	log := logging.New(os.Stderr, "auth")
+	gogc := gctune.Apply(os.LookupEnv)
 	cfg, err := ReadConfig(config.FromOS())
 	if err != nil {
 		return err
@@ -76,6 +78,6 @@ func Run(ctx context.Context, version string) error {
 	authv1.RegisterAuthInternalServiceServer(p.GRPC, &service.Internal{Service: svc})
 	authv1.RegisterAuthAdminServiceServer(p.Admin, &service.Admin{Service: svc})
 	p.Worker(svc.Announce)
-	log.InfoContext(ctx, "starting", "version", version, "max_active_keys", cfg.MaxActiveKeys)
+	log.InfoContext(ctx, "starting", "version", version, "max_active_keys", cfg.MaxActiveKeys, "gogc", gogc)
 	return p.Run(ctx, cfg.ShutdownGrace)
 }
