@@ -1,5 +1,5 @@
 // Package gctune sets the garbage collector target of the request-serving
-// processes (the gateway and the services) when the environment leaves it
+// processes (the gateway, auth and findings) when the environment leaves it
 // to them.
 //
 // Their live heaps are small (tens of MiB) and their allocations are almost

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/boot"
 	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/gctune"
 	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/plane"
@@ -100,6 +101,7 @@ func ReadConfig(env *config.Env) (Config, error) {
 // Run runs the findings service until ctx ends.
 func Run(ctx context.Context, version string) error {
 	log := logging.New(os.Stderr, "findings")
+	gogc := gctune.Apply(os.LookupEnv)
 	cfg, err := ReadConfig(config.FromOS())
 	if err != nil {
 		return err
@@ -174,6 +176,6 @@ func Run(ctx context.Context, version string) error {
 	p.Worker(func(ctx context.Context) error {
 		return outbox.Loop(ctx, cfg.RiskExpiryEvery, log, "reopen expired risk acceptances", reopener.Round)
 	})
-	log.InfoContext(ctx, "starting", "version", version, "delivery_poll", cfg.DeliveryPoll.String())
+	log.InfoContext(ctx, "starting", "version", version, "delivery_poll", cfg.DeliveryPoll.String(), "gogc", gogc)
 	return p.Run(ctx, cfg.ShutdownGrace)
 }
