@@ -133,7 +133,7 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	local := newBuckets(float64(cfg.FallbackRPS), cfg.FallbackBurst, 100000)
 	failures := newBuckets(float64(cfg.AuthFailPerMinute)/60, cfg.AuthFailBurst, 100000)
 
-	var api http.Handler = withDirectRoutes(mux, &creditsHandler{client: authv1.NewAuthServiceClient(g.conns["auth"]), marshaler: marshaler, errors: g.serviceError})
+	api := withDirectRoutes(mux, &creditsHandler{client: authv1.NewAuthServiceClient(g.conns["auth"]), marshaler: marshaler, errors: g.serviceError})
 	api = rateLimit(perKey, local, cfg.FallbackBurst, log, limited, fallback)(api)
 	api = requireScope(api)
 	api = authenticate(g.Verifier, failures, log, authLimited)(api)
