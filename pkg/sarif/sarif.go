@@ -17,10 +17,23 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/vulnscan/vulnscan/pkg/vocab"
 )
 
 const schemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
+
+// guidNamespace is the namespace of the result guids derived from finding
+// ids (ResultGUID).
+var guidNamespace = uuid.MustParse("4776993f-d796-446d-ac5c-8e22fa619e59")
+
+// ResultGUID returns the SARIF guid of the result for the finding with id:
+// a name-based (version 5) UUID of the id, the same in every export of the
+// finding. SARIF 2.1.0's schema accepts UUIDs of versions 1 to 5 only, and
+// finding ids are time-ordered version 7 UUIDs, so the id cannot be the guid
+// itself; it is in the result's properties as finding_id.
+func ResultGUID(id string) string { return uuid.NewSHA1(guidNamespace, []byte(id)).String() }
 
 // Finding is what a SARIF result is made of: a finding as the API shows it,
 // with its lines and fingerprint. ID, ScanID and DuplicateOf are empty for
@@ -296,7 +309,8 @@ func result(f Finding, ruleID string, ruleIndex int) map[string]any {
 		"properties":          props,
 	}
 	if f.ID != "" {
-		res["guid"] = f.ID
+		res["guid"] = ResultGUID(f.ID)
+		props["finding_id"] = f.ID
 	}
 	if why, ok := suppressedStates[vocab.FindingState(f.State)]; ok {
 		res["suppressions"] = []any{map[string]any{"kind": "external", "status": "accepted", "justification": why}}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/vulnscan/vulnscan/pkg/sarif/sariftest"
@@ -28,7 +29,7 @@ func TestWrite(t *testing.T) {
 			{Title: "No detector", Category: "weird", Severity: "info", State: "open", AffectedFile: "c.py", Fingerprint: "fp3"},
 		}, []string{"python.cmdi.shell", "other"}, false},
 		{"server export: ids, suppressions, duplicates", []Finding{
-			{ID: "0b0f6a1e-9b0e-4a53-8f66-5f3e1f3e2a10", ScanID: "3c1d2e4f-9b0e-4a53-8f66-5f3e1f3e2a10", Title: "SQL", Category: "injection",
+			{ID: "01a20a88-f080-7f11-9a4b-acfd912b9ff6", ScanID: "3c1d2e4f-9b0e-4a53-8f66-5f3e1f3e2a10", Title: "SQL", Category: "injection",
 				Severity: "medium", State: "false_positive", AffectedFile: "db.go", AffectedCode: "q := x", StartLine: 1, EndLine: 2,
 				Tags: []string{"go.sqli.concat"}, Fingerprint: "fp4", DuplicateOf: &dup},
 		}, []string{"go.sqli.concat"}, true},
@@ -63,8 +64,14 @@ func TestWrite(t *testing.T) {
 			require.Len(t, log.Runs[0].Results, len(tc.findings))
 			for i, r := range log.Runs[0].Results {
 				require.Equal(t, tc.findings[i].Fingerprint, r["partialFingerprints"].(map[string]any)["vulnscanFingerprint/v1"])
-				_, hasGUID := r["guid"]
+				guid, hasGUID := r["guid"]
 				require.Equal(t, tc.guids, hasGUID)
+				if hasGUID {
+					// A version 5 guid derived from the (version 7) finding id,
+					// which the properties carry.
+					require.Equal(t, ResultGUID(tc.findings[i].ID), guid)
+					require.Equal(t, tc.findings[i].ID, r["properties"].(map[string]any)["finding_id"])
+				}
 				if tc.findings[i].State == "false_positive" {
 					require.NotEmpty(t, r["suppressions"])
 				}
@@ -74,4 +81,16 @@ func TestWrite(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A result's guid is a version 5 UUID (SARIF 2.1.0's schema takes versions
+// 1 to 5), the same for a finding id every time and distinct across ids.
+func TestResultGUID(t *testing.T) {
+	t.Parallel()
+	a, b := "01a20a88-f080-7f11-9a4b-acfd912b9ff6", "01a20a88-f080-7e87-b412-ade2c0975d17"
+	ga, err := uuid.Parse(ResultGUID(a))
+	require.NoError(t, err)
+	require.Equal(t, uuid.Version(5), ga.Version())
+	require.Equal(t, ResultGUID(a), ResultGUID(a))
+	require.NotEqual(t, ResultGUID(a), ResultGUID(b))
 }

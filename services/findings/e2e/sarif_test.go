@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vulnscan/vulnscan/pkg/sarif"
 	"github.com/vulnscan/vulnscan/pkg/sarif/sariftest"
 )
 
@@ -66,7 +67,8 @@ func TestSARIFExport(t *testing.T) {
 		require.NotContains(t, res["properties"], "security-severity", "security-severity sits on the rule")
 		loc := res["locations"].([]any)[0].(map[string]any)["physicalLocation"].(map[string]any)["artifactLocation"].(map[string]any)
 		require.Equal(t, "%SRCROOT%", loc["uriBaseId"])
-		switch res["guid"] {
+		require.Equal(t, sarif.ResultGUID(res["properties"].(map[string]any)["finding_id"].(string)), res["guid"])
+		switch res["properties"].(map[string]any)["finding_id"] {
 		case ids[0], ids[2]:
 			sup := res["suppressions"].([]any)
 			require.Len(t, sup, 1)
