@@ -6,8 +6,6 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/vulnscan/vulnscan/pkg/logging"
-	"github.com/vulnscan/vulnscan/pkg/server"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 )
 
@@ -39,7 +37,7 @@ func (h *creditsHandler) serves(r *http.Request) bool {
 }
 
 func (h *creditsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx := metadata.NewOutgoingContext(r.Context(), metadata.MD{server.RequestIDKey: {logging.RequestID(r.Context())}})
+	ctx := metadata.NewOutgoingContext(r.Context(), outgoingMD(r))
 	resp, err := h.client.GetCredits(ctx, &authv1.GetCreditsRequest{})
 	if err != nil {
 		h.errors(ctx, nil, h.marshaler, w, r, err)

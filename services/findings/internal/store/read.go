@@ -563,13 +563,21 @@ func (f Filter) keyPage() (string, []any) {
 			` OFFSET $` + strconv.Itoa(n) + `) p ON p.id = f.id ORDER BY ` + f.orderBy("f"), args
 	}
 	union, args := in.keyUnion(true)
+	return f.unionPage(in, union, args)
+}
+
+// unionPage renders the query of f's page cut from union (rows of id,
+// found_at, severity_rank and updated_at, with the arguments args): the
+// rows are ordered and cut as inner says (f itself, or f read from the
+// other end, see reversed), and the page's findings are returned in f's
+// order.
+func (f Filter) unionPage(inner Filter, union string, args []any) (string, []any) {
 	n := len(args)
-	args = append(args, in.Limit, in.Offset)
-	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
+	args = append(args, inner.Limit, inner.Offset)
+	return `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
 		SELECT m.id, m.found_at, m.severity_rank, m.updated_at FROM (` + union + `) m
-		ORDER BY ` + in.orderBy("m") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
-		ORDER BY ` + f.orderBy("p")
-	return q, args
+		ORDER BY ` + inner.orderBy("m") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
+		ORDER BY ` + f.orderBy("p"), args
 }
 
 // reversed returns f with its page read from the other end of the list,
@@ -887,13 +895,7 @@ func (f Filter) scanKeyPage() (string, []any) {
 			SELECT o.finding_id AS id, o.found_at, o.severity_rank, o.updated_at FROM findings.occurrences o
 			WHERE `+where+cond+` AND o.`+col+`_key = k.key`+cut+`) x`)
 	}
-	n := len(args)
-	args = append(args, f.Limit, f.Offset)
-	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
-		SELECT m.id, m.found_at, m.severity_rank, m.updated_at FROM (` + strings.Join(branches, " UNION ") + `) m
-		ORDER BY ` + f.orderBy("m") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
-		ORDER BY ` + f.orderBy("p")
-	return q, args
+	return f.unionPage(f, strings.Join(branches, " UNION "), args)
 }
 
 // ranks returns the severity ranks of the findings that match through
