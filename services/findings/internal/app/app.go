@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/vulnscan/vulnscan/pkg/boot"
@@ -42,6 +43,9 @@ type Config struct {
 	DeliveryMaxAttempts int
 	CountFoldEvery      time.Duration
 	RiskExpiryEvery     time.Duration
+	// IntakeConcurrency bounds the finding reports this process writes at
+	// once (see store.IntakeSlots).
+	IntakeConcurrency int
 	// PublicURL is where users reach the API; links in pull request
 	// comments point under it.
 	PublicURL string
@@ -68,6 +72,7 @@ func ReadConfig(env *config.Env) (Config, error) {
 		DeliveryMaxAttempts: env.Int("FINDINGS_DELIVERY_MAX_ATTEMPTS", 12),
 		CountFoldEvery:      env.Duration("FINDINGS_COUNT_FOLD_EVERY", 5*time.Second),
 		RiskExpiryEvery:     env.Duration("FINDINGS_RISK_EXPIRY_EVERY", 30*time.Second),
+		IntakeConcurrency:   env.Int("FINDINGS_INTAKE_CONCURRENCY", runtime.GOMAXPROCS(0)),
 		Webhooks: WebhookConfig{
 			MaxPerOrg:   env.Int("FINDINGS_MAX_WEBHOOKS", webhook.DefaultMaxPerOrg),
 			Poll:        env.Duration("FINDINGS_WEBHOOK_POLL", time.Second),
@@ -88,6 +93,9 @@ func ReadConfig(env *config.Env) (Config, error) {
 	}
 	if c.DeliveryPoll <= 0 || c.DeliveryBackoff <= 0 || c.DeliveryMaxBackoff < c.DeliveryBackoff {
 		env.Fail(fmt.Errorf("FINDINGS_DELIVERY_POLL and FINDINGS_DELIVERY_BACKOFF must be positive, FINDINGS_DELIVERY_MAX_BACKOFF at least the backoff"))
+	}
+	if c.IntakeConcurrency < 1 {
+		env.Fail(fmt.Errorf("FINDINGS_INTAKE_CONCURRENCY must be at least 1"))
 	}
 	if c.CountFoldEvery <= 0 {
 		env.Fail(fmt.Errorf("FINDINGS_COUNT_FOLD_EVERY must be positive"))
@@ -133,7 +141,11 @@ func Run(ctx context.Context, version string) error {
 	}
 	defer func() { _ = authConn.Close() }()
 
-	st := &store.Store{Pool: pool}
+	intake, err := store.NewIntakeSlots(cfg.IntakeConcurrency)
+	if err != nil {
+		return err
+	}
+	st := &store.Store{Pool: pool, Intake: intake}
 	sealURL := func(id string, url []byte) ([]byte, error) { return box.Seal(url, store.IntegrationURLAD(id)) }
 	if n, err := st.SealWebhookURLs(ctx, delivery.WebhookKind, sealURL, redact.Secret); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -23,6 +24,7 @@ func TestReadConfigDefaults(t *testing.T) {
 	require.Equal(t, time.Hour, c.DeliveryMaxBackoff)
 	require.Equal(t, 12, c.DeliveryMaxAttempts)
 	require.Equal(t, 30*time.Second, c.RiskExpiryEvery)
+	require.Equal(t, runtime.GOMAXPROCS(0), c.IntakeConcurrency, "as many reports at once as the process has CPUs")
 	require.Equal(t, WebhookConfig{MaxPerOrg: webhook.DefaultMaxPerOrg, Poll: time.Second, Backoff: 30 * time.Second, MaxBackoff: 4 * time.Hour, MaxAttempts: 12}, c.Webhooks)
 	require.Equal(t, "http://"+config.DefaultHTTPAddr, c.PublicURL)
 }
@@ -36,6 +38,7 @@ func TestReadConfigOverrides(t *testing.T) {
 		"FINDINGS_WEBHOOK_BACKOFF":       "1m",
 		"FINDINGS_WEBHOOK_MAX_BACKOFF":   "1m",
 		"FINDINGS_DELIVERY_MAX_ATTEMPTS": "2",
+		"FINDINGS_INTAKE_CONCURRENCY":    "6",
 		"FINDINGS_DATABASE_URL":          "postgres://findings@db/findings",
 		"DATABASE_URL":                   "postgres://shared@db/shared",
 	}))
@@ -45,6 +48,7 @@ func TestReadConfigOverrides(t *testing.T) {
 	require.Equal(t, 3, c.Webhooks.MaxPerOrg)
 	require.Equal(t, time.Minute, c.Webhooks.MaxBackoff)
 	require.Equal(t, 2, c.DeliveryMaxAttempts)
+	require.Equal(t, 6, c.IntakeConcurrency)
 	require.Equal(t, "postgres://findings@db/findings", c.DatabaseURL, "the service's own database URL wins")
 }
 
@@ -63,6 +67,7 @@ func TestReadConfigRefuses(t *testing.T) {
 		"delivery poll":        {map[string]string{"FINDINGS_DELIVERY_POLL": "-1s"}, "FINDINGS_DELIVERY_POLL and FINDINGS_DELIVERY_BACKOFF must be positive"},
 		"delivery max backoff": {map[string]string{"FINDINGS_DELIVERY_MAX_BACKOFF": "1s"}, "FINDINGS_DELIVERY_MAX_BACKOFF at least the backoff"},
 		"count fold":           {map[string]string{"FINDINGS_COUNT_FOLD_EVERY": "0s"}, "FINDINGS_COUNT_FOLD_EVERY must be positive"},
+		"intake":               {map[string]string{"FINDINGS_INTAKE_CONCURRENCY": "0"}, "FINDINGS_INTAKE_CONCURRENCY must be at least 1"},
 		"attempts":             {map[string]string{"FINDINGS_DELIVERY_MAX_ATTEMPTS": "0"}, "FINDINGS_DELIVERY_MAX_ATTEMPTS must be at least 1"},
 		"not an int":           {map[string]string{"FINDINGS_MAX_WEBHOOKS": "many"}, `FINDINGS_MAX_WEBHOOKS: "many" is not an integer`},
 		"not a duration":       {map[string]string{"FINDINGS_WEBHOOK_POLL": "often"}, `FINDINGS_WEBHOOK_POLL: "often" is not a duration`},

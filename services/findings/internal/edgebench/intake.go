@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -61,9 +62,14 @@ func reportVia(c findingsv1.FindingsIntakeServiceClient, scans []string, prefix 
 // insertDirect returns the floor's request: the same batch written with
 // two COPY statements (findings, then their occurrences) in one
 // transaction, the least a batched insert of these rows can cost. It keeps
-// no idempotency and computes no result.
+// no idempotency and computes no result. Like the service's intake, it
+// writes at most GOMAXPROCS batches at once (store.IntakeSlots tells why),
+// so that both sides pay the same for the database's contention.
 func insertDirect(pool *pgxpool.Pool, org string, scans []string, repos []string, prefix string) func(ctx context.Context, w int, i int64) error {
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
 	return func(ctx context.Context, w int, i int64) error {
+		slots <- struct{}{}
+		defer func() { <-slots }()
 		batch := intakeBatch(prefix, w, i)
 		rows := make([][]any, len(batch))
 		occ := make([][]any, len(batch))

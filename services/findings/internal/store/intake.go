@@ -103,7 +103,12 @@ func (s *Store) Report(ctx context.Context, sc Scan, batch []Reported, autoAppro
 	uniq, firstOf := dedupe(batch)
 	repoKey := sc.repoKey()
 	var byFP map[string]*ReportResult
-	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+	release, err := s.Intake.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	err = db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var err error
 		if byFP, err = s.report(ctx, tx, sc, repoKey, uniq, autoApprove); err != nil {
 			return err

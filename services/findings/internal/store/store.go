@@ -58,7 +58,12 @@ const (
 const nilScan = "00000000-0000-0000-0000-000000000000"
 
 // Store runs the findings queries.
-type Store struct{ Pool *pgxpool.Pool }
+type Store struct {
+	Pool *pgxpool.Pool
+	// Intake bounds how many Report transactions run at once; nil (the
+	// zero value) leaves them unbounded. See IntakeSlots.
+	Intake *IntakeSlots
+}
 
 // Scan is a registered scan.
 type Scan struct {
