@@ -38,10 +38,16 @@ func New(w io.Writer, service string) *slog.Logger {
 		level = slog.LevelError
 	}
 	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})
-	return slog.New(contextHandler{h}).With("service", service)
+	f, _ := w.(flusher)
+	return slog.New(contextHandler{h, f}).With("service", service)
 }
 
-type contextHandler struct{ slog.Handler }
+// contextHandler adds the context's trace, span and request ids, and
+// flushes a batching destination after a record at warn level or above.
+type contextHandler struct {
+	slog.Handler
+	flush flusher
+}
 
 func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
 	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
@@ -50,13 +56,19 @@ func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
 	if id := RequestID(ctx); id != "" {
 		r.AddAttrs(slog.String("request_id", id))
 	}
-	return h.Handler.Handle(ctx, r)
+	err := h.Handler.Handle(ctx, r)
+	if h.flush != nil && r.Level >= slog.LevelWarn {
+		if ferr := h.flush.Flush(); err == nil {
+			err = ferr
+		}
+	}
+	return err
 }
 
 func (h contextHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return contextHandler{h.Handler.WithAttrs(attrs)}
+	return contextHandler{h.Handler.WithAttrs(attrs), h.flush}
 }
 
 func (h contextHandler) WithGroup(name string) slog.Handler {
-	return contextHandler{h.Handler.WithGroup(name)}
+	return contextHandler{h.Handler.WithGroup(name), h.flush}
 }

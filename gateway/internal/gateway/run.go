@@ -17,7 +17,8 @@ import (
 
 // Run runs the gateway until ctx ends.
 func Run(ctx context.Context, version string) error {
-	log := logging.New(os.Stderr, "gateway")
+	log, closeLog := logging.Stderr("gateway")
+	defer closeLog()
 	gogc := gctune.Apply(os.LookupEnv)
 	env := config.FromOS()
 	cfg, err := ReadConfig(env)

@@ -41,7 +41,8 @@ func ReadConfig(env *config.Env) (Config, error) {
 
 // Run runs the auth service until ctx ends.
 func Run(ctx context.Context, version string) error {
-	log := logging.New(os.Stderr, "auth")
+	log, closeLog := logging.Stderr("auth")
+	defer closeLog()
 	gogc := gctune.Apply(os.LookupEnv)
 	cfg, err := ReadConfig(config.FromOS())
 	if err != nil {

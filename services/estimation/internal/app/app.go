@@ -96,7 +96,8 @@ func Run(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
-	log := logging.New(os.Stderr, "estimation")
+	log, closeLog := logging.Stderr("estimation")
+	defer closeLog()
 	sec, id, err := plane.Security(config.FromOS(), "estimation", cfg.Common)
 	if err != nil {
 		return err

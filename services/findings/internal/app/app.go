@@ -108,7 +108,8 @@ func ReadConfig(env *config.Env) (Config, error) {
 
 // Run runs the findings service until ctx ends.
 func Run(ctx context.Context, version string) error {
-	log := logging.New(os.Stderr, "findings")
+	log, closeLog := logging.Stderr("findings")
+	defer closeLog()
 	gogc := gctune.Apply(os.LookupEnv)
 	cfg, err := ReadConfig(config.FromOS())
 	if err != nil {

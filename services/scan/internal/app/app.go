@@ -138,7 +138,8 @@ func ReadConfig(env *config.Env) (Config, error) {
 
 // Run runs the scan service until ctx ends.
 func Run(ctx context.Context, version string) error {
-	log := logging.New(os.Stderr, "scan")
+	log, closeLog := logging.Stderr("scan")
+	defer closeLog()
 	cfg, err := ReadConfig(config.FromOS())
 	if err != nil {
 		return err
