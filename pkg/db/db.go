@@ -21,13 +21,34 @@ type DBTX interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
+// SessionSettings are the server settings every connection of ours runs
+// with, sent when it opens. JIT compilation is off: the services run short
+// statements that read a few index pages, and a plan whose estimated cost
+// crosses jit_above_cost (a list over many keys, say) would spend several
+// milliseconds compiling for a query that runs in one.
+var SessionSettings = map[string]string{"jit": "off"}
+
+// Configure applies SessionSettings to cfg, except those its URL sets.
+func Configure(cfg *pgx.ConnConfig) {
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	for k, v := range SessionSettings {
+		if _, ok := cfg.RuntimeParams[k]; !ok {
+			cfg.RuntimeParams[k] = v
+		}
+	}
+}
+
 // Open connects to url, creating the database when it does not exist yet,
-// with tracing on every query. It waits up to wait for the server to answer.
+// with tracing on every query and SessionSettings. It waits up to wait for
+// the server to answer.
 func Open(ctx context.Context, url string, wait time.Duration) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
 	}
+	Configure(cfg.ConnConfig)
 	cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithDisableSQLStatementInAttributes())
 	deadline := time.Now().Add(wait)
 	for {

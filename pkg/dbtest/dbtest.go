@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/db"
 )
 
 // ServerURL is the PostgreSQL server tests use.
@@ -97,6 +98,17 @@ func databaseURL(cfg *pgx.ConnConfig) string {
 	return fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, cfg.Database)
 }
 
+// Pool opens a pool on url with the settings the services' connections
+// run with (db.SessionSettings).
+func Pool(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	db.Configure(cfg.ConnConfig)
+	return pgxpool.NewWithConfig(ctx, cfg)
+}
+
 // New returns a pool on a fresh database dropped when the test ends.
 func New(t testing.TB) *pgxpool.Pool {
 	t.Helper()
@@ -105,7 +117,7 @@ func New(t testing.TB) *pgxpool.Pool {
 		t.Fatal(err)
 	}
 	t.Cleanup(drop)
-	pool, err := pgxpool.New(context.Background(), url)
+	pool, err := Pool(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +172,7 @@ func Migrated(t testing.TB, key string, migrate func(context.Context, *pgxpool.P
 		t.Fatal(err)
 	}
 	t.Cleanup(drop)
-	pool, err := pgxpool.New(ctx, url)
+	pool, err := Pool(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/vulnscan/vulnscan/pkg/apikey"
+	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/services/findings/internal/store"
 )
 
@@ -40,6 +41,7 @@ func serveFloor(addr string) error {
 		return err
 	}
 	cfg.MaxConns = int32(max(4, runtime.GOMAXPROCS(0)*4))
+	db.Configure(cfg.ConnConfig) // the services' session settings
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return err

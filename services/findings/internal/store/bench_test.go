@@ -101,6 +101,7 @@ func benchDatabase(b *testing.B) (*pgxpool.Pool, string, bool) {
 		b.Fatal(err)
 	}
 	pcfg.ConnConfig.Database = name
+	db.Configure(pcfg.ConnConfig)
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		b.Fatal(err)

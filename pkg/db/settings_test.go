@@ -1,0 +1,50 @@
+package db_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/dbtest"
+)
+
+// TestOpenAppliesSessionSettings: a pool from Open runs every connection
+// with JIT compilation off, unless the URL sets it.
+func TestOpenAppliesSessionSettings(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url, drop, err := dbtest.CreateDatabase(ctx, "vstest")
+	require.NoError(t, err)
+	t.Cleanup(drop)
+
+	tests := []struct {
+		name, url, want string
+	}{
+		{"default", url, "off"},
+		{"set by the url", url + "&jit=on", "on"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pool, err := db.Open(ctx, tt.url, 10*time.Second)
+			require.NoError(t, err)
+			defer pool.Close()
+			// Every connection, not only the first.
+			conns := make([]*pgx.Conn, 0, 3)
+			for range 3 {
+				c, err := pool.Acquire(ctx)
+				require.NoError(t, err)
+				defer c.Release()
+				conns = append(conns, c.Conn())
+			}
+			for _, c := range conns {
+				var jit string
+				require.NoError(t, c.QueryRow(ctx, "SHOW jit").Scan(&jit))
+				require.Equal(t, tt.want, jit)
+			}
+		})
+	}
+}
