@@ -46,6 +46,9 @@ type Filter struct {
 // searchKeys are the keys of the distinct texts and paths a search
 // matches, per key column of the findings: for q the titles, descriptions
 // and paths that contain it, for a file prefix the paths that start with it.
+// Only keys with findings of the filter's severity and state are held (the
+// key counters tell which): the others can match nothing the filter
+// selects, so pages and counts need not read them.
 type searchKeys struct {
 	title, description, file []string
 	// not marks, per column (title, description, file), keys held as their
@@ -62,7 +65,8 @@ type searchKeys struct {
 	// bySeverity holds, per column, the findings with the filter's state
 	// that match through its keys, per severity in Severities' order.
 	bySeverity [3][]int64
-	// hits is the number of matching texts and paths.
+	// hits is the number of keys held, and for a column held as its
+	// complement the number of its matching texts.
 	hits int64
 	// walk is set when a page is better found by walking the scan's
 	// occurrences or the organization's list in order, checking each
@@ -241,6 +245,27 @@ func perSeverity(a string) string {
 	return strings.Join(sums, ", ")
 }
 
+// keySeverityCols renders, for one key's counter rows (alias a), the sums
+// of n with the filter's state ($3) per severity, in Severities' order, as
+// columns s0, s1, …; keySeveritySums sums those columns over the keys.
+func keySeverityCols(a string) string {
+	cols := make([]string, len(Severities))
+	for i, s := range Severities {
+		cols[i] = `sum(` + a + `.n) FILTER (WHERE ` + a + `.severity = '` + strings.ReplaceAll(s, "'", "''") + `' AND ($3 = '' OR ` +
+			a + `.state = $3)) AS s` + strconv.Itoa(i)
+	}
+	return strings.Join(cols, ", ")
+}
+
+// keySeveritySums sums keySeverityCols' columns of alias a.
+func keySeveritySums(a string) string {
+	sums := make([]string, len(Severities))
+	for i := range Severities {
+		sums[i] = `coalesce(sum(` + a + `.s` + strconv.Itoa(i) + `), 0)`
+	}
+	return strings.Join(sums, ", ")
+}
+
 // matchSQL renders matchKeys' statement, a row per column in keyColumns'
 // order, with its arguments.
 func (f Filter) matchSQL(complements bool) (string, []any) {
@@ -264,7 +289,8 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	// findings from the counters, a lookup per key.
 	return `WITH m AS MATERIALIZED (` + match + `),
 		a AS NOT MATERIALIZED (SELECT field, key FROM findings.search_texts WHERE org_id = $1 UNION ALL SELECT 'file', key FROM findings.search_files WHERE org_id = $1)
-		SELECT v.i, h.hits, n.neg, s.keys::text[], x.every, x.some, x.sevs,
+		SELECT v.i, CASE WHEN n.neg THEN h.hits ELSE cardinality(x.live) END, n.neg,
+			(CASE WHEN n.neg THEN s.keys ELSE x.live END)::text[], x.every, x.some, x.sevs,
 			(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = $4)::bigint,
 			(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = '` + nilScan + `')::bigint,
 			(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = '` + nilScan + `'
@@ -279,12 +305,13 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 		CROSS JOIN LATERAL (SELECT coalesce(array_agg(k.key), '{}') AS keys FROM (
 			SELECT a.key FROM a WHERE n.neg AND a.field = v.field AND NOT EXISTS (SELECT 1 FROM m WHERE m.field = v.field AND m.key = a.key)
 			UNION ALL SELECT m.key FROM m WHERE NOT n.neg AND m.field = v.field) k) s
-		CROSS JOIN LATERAL (SELECT coalesce(sum(c.n), 0)::bigint AS every,
-				coalesce(sum(c.n) FILTER (WHERE ($2 = '' OR c.severity = $2) AND ($3 = '' OR c.state = $3)), 0)::bigint AS some,
-				ARRAY[` + perSeverity("c") + `]::bigint[] AS sevs
+		CROSS JOIN LATERAL (SELECT coalesce(sum(c.every), 0)::bigint AS every, coalesce(sum(c.some), 0)::bigint AS some,
+				ARRAY[` + keySeveritySums("c") + `]::bigint[] AS sevs,
+				coalesce(array_agg(k.key) FILTER (WHERE c.some > 0), '{}') AS live
 			FROM unnest(s.keys) k(key) CROSS JOIN LATERAL (
-				SELECT c.n, c.severity, c.state FROM findings.finding_key_counts c
-				WHERE c.org_id = $1 AND c.field = v.field AND c.key = k.key OFFSET 0) c) x
+				SELECT sum(c.n) AS every, sum(c.n) FILTER (WHERE ($2 = '' OR c.severity = $2) AND ($3 = '' OR c.state = $3)) AS some,
+					` + keySeverityCols("c") + `
+				FROM findings.finding_key_counts c WHERE c.org_id = $1 AND c.field = v.field AND c.key = k.key) c) x
 		ORDER BY v.i`, args
 }
 
@@ -485,6 +512,10 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 		f, err := resolve(ctx, q, f)
 		if err != nil {
 			return err
+		}
+		if n, ok := f.keyTotal(); ok && int64(f.Offset) >= n {
+			total = n // the page lies past the matches: nothing to read
+			return nil
 		}
 		pageSQL, pageArgs, totalSQL, totalArgs := f.Queries()
 		b := &pgx.Batch{}
@@ -1013,6 +1044,10 @@ func (s *Store) Count(ctx context.Context, f Filter) (int64, error) {
 		if err != nil {
 			return err
 		}
+		if n, ok := f.keyTotal(); ok {
+			total = n
+			return nil
+		}
 		sql, args := f.countQuery()
 		return q.QueryRow(ctx, sql, args...).Scan(&total)
 	})
@@ -1118,22 +1153,40 @@ func (f Filter) keyCountQuery() (q string, args []any, ok bool) {
 	if !f.keyCounted() {
 		return "", nil, false
 	}
-	var total int64
-	hit := 0
-	for _, n := range f.keys.matched {
-		if n != 0 {
-			total += n
-			hit++
-		}
-	}
-	if hit <= 1 {
-		return `SELECT $1::bigint`, []any{total}, true
+	if n, ok := f.keyTotal(); ok {
+		return `SELECT $1::bigint`, []any{n}, true
 	}
 	if f.keys.not != [3]bool{} {
 		return "", nil, false
 	}
 	union, args := f.keyUnion(false)
 	return `SELECT count(*) FROM (` + union + `) m`, args, true
+}
+
+// keyTotal returns the exact total of a resolved search from what Resolve
+// read: none when its keys leave nothing to match (no column holds a key
+// or a complement), else, when the key counters count f (see keyCounted)
+// and its matches go through one column alone, that column's sum. ok is
+// false otherwise.
+func (f Filter) keyTotal() (n int64, ok bool) {
+	k := f.keys
+	if k == nil {
+		return 0, false
+	}
+	if k.not == [3]bool{} && len(k.title)+len(k.description)+len(k.file) == 0 {
+		return 0, true
+	}
+	if !f.keyCounted() {
+		return 0, false
+	}
+	hit := 0
+	for _, m := range k.matched {
+		if m != 0 {
+			n += m
+			hit++
+		}
+	}
+	return n, hit <= 1
 }
 
 // hourCountQuery renders the exact total of a found_at window whose other

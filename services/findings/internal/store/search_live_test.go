@@ -1,0 +1,156 @@
+package store
+
+import (
+	"context"
+	"crypto/md5"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/vulnscan/vulnscan/pkg/db"
+)
+
+// statements records the statements a pool runs, batched ones included.
+type statements struct {
+	mu   sync.Mutex
+	sqls []string
+}
+
+func (s *statements) record(sql string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sqls = append(s.sqls, sql)
+}
+
+func (s *statements) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	s.record(d.SQL)
+	return ctx
+}
+func (s *statements) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (s *statements) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+func (s *statements) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	s.record(d.SQL)
+}
+func (s *statements) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+// reads returns the statements run since the last call, leaving out the
+// transactions' own.
+func (s *statements) reads() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, q := range s.sqls {
+		if w := strings.ToLower(strings.Fields(q)[0]); w != "begin" && w != "commit" && w != "rollback" {
+			out = append(out, q)
+		}
+	}
+	s.sqls = nil
+	return out
+}
+
+// TestSearchHoldsLiveKeys: a search holds only the keys with findings of
+// its severity and state (a path whose findings are all resolved cannot
+// match an open-state filter), and a search its keys or counters show to
+// be empty, or a page past its total, is answered without reading a page.
+func TestSearchHoldsLiveKeys(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool, sc := reportedScan(t, "l", 40, func(i int, r *Reported) {
+		r.AffectedFile = fmt.Sprintf("src/a%d.go", i%4)
+		r.Verified = true
+	})
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET state = 'resolved' WHERE org_id = $1 AND affected_file IN ('src/a0.go', 'src/a1.go')`,
+		sc.OrgID); err != nil {
+		t.Fatal(err)
+	}
+	key := func(path string) string { return uuid.UUID(md5.Sum([]byte(path))).String() }
+
+	keys := func(f Filter) []string {
+		t.Helper()
+		r, err := s.Resolve(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.Clone(r.keys.file)
+		slices.Sort(got)
+		return got
+	}
+	live := []string{key("src/a2.go"), key("src/a3.go")}
+	slices.Sort(live)
+	all := append(slices.Clone(live), key("src/a0.go"), key("src/a1.go"))
+	slices.Sort(all)
+	for _, tc := range []struct {
+		f    Filter
+		want []string
+	}{
+		{Filter{FilePrefix: "src/a", State: "open"}, live},
+		{Filter{FilePrefix: "src/a", State: "open", ScanID: sc.ID}, live},
+		{Filter{FilePrefix: "src/a"}, all},
+		{Filter{FilePrefix: "src/a0", State: "open"}, nil},
+		{Filter{FilePrefix: "src/a0", State: "resolved"}, []string{key("src/a0.go")}},
+	} {
+		tc.f.OrgID = sc.OrgID
+		if got := keys(tc.f); !slices.Equal(got, tc.want) {
+			t.Errorf("%+v: keys %v, want %v", tc.f, got, tc.want)
+		}
+	}
+
+	// A pool that records what List and Count run.
+	cfg, err := pgxpool.ParseConfig(pool.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Configure(cfg.ConnConfig)
+	rec := &statements{}
+	cfg.ConnConfig.Tracer = rec
+	traced, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(traced.Close)
+	ts := &Store{Pool: traced}
+	for _, tc := range []struct {
+		name     string
+		f        Filter
+		total    int64
+		rows     int
+		pageRead bool
+	}{
+		{"no live key", Filter{FilePrefix: "src/a0", State: "open"}, 0, 0, false},
+		{"no path", Filter{FilePrefix: "lib/"}, 0, 0, false},
+		{"no live key in a scan", Filter{FilePrefix: "src/a1", State: "open", ScanID: sc.ID}, 0, 0, false},
+		{"page past the total", Filter{FilePrefix: "src/a", State: "open", Offset: 20}, 20, 0, false},
+		{"last page", Filter{FilePrefix: "src/a", State: "open", Offset: 15}, 20, 5, true},
+		{"a scan's page", Filter{FilePrefix: "src/a", State: "open", ScanID: sc.ID, Offset: 15}, 20, 5, true},
+	} {
+		f := tc.f
+		f.OrgID, f.SortBy, f.Limit = sc.OrgID, "found_at", 15
+		rec.reads()
+		list, total, err := ts.List(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != tc.total || len(list) != tc.rows {
+			t.Errorf("%s: %d rows total %d, want %d total %d", tc.name, len(list), total, tc.rows, tc.total)
+		}
+		// The resolving statement, then the page and total when read.
+		if got, want := len(rec.reads()), map[bool]int{false: 1, true: 3}[tc.pageRead]; got != want {
+			t.Errorf("%s: List ran %d statements, want %d", tc.name, got, want)
+		}
+		n, err := ts.Count(ctx, f)
+		if err != nil || n != tc.total {
+			t.Errorf("%s: Count %d (%v), want %d", tc.name, n, err, tc.total)
+		}
+		if got := len(rec.reads()); got != 1 && f.ScanID == "" {
+			t.Errorf("%s: Count ran %d statements, want 1", tc.name, got)
+		}
+	}
+}
