@@ -280,7 +280,7 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 		match = `SELECT 'file' AS field, x.key FROM (` + prefixKeys(6) + `) x`
 	} else {
 		args = append(args, f.textArg())
-		match = `SELECT t.field, t.key FROM findings.search_texts t WHERE t.org_id = $1 AND t.body ILIKE $6
+		match = `SELECT t.field, t.key FROM findings.search_texts t WHERE t.org_id = $1 AND t.folded LIKE lower($6)
 			UNION ALL SELECT 'file', x.key FROM (` + fileTextKeys(6) + `) x`
 	}
 	// Per column: the matching texts (m), the column's texts (a), whether
@@ -409,15 +409,17 @@ func (f Filter) keyConds(a string, conds []string, args []any) ([]string, []any)
 // the number of its first argument; the organization is always $1.
 
 // textKeys renders the keys of the titles and descriptions that contain
-// the ILIKE pattern $p (see textArg).
+// the pattern $p (see textArg), case-insensitively: the texts' lowered form
+// (migration 0023) LIKE the lowered pattern, which is what ILIKE does in a
+// multibyte encoding, without lowering each text again.
 func textKeys(p int) string {
-	return `SELECT t.key FROM findings.search_texts t WHERE t.org_id = $1 AND t.body ILIKE $` + strconv.Itoa(p)
+	return `SELECT t.key FROM findings.search_texts t WHERE t.org_id = $1 AND t.folded LIKE lower($` + strconv.Itoa(p) + `)`
 }
 
-// fileTextKeys renders the keys of the paths that contain the ILIKE
-// pattern $p.
+// fileTextKeys renders the keys of the paths that contain the pattern $p,
+// case-insensitively as textKeys.
 func fileTextKeys(p int) string {
-	return `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND t.path ILIKE $` + strconv.Itoa(p)
+	return `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND t.folded LIKE lower($` + strconv.Itoa(p) + `)`
 }
 
 // prefixKeys renders the keys of the paths that start with $p+2, byte for
@@ -429,7 +431,7 @@ func prefixKeys(p int) string {
 		` AND (` + hi + ` = '' OR t.path COLLATE "C" < ` + hi + `) AND starts_with(t.path, ` + pre + `)`
 }
 
-// textArg is the ILIKE pattern of q: q is a case-insensitive substring of
+// textArg is the LIKE pattern of q: q is a case-insensitive substring of
 // the title, the description or the affected file, each on its own, every
 // character of q standing for itself.
 func (f Filter) textArg() string { return "%" + EscapeLike(f.Text) + "%" }

@@ -154,3 +154,49 @@ func TestSearchHoldsLiveKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixComplement: a file prefix that most of the organization's
+// paths start with is held as the paths that do not, and pages and totals
+// are those of the findings whose file starts with it.
+func TestPrefixComplement(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	n := 3 * complementMin
+	s, pool, sc := reportedScan(t, "p", n, func(i int, r *Reported) {
+		r.AffectedFile, r.Verified = fmt.Sprintf("src/p%d.go", i), true
+		if i%9 == 0 {
+			r.AffectedFile = fmt.Sprintf("src%d.go", i) // shares the prefix's bytes, not the prefix
+		}
+	})
+	m, err := matchKeys(ctx, pool, Filter{OrgID: sc.OrgID, FilePrefix: "src/"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.not != [3]bool{false, false, true} || len(m.file) != (n+8)/9 {
+		t.Fatalf("paths not held as a complement: %v, %d keys", m.not, len(m.file))
+	}
+	for _, f := range []Filter{
+		{SortBy: "found_at", Desc: true, Limit: 15, Offset: 15},
+		{Severity: "high", SortBy: "severity", Limit: 5, Offset: 2},
+		{ScanID: sc.ID, SortBy: "updated_at", Limit: 7, Offset: 30},
+	} {
+		f.OrgID, f.FilePrefix = sc.OrgID, "src/"
+		var want []string
+		if err := pool.QueryRow(ctx, `SELECT coalesce(array_agg(id::text ORDER BY `+f.orderBy("f")+`), '{}') FROM findings.findings f
+			WHERE org_id = $1 AND starts_with(affected_file, 'src/') AND ($2 = '' OR severity = $2)`, sc.OrgID, f.Severity).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		got, total, err := s.List(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, fd := range got {
+			ids = append(ids, fd.ID)
+		}
+		page := want[min(f.Offset, len(want)):min(f.Offset+f.Limit, len(want))]
+		if total != int64(len(want)) || !slices.Equal(ids, page) || len(page) == 0 {
+			t.Errorf("%+v: %d rows total %d, want %d rows total %d", f, len(ids), total, len(page), len(want))
+		}
+	}
+}
