@@ -31,7 +31,10 @@ type leases struct {
 	batch  int
 	period time.Duration // how long a replica serves a lease locally
 	max    int           // keys remembered locally
-	now    func() time.Time
+	// timeout bounds a take that calls the script, from its start; a
+	// request served from its lease makes no call and sets up no deadline.
+	timeout time.Duration
+	now     func() time.Time
 
 	mu   sync.Mutex
 	keys map[string]*lease
@@ -54,7 +57,7 @@ const leasePeriod = 500 * time.Millisecond
 
 func newLeases(rdb redis.Scripter, rate float64, burst int) *leases {
 	return &leases{rdb: rdb, rate: rate, burst: burst, batch: min(maxLeaseBatch, max(1, burst/8)), period: leasePeriod,
-		max: 100000, now: time.Now, keys: map[string]*lease{}}
+		max: 100000, timeout: redisTimeout, now: time.Now, keys: map[string]*lease{}}
 }
 
 // leaseScript refills the bucket at KEYS[1] to the server's clock, puts back
@@ -91,8 +94,14 @@ return {got, math.floor(tokens), wait}
 // otherwise from a new lease. It says whether the request is allowed, about
 // how many tokens the key has left (the shared bucket when the lease was
 // taken plus the lease), and, when refused, how long until a token is back.
-// An error means Redis did not answer; nothing was spent then.
+// An error means Redis did not answer within the timeout; nothing was spent
+// then.
 func (l *leases) take(ctx context.Context, key string) (allowed bool, left int, wait time.Duration, err error) {
+	// The timeout counts from here, waiting for the lease's lock included:
+	// requests queued behind a script call that hangs fail in turn when
+	// theirs is spent, instead of each waiting its own timeout after the
+	// previous one's.
+	deadline := time.Now().Add(l.timeout)
 	ls := l.lease(key)
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
@@ -103,7 +112,9 @@ func (l *leases) take(ctx context.Context, key string) (allowed bool, left int, 
 	}
 	give := ls.tokens // an ended lease's unserved tokens go back
 	ls.tokens = 0     // and are dropped if Redis does not take them
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	res, err := leaseScript.Run(ctx, l.rdb, []string{key}, l.rate, l.burst, l.batch, give).Int64Slice()
+	cancel()
 	if err != nil {
 		return false, 0, 0, fmt.Errorf("lease rate-limit tokens: %w", err)
 	}

@@ -172,3 +172,47 @@ func TestRateLimitFallsBackWhenRedisIsDown(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, 39, left)
 }
+
+// deadlineScripter answers the lease script with a lease of tokens and
+// records whether each call's context had a deadline.
+type deadlineScripter struct {
+	redis.Scripter
+	tokens    int64
+	calls     int
+	deadlines []time.Duration // left at each call; 0 without a deadline
+}
+
+func (d *deadlineScripter) EvalSha(ctx context.Context, _ string, _ []string, _ ...any) *redis.Cmd {
+	d.calls++
+	var left time.Duration
+	if dl, ok := ctx.Deadline(); ok {
+		left = time.Until(dl)
+	}
+	d.deadlines = append(d.deadlines, left)
+	cmd := redis.NewCmd(ctx)
+	cmd.SetVal([]any{d.tokens, int64(100), int64(0)})
+	return cmd
+}
+
+// TestLeaseDeadlineOnlyOnScriptCalls: the call to Redis that takes a
+// lease runs under the lease timeout whatever the request's context, and a
+// request served from its lease calls nothing and allocates nothing.
+func TestLeaseDeadlineOnlyOnScriptCalls(t *testing.T) {
+	rdb := &deadlineScripter{tokens: 1000}
+	s := &sharedLimit{shared: newLeases(rdb, 20, 40), local: newBuckets(1, 2, 10), log: discardLog()}
+	r := keyRequest(uuid.NewString())
+	ok, _, _, inProcess := s.take(r, "k", "k")
+	require.True(t, ok)
+	require.False(t, inProcess)
+	require.Equal(t, 1, rdb.calls)
+	require.Greater(t, rdb.deadlines[0], time.Duration(0), "the script call has no deadline")
+	require.LessOrEqual(t, rdb.deadlines[0], redisTimeout)
+
+	allocs := testing.AllocsPerRun(100, func() {
+		if ok, _, _, _ := s.take(r, "k", "k"); !ok {
+			t.Fatal("refused from a lease with tokens")
+		}
+	})
+	require.Equal(t, 1, rdb.calls, "a request with a lease called Redis")
+	require.Zero(t, allocs, "a request served from its lease allocates")
+}

@@ -323,9 +323,7 @@ type sharedLimit struct {
 // in-process bucket when Redis fails (inProcess). It says whether the
 // request is allowed, what is left of the burst, and how long to wait.
 func (s *sharedLimit) take(r *http.Request, redisKey, localKey string) (allowed bool, left int, wait time.Duration, inProcess bool) {
-	ctx, cancel := context.WithTimeout(r.Context(), redisTimeout)
-	allowed, left, wait, err := s.shared.take(ctx, redisKey)
-	cancel()
+	allowed, left, wait, err := s.shared.take(r.Context(), redisKey)
 	if err == nil {
 		return allowed, left, wait, false
 	}
