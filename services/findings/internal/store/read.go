@@ -338,8 +338,20 @@ func (f Filter) where() (string, []any) {
 		args = append(args, v)
 		conds = append(conds, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
 	}
-	if f.Severity != "" {
+	switch {
+	case f.Severity != "" && f.SortBy == "updated_at":
+		// findings_list_sev_updated and _sev_state_updated hold the
+		// severity itself in update order.
 		add("f.severity = ?", f.Severity)
+	case f.Severity != "":
+		// The rank stands for the severity (one each): findings_list_rank
+		// and _state_rank yield found_at order within it, and the search
+		// indexes carry it, so the page stays an index-only scan (migration
+		// 0024 dropped the indexes on the severity name in found_at order).
+		if !slices.Contains(Severities, f.Severity) {
+			conds = append(conds, "false")
+		}
+		add("f.severity_rank = ?", SeverityRank(f.Severity))
 	}
 	if f.State != "" {
 		add("f.state = ?", f.State)
@@ -1219,9 +1231,13 @@ func (f Filter) hourCountQuery() (q string, args []any, ok bool) {
 	hourConds := []string{"org_id = $1"}
 	rowConds := []string{"f.org_id = $1", "f.verification_status = 'approved'"}
 	if f.Severity != "" {
-		p := add(f.Severity)
-		hourConds = append(hourConds, "severity = "+p)
-		rowConds = append(rowConds, "f.severity = "+p)
+		hourConds = append(hourConds, "severity = "+add(f.Severity))
+		// The rank, which findings_list_found carries: the partial hours
+		// are counted from the index alone.
+		if !slices.Contains(Severities, f.Severity) {
+			rowConds = append(rowConds, "false")
+		}
+		rowConds = append(rowConds, "f.severity_rank = "+add(SeverityRank(f.Severity)))
 	}
 	if f.State != "" {
 		p := add(f.State)
