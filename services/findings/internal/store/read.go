@@ -239,8 +239,7 @@ func matchKeys(ctx context.Context, q db.DBTX, f Filter, complements bool) (matc
 func perSeverity(a string) string {
 	sums := make([]string, len(Severities))
 	for i, s := range Severities {
-		sums[i] = `coalesce(sum(` + a + `.n) FILTER (WHERE ` + a + `.severity = '` + strings.ReplaceAll(s, "'", "''") + `' AND ($3 = '' OR ` +
-			a + `.state = $3)), 0)`
+		sums[i] = `coalesce(` + severitySum(a, s) + `, 0)`
 	}
 	return strings.Join(sums, ", ")
 }
@@ -251,10 +250,15 @@ func perSeverity(a string) string {
 func keySeverityCols(a string) string {
 	cols := make([]string, len(Severities))
 	for i, s := range Severities {
-		cols[i] = `sum(` + a + `.n) FILTER (WHERE ` + a + `.severity = '` + strings.ReplaceAll(s, "'", "''") + `' AND ($3 = '' OR ` +
-			a + `.state = $3)) AS s` + strconv.Itoa(i)
+		cols[i] = severitySum(a, s) + ` AS s` + strconv.Itoa(i)
 	}
 	return strings.Join(cols, ", ")
+}
+
+// severitySum renders the sum of n over counter rows (alias a) of severity
+// s with the filter's state ($3).
+func severitySum(a, s string) string {
+	return `sum(` + a + `.n) FILTER (WHERE ` + a + `.severity = '` + strings.ReplaceAll(s, "'", "''") + `' AND ($3 = '' OR ` + a + `.state = $3))`
 }
 
 // keySeveritySums sums keySeverityCols' columns of alias a.
