@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/vulnscan/vulnscan/pkg/principal"
+	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 )
 
 // withIdentity adds to an outgoing call the token asserting the request's
@@ -44,5 +45,23 @@ func signStream(s *principal.Signer) grpc.StreamClientInterceptor {
 			return nil, err
 		}
 		return streamer(ctx, desc, cc, method, opts...)
+	}
+}
+
+// forgetOnRevoke calls forget once a key revocation made through this
+// replica has succeeded, before its answer goes back: the auth service has
+// written the revocation to Redis (or, when Redis is down, holds it in its
+// database) by then, so the replica's next lookup of any key sees it. The
+// announcement on Redis evicts the revoked keys on every replica, this one
+// included, but a client's next request could reach this replica before
+// the announcement does; forgetting every cached key (a lookup in Redis
+// each, once) makes the revocation immediate here whatever the timing.
+func forgetOnRevoke(forget func()) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		err := invoker(ctx, method, req, reply, cc, opts...)
+		if err == nil && method == authv1.AuthService_RevokeAPIKey_FullMethodName {
+			forget()
+		}
+		return err
 	}
 }
