@@ -21,19 +21,19 @@ type DBTX interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// SessionSettings are the server settings every connection of ours runs
+// sessionSettings are the server settings every connection of ours runs
 // with, sent when it opens. JIT compilation is off: the services run short
 // statements that read a few index pages, and a plan whose estimated cost
 // crosses jit_above_cost (a list over many keys, say) would spend several
 // milliseconds compiling for a query that runs in one.
-var SessionSettings = map[string]string{"jit": "off"}
+var sessionSettings = map[string]string{"jit": "off"}
 
-// Configure applies SessionSettings to cfg, except those its URL sets.
+// Configure applies sessionSettings to cfg, except those its URL sets.
 func Configure(cfg *pgx.ConnConfig) {
 	if cfg.RuntimeParams == nil {
 		cfg.RuntimeParams = map[string]string{}
 	}
-	for k, v := range SessionSettings {
+	for k, v := range sessionSettings {
 		if _, ok := cfg.RuntimeParams[k]; !ok {
 			cfg.RuntimeParams[k] = v
 		}
@@ -41,7 +41,7 @@ func Configure(cfg *pgx.ConnConfig) {
 }
 
 // Open connects to url, creating the database when it does not exist yet,
-// with tracing on every query and SessionSettings. It waits up to wait for
+// with tracing on every query and sessionSettings. It waits up to wait for
 // the server to answer.
 func Open(ctx context.Context, url string, wait time.Duration) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)

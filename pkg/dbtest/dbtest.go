@@ -99,7 +99,7 @@ func databaseURL(cfg *pgx.ConnConfig) string {
 }
 
 // Pool opens a pool on url with the settings the services' connections
-// run with (db.SessionSettings).
+// run with (db.Configure).
 func Pool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {

@@ -158,3 +158,17 @@ func (u *unit) audit(id string) []auditRow {
 	require.NoError(u.t, err)
 	return out
 }
+
+// listIDs returns the ids of List's page of f, in order, and its total.
+func listIDs(t *testing.T, s *Store, f Filter) ([]string, int64) {
+	t.Helper()
+	got, total, err := s.List(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, fd := range got {
+		ids = append(ids, fd.ID)
+	}
+	return ids, total
+}

@@ -42,14 +42,7 @@ func TestSeverityFilterByRank(t *testing.T) {
 						t.Fatal(err)
 					}
 					name := fmt.Sprintf("severity=%s state=%q sort=%s window=%t", sev, state, sortBy, window)
-					got, total, err := s.List(ctx, f)
-					if err != nil {
-						t.Fatal(err)
-					}
-					var ids []string
-					for _, fd := range got {
-						ids = append(ids, fd.ID)
-					}
+					ids, total := listIDs(t, s, f)
 					if !slices.Equal(ids, want) || total != int64(len(want)) {
 						t.Errorf("%s: %d rows total %d, want %d", name, len(ids), total, len(want))
 					}

@@ -334,6 +334,16 @@ func (f Filter) searchCounted() bool {
 		f.Tag == "" && f.FilePrefix == "" && f.Text == ""
 }
 
+// rankIs renders the condition that the severity rank column col holds
+// severity s's rank (the parameter ?), with that rank: never true for an
+// unknown severity, which has no rank.
+func rankIs(col, s string) (cond string, rank int) {
+	if !slices.Contains(Severities, s) {
+		return "false AND " + col + " = ?", 0
+	}
+	return col + " = ?", SeverityRank(s)
+}
+
 // where renders the filter's conditions and arguments.
 func (f Filter) where() (string, []any) {
 	args := []any{f.OrgID}
@@ -352,10 +362,7 @@ func (f Filter) where() (string, []any) {
 		// and _state_rank yield found_at order within it, and the search
 		// indexes carry it, so the page stays an index-only scan (migration
 		// 0024 dropped the indexes on the severity name in found_at order).
-		if !slices.Contains(Severities, f.Severity) {
-			conds = append(conds, "false")
-		}
-		add("f.severity_rank = ?", SeverityRank(f.Severity))
+		add(rankIs("f.severity_rank", f.Severity))
 	}
 	if f.State != "" {
 		add("f.state = ?", f.State)
@@ -856,10 +863,7 @@ func (f Filter) scanWhere(keys bool) (string, []any) {
 		conds = append(conds, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
 	}
 	if f.Severity != "" {
-		if !slices.Contains(Severities, f.Severity) {
-			conds = append(conds, "false")
-		}
-		add("o.severity_rank = ?", SeverityRank(f.Severity))
+		add(rankIs("o.severity_rank", f.Severity))
 	}
 	if f.State != "" {
 		add("o.state = ?", f.State)
@@ -998,10 +1002,7 @@ func (f Filter) tagFrom() (string, []any) {
 	conds = append(conds, "t.org_id = $1", "t.approved")
 	add("t.tag = ?", f.Tag)
 	if f.Severity != "" {
-		if !slices.Contains(Severities, f.Severity) {
-			conds = append(conds, "false")
-		}
-		add("t.severity_rank = ?", SeverityRank(f.Severity))
+		add(rankIs("t.severity_rank", f.Severity))
 	}
 	if f.State != "" {
 		add("t.state = ?", f.State)
@@ -1033,11 +1034,9 @@ func (f Filter) scanPage() (string, []any) {
 	args := []any{f.OrgID, f.ScanID}
 	conds := []string{"o.scan_id = $2", "o.approved"}
 	if f.Severity != "" {
-		if !slices.Contains(Severities, f.Severity) {
-			conds = append(conds, "false")
-		}
-		args = append(args, SeverityRank(f.Severity))
-		conds = append(conds, "o.severity_rank = $"+strconv.Itoa(len(args)))
+		cond, rank := rankIs("o.severity_rank", f.Severity)
+		args = append(args, rank)
+		conds = append(conds, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
 	}
 	if f.State != "" {
 		args = append(args, f.State)
@@ -1238,10 +1237,8 @@ func (f Filter) hourCountQuery() (q string, args []any, ok bool) {
 		hourConds = append(hourConds, "severity = "+add(f.Severity))
 		// The rank, which findings_list_found carries: the partial hours
 		// are counted from the index alone.
-		if !slices.Contains(Severities, f.Severity) {
-			rowConds = append(rowConds, "false")
-		}
-		rowConds = append(rowConds, "f.severity_rank = "+add(SeverityRank(f.Severity)))
+		cond, rank := rankIs("f.severity_rank", f.Severity)
+		rowConds = append(rowConds, strings.ReplaceAll(cond, "?", add(rank)))
 	}
 	if f.State != "" {
 		p := add(f.State)

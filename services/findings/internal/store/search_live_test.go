@@ -186,14 +186,7 @@ func TestPrefixComplement(t *testing.T) {
 			WHERE org_id = $1 AND starts_with(affected_file, 'src/') AND ($2 = '' OR severity = $2)`, sc.OrgID, f.Severity).Scan(&want); err != nil {
 			t.Fatal(err)
 		}
-		got, total, err := s.List(ctx, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ids []string
-		for _, fd := range got {
-			ids = append(ids, fd.ID)
-		}
+		ids, total := listIDs(t, s, f)
 		page := want[min(f.Offset, len(want)):min(f.Offset+f.Limit, len(want))]
 		if total != int64(len(want)) || !slices.Equal(ids, page) || len(page) == 0 {
 			t.Errorf("%+v: %d rows total %d, want %d rows total %d", f, len(ids), total, len(page), len(want))
