@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/vulnscan/vulnscan/pkg/telemetry"
 )
 
 // DBTX is what queries need: a pool, a connection or a transaction.
@@ -41,15 +43,19 @@ func Configure(cfg *pgx.ConnConfig) {
 }
 
 // Open connects to url, creating the database when it does not exist yet,
-// with tracing on every query and sessionSettings. It waits up to wait for
-// the server to answer.
+// with sessionSettings and, when spans are exported, a span for every
+// query (without an exporter none would be recorded, and the tracer's
+// non-recording spans cost a few percent of a short read). It waits up to
+// wait for the server to answer.
 func Open(ctx context.Context, url string, wait time.Duration) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
 	}
 	Configure(cfg.ConnConfig)
-	cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithDisableSQLStatementInAttributes())
+	if telemetry.Exporting() {
+		cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithDisableSQLStatementInAttributes())
+	}
 	deadline := time.Now().Add(wait)
 	for {
 		pool, err := connect(ctx, cfg)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/exaring/otelpgx"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
@@ -46,5 +47,31 @@ func TestOpenAppliesSessionSettings(t *testing.T) {
 				require.Equal(t, tt.want, jit)
 			}
 		})
+	}
+}
+
+// TestOpenTracesQueriesOnlyWhenExporting: queries get spans (otelpgx) only
+// when spans are exported; otherwise the pool has no tracer to pay for.
+func TestOpenTracesQueriesOnlyWhenExporting(t *testing.T) {
+	ctx := context.Background()
+	url, drop, err := dbtest.CreateDatabase(ctx, "vstest")
+	require.NoError(t, err)
+	t.Cleanup(drop)
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+	for _, exporting := range []bool{false, true} {
+		endpoint := ""
+		if exporting {
+			endpoint = "http://127.0.0.1:1" // never dialled: no span is exported here
+		}
+		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
+		pool, err := db.Open(ctx, url, 10*time.Second)
+		require.NoError(t, err)
+		tracer := pool.Config().ConnConfig.Tracer
+		pool.Close()
+		if exporting {
+			require.IsType(t, &otelpgx.Tracer{}, tracer)
+		} else {
+			require.Nil(t, tracer)
+		}
 	}
 }

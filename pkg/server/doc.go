@@ -2,7 +2,9 @@
 // the interceptor chain (recovery → request id → logging → metrics → error
 // translation → authorization guard, authz.go; the guard also on streams),
 // a separate admin listener for services that have one, tracing
-// through the otelgrpc stats handler with health checks filtered out, the
+// through the otelgrpc stats handler with health checks filtered out when
+// spans are exported, else through handlers that only propagate the trace
+// (tracing.go), the
 // grpc.health.v1 service, a Prometheus /metrics listener, background workers,
 // and graceful shutdown (health NOT_SERVING, GracefulStop, then the rest).
 package server

@@ -14,7 +14,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -142,9 +141,8 @@ func New(name string, log *slog.Logger, grpcAddr, metricsAddr string, sec Securi
 	m := NewRPCMetrics(reg)
 	newServer := func(policy Policy) *grpc.Server {
 		g := guard{policy: policy, verifier: sec.Verifier}
-		return grpc.NewServer(
+		return grpc.NewServer(append(serverTracing(),
 			grpc.Creds(credentials.NewTLS(sec.Identity.ServerConfig())),
-			grpc.StatsHandler(otelgrpc.NewServerHandler(otelgrpc.WithFilter(notHealth))),
 			grpc.MaxRecvMsgSize(MaxMessageSize),
 			grpc.MaxSendMsgSize(MaxMessageSize),
 			grpc.NumStreamWorkers(StreamWorkers()),
@@ -168,7 +166,7 @@ func New(name string, log *slog.Logger, grpcAddr, metricsAddr string, sec Securi
 				g.stream,
 				streamRecoveryInterceptor(log),
 			),
-		)
+		)...)
 	}
 	gs := newServer(sec.Policy)
 	hs := health.NewServer()
@@ -307,13 +305,12 @@ func DialUnlisted(addr string, id *mtls.Identity, server string, extra ...grpc.D
 	if id == nil {
 		return nil, fmt.Errorf("dial %s: no client identity", server)
 	}
-	cc, err := grpc.NewClient(addr, append([]grpc.DialOption{
+	cc, err := grpc.NewClient(addr, append(append(clientTracing(),
 		grpc.WithTransportCredentials(credentials.NewTLS(id.ClientConfig(server))),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
 		grpc.WithChainUnaryInterceptor(propagateRequestID),
 		grpc.WithChainStreamInterceptor(propagateRequestIDStream),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)),
-	}, extra...)...)
+	), extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
 	}

@@ -181,12 +181,22 @@ func accessLog(log *slog.Logger, tracer trace.Tracer) func(http.Handler) http.Ha
 				}
 			}
 			span.End()
-			attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.status,
-				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds()) / 1000, "remote", r.RemoteAddr}
+			// Typed attributes, not key-value arguments (no boxing, no
+			// argument slice), handed to the handler as a record without a
+			// caller (the access line has no source location to look up).
+			attrs := [7]slog.Attr{slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", rec.status),
+				slog.Int("bytes", rec.bytes), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+				slog.String("remote", r.RemoteAddr)}
+			na := 6
 			if c, ok := r.Context().Value(clientRequestIDKey{}).(string); ok {
-				attrs = append(attrs, "client_request_id", c)
+				attrs[na] = slog.String("client_request_id", c)
+				na++
 			}
-			log.InfoContext(ctx, "http", attrs...)
+			if h := log.Handler(); h.Enabled(ctx, slog.LevelInfo) {
+				line := slog.NewRecord(time.Now(), slog.LevelInfo, "http", 0)
+				line.AddAttrs(attrs[:na]...)
+				_ = h.Handle(ctx, line)
+			}
 		})
 	}
 }

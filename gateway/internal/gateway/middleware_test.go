@@ -100,6 +100,8 @@ func TestRequestIDAndAccessLogLine(t *testing.T) {
 		var line map[string]any
 		require.NoError(t, json.Unmarshal(out.Bytes(), &line), "%s: one JSON line: %s", tc.name, out.String())
 		require.Equal(t, "http", line["msg"], tc.name)
+		require.Equal(t, "INFO", line["level"], tc.name)
+		require.Contains(t, line, "time", tc.name)
 		require.Equal(t, tc.method, line["method"], tc.name)
 		require.Equal(t, tc.path, line["path"], tc.name)
 		require.EqualValues(t, tc.status, line["status"], tc.name)
