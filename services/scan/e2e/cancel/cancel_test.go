@@ -71,7 +71,9 @@ func TestCancel(t *testing.T) {
 	require.EqualValues(t, 0, r.JSON()["credits_refunded"])
 	sys.Await(t, target.Aborted, 2*time.Minute, "the worker giving up the live target's request")
 	sys.WaitScanJob(t, running)
-	require.True(t, hasLogLine(running, "stopped a cancelled scan"), "the worker stopped because the scan was cancelled, not because a request timed out")
+	// Info lines are written in batches, up to 50 ms after they are logged.
+	require.Eventually(t, func() bool { return hasLogLine(running, "stopped a cancelled scan") }, 10*time.Second, 20*time.Millisecond,
+		"the worker stopped because the scan was cancelled, not because a request timed out")
 	requests := target.Hits()
 
 	// The worker is free now: the cancelled pending scans never start.
