@@ -74,6 +74,25 @@ func (c *LRU) Delete(hash string) {
 	}
 }
 
+// DeleteFunc drops every entry for which drop is true and returns how many
+// it dropped. It visits each entry under the lock: it is for rare
+// operations (a key revocation), not the request path.
+func (c *LRU) DeleteFunc(drop func(Entry) bool) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for el := c.ll.Front(); el != nil; {
+		next := el.Next()
+		if it := el.Value.(*lruItem); drop(it.e) {
+			c.ll.Remove(el)
+			delete(c.items, it.hash)
+			n++
+		}
+		el = next
+	}
+	return n
+}
+
 // Clear drops everything.
 func (c *LRU) Clear() {
 	c.mu.Lock()

@@ -58,3 +58,29 @@ func TestLRUExpiryAndDelete(t *testing.T) {
 	c.Clear()
 	require.Zero(t, c.Len())
 }
+
+func TestLRUDeleteFunc(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	later := now.Add(time.Minute)
+	c := NewLRU(10)
+	for _, h := range []string{"a", "b", "c", "d"} {
+		id := "keep"
+		if h == "b" || h == "d" {
+			id = "drop"
+		}
+		c.Put(h, Entry{Status: string(vocab.KeyActive), KeyID: id}, later)
+	}
+	require.Equal(t, 2, c.DeleteFunc(func(e Entry) bool { return e.KeyID == "drop" }))
+	require.Equal(t, 2, c.Len())
+	for h, want := range map[string]bool{"a": true, "b": false, "c": true, "d": false} {
+		_, ok := c.Get(h, now)
+		require.Equal(t, want, ok, h)
+	}
+	// What is left still evicts in order: the list and the map agree.
+	for i := range 10 {
+		c.Put(fmt.Sprintf("n%d", i), Entry{}, later)
+	}
+	require.Equal(t, 10, c.Len())
+	require.Zero(t, c.DeleteFunc(func(e Entry) bool { return e.KeyID == "drop" }))
+}

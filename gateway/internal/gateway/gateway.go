@@ -68,7 +68,7 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	g.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for name, addr := range map[string]string{"auth": cfg.AuthAddr, "estimation": cfg.EstimationAddr, "scan": cfg.ScanAddr, "findings": cfg.FindingsAddr} {
 		cc, err := server.Dial(addr, cfg.Identity, name,
-			grpc.WithChainUnaryInterceptor(signUnary(cfg.Signer), forgetOnRevoke(func() { g.Verifier.Flush() })),
+			grpc.WithChainUnaryInterceptor(signUnary(cfg.Signer), forgetOnRevoke(func(org string) { g.Verifier.ForgetOrganization(org) })),
 			grpc.WithChainStreamInterceptor(signStream(cfg.Signer)))
 		if err != nil {
 			g.Close()

@@ -48,19 +48,25 @@ func signStream(s *principal.Signer) grpc.StreamClientInterceptor {
 	}
 }
 
-// forgetOnRevoke calls forget once a key revocation made through this
-// replica has succeeded, before its answer goes back: the auth service has
-// written the revocation to Redis (or, when Redis is down, holds it in its
-// database) by then, so the replica's next lookup of any key sees it. The
-// announcement on Redis evicts the revoked keys on every replica, this one
-// included, but a client's next request could reach this replica before
-// the announcement does; forgetting every cached key (a lookup in Redis
-// each, once) makes the revocation immediate here whatever the timing.
-func forgetOnRevoke(forget func()) grpc.UnaryClientInterceptor {
+// forgetOnRevoke calls forget with the caller's organization once a key
+// revocation made through this replica has succeeded, before its answer
+// goes back: the auth service has written the revocation to Redis (or,
+// when Redis is down, holds it in its database) by then, so the replica's
+// next lookup of a revoked key sees it. The announcement on Redis evicts
+// the revoked keys on every replica, this one included, but a client's
+// next request could reach this replica before the announcement does.
+// Forgetting the organization's cached keys (a lookup in Redis each, once)
+// makes the revocation immediate here whatever the timing: the revoked key
+// and every key it created, which it revokes too, are keys of the caller's
+// organization, and the request does not name the latter. Other
+// organizations' keys stay cached. Without a caller, which an
+// authenticated revocation always has, every key is forgotten.
+func forgetOnRevoke(forget func(orgID string)) grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		err := invoker(ctx, method, req, reply, cc, opts...)
 		if err == nil && method == authv1.AuthService_RevokeAPIKey_FullMethodName {
-			forget()
+			p, _ := principalFrom(ctx)
+			forget(p.OrgID)
 		}
 		return err
 	}

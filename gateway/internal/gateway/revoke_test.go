@@ -13,6 +13,7 @@ import (
 	"github.com/vulnscan/vulnscan/gateway/internal/keyauth"
 	"github.com/vulnscan/vulnscan/pkg/apikey"
 	"github.com/vulnscan/vulnscan/pkg/keycache"
+	"github.com/vulnscan/vulnscan/pkg/principal"
 	"github.com/vulnscan/vulnscan/pkg/redistest"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 )
@@ -20,7 +21,10 @@ import (
 // TestRevocationThroughReplicaIsImmediate: a key this replica holds as
 // active is refused on the next request once a revocation made through the
 // replica succeeds, even when the announcement has not reached it (no
-// listener runs here); a failed revocation or another call forgets nothing.
+// listener runs here), and so is every other key of the caller's
+// organization (the keys the revoked one created are revoked with it); a
+// failed revocation or another call forgets nothing, and other
+// organizations' keys stay cached.
 func TestRevocationThroughReplicaIsImmediate(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.Client(t)
@@ -33,6 +37,17 @@ func TestRevocationThroughReplicaIsImmediate(t *testing.T) {
 	t.Cleanup(func() { rdb.Del(ctx, keycache.Key(hash)) })
 	_, err = v.Verify(ctx, key) // now held in process
 	require.NoError(t, err)
+	cached := func(id, org string) string {
+		k, _, h, err := apikey.Generate()
+		require.NoError(t, err)
+		e, _ := json.Marshal(keycache.Entry{Status: "active", KeyID: id, OrgID: org, Scopes: []string{"read"}})
+		require.NoError(t, rdb.Set(ctx, keycache.Key(h), e, keycache.TTL).Err())
+		t.Cleanup(func() { rdb.Del(ctx, keycache.Key(h)) })
+		_, err = v.Verify(ctx, k)
+		require.NoError(t, err)
+		return k
+	}
+	sibling, stranger := cached("child", "o"), cached("s", "p")
 
 	// The auth service records the revocation in Redis; this replica has
 	// not heard the announcement.
@@ -41,19 +56,30 @@ func TestRevocationThroughReplicaIsImmediate(t *testing.T) {
 	_, err = v.Verify(ctx, key)
 	require.NoError(t, err, "the fixture needs the replica's own copy to be stale")
 
-	intercept := forgetOnRevoke(v.Flush)
-	call := func(method string, fail error) {
-		err := intercept(ctx, method, nil, nil, nil, func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error {
+	intercept := forgetOnRevoke(v.ForgetOrganization)
+	caller := context.WithValue(ctx, principalKey, principal.Principal{OrgID: "O", KeyID: "caller"}) // ids compare as UUIDs do, whatever their case
+	revoke := &authv1.RevokeAPIKeyRequest{Id: "k"}
+	call := func(method string, req any, fail error) {
+		err := intercept(caller, method, req, nil, nil, func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error {
 			return fail
 		})
 		require.Equal(t, fail, err)
 	}
-	call(authv1.AuthService_RevokeAPIKey_FullMethodName, errors.New("refused"))
-	call(authv1.AuthService_GetCredits_FullMethodName, nil)
+	call(authv1.AuthService_RevokeAPIKey_FullMethodName, revoke, errors.New("refused"))
+	call(authv1.AuthService_GetCredits_FullMethodName, &authv1.GetCreditsRequest{}, nil)
 	_, err = v.Verify(ctx, key)
-	require.NoError(t, err, "a failed revocation or another call forgot the cache")
+	require.NoError(t, err, "a failed revocation or another call forgot the key")
 
-	call(authv1.AuthService_RevokeAPIKey_FullMethodName, nil)
+	require.True(t, v.Active(sibling))
+
+	call(authv1.AuthService_RevokeAPIKey_FullMethodName, revoke, nil)
+	require.True(t, v.Active(stranger), "another organization's key stays cached")
+	require.False(t, v.Active(sibling), "the organization's other keys are looked up again")
 	_, err = v.Verify(ctx, key)
 	require.ErrorIs(t, err, keyauth.ErrRevoked)
+
+	// Without a caller the organization is unknown: every key is forgotten.
+	require.NoError(t, intercept(ctx, authv1.AuthService_RevokeAPIKey_FullMethodName, revoke, nil, nil,
+		func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return nil }))
+	require.False(t, v.Active(stranger))
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -116,6 +117,16 @@ func (v *Verifier) warn(ctx context.Context, msg string, err error) {
 func (v *Verifier) Flush() { v.local.Clear() }
 
 func (v *Verifier) evict(hash string) { v.local.Delete(hash) }
+
+// ForgetOrganization drops the in-process copies of an organization's
+// keys, so that their next use is looked up again; "" drops every key.
+func (v *Verifier) ForgetOrganization(orgID string) {
+	if orgID == "" {
+		v.Flush()
+		return
+	}
+	v.local.DeleteFunc(func(e keycache.Entry) bool { return strings.EqualFold(e.OrgID, orgID) })
+}
 
 func (v *Verifier) put(hash string, e keycache.Entry) {
 	ttl := v.localTTL
