@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/mtls"
 )
 
@@ -22,6 +24,29 @@ func freeAddr(t *testing.T) string {
 	require.NoError(t, err)
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// healthPair starts a process from New (named auth, logging to w) that
+// serves impl as the health service under the name vulnscan.<name>,
+// callable by the scan identity, and returns it with a connection to it
+// from Dial.
+func healthPair(t *testing.T, name string, w io.Writer, impl healthpb.HealthServer) (*Process, *grpc.ClientConn) {
+	ids := identities(t, "auth", "scan")
+	addr := freeAddr(t)
+	p := New("auth", logging.New(w, "auth"), addr, freeAddr(t), Security{
+		Identity: ids[0], Policy: Policy{"/vulnscan." + name + "/": {"scan"}},
+	})
+	desc := healthpb.Health_ServiceDesc
+	desc.ServiceName = "vulnscan." + name
+	p.GRPC.RegisterService(&desc, impl)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx, time.Second) }()
+	t.Cleanup(func() { cancel(); <-done })
+	cc, err := Dial(addr, ids[1], "auth")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cc.Close() })
+	return p, cc
 }
 
 func TestHealthFollowsChecks(t *testing.T) {

@@ -75,23 +75,9 @@ func (s *syncBuffer) lines(t *testing.T) []map[string]any {
 // driver error.
 func TestStreamInterceptors(t *testing.T) {
 	t.Parallel()
-	ids := identities(t, "auth", "scan")
 	var logs syncBuffer
-	addr := freeAddr(t)
-	p := New("auth", logging.New(&logs, "auth"), addr, freeAddr(t), Security{
-		Identity: ids[0], Policy: Policy{"/vulnscan.Stream/": {"scan"}},
-	})
+	p, cc := healthPair(t, "Stream", &logs, streamer{})
 	desc := healthpb.Health_ServiceDesc
-	desc.ServiceName = "vulnscan.Stream"
-	p.GRPC.RegisterService(&desc, streamer{})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx, time.Second) }()
-	t.Cleanup(func() { cancel(); <-done })
-
-	cc, err := Dial(addr, ids[1], "auth")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = cc.Close() })
 	const method = "/vulnscan.Stream/Watch"
 	watch := func(ctx context.Context, what string) (*healthpb.HealthCheckResponse, error) {
 		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel"
@@ -13,7 +12,6 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/vulnscan/vulnscan/pkg/logging"
 	"github.com/vulnscan/vulnscan/pkg/telemetry"
 )
 
@@ -62,21 +60,7 @@ func callerContext(t *testing.T) (context.Context, trace.SpanContext) {
 // tracedPair starts a server from New serving rec as vulnscan.Traced and
 // returns a client connection to it from Dial.
 func tracedPair(t *testing.T, rec traceRecorder) *grpc.ClientConn {
-	ids := identities(t, "auth", "scan")
-	addr := freeAddr(t)
-	p := New("auth", logging.New(&syncBuffer{}, "auth"), addr, freeAddr(t), Security{
-		Identity: ids[0], Policy: Policy{"/vulnscan.Traced/": {"scan"}},
-	})
-	desc := healthpb.Health_ServiceDesc
-	desc.ServiceName = "vulnscan.Traced"
-	p.GRPC.RegisterService(&desc, rec)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx, time.Second) }()
-	t.Cleanup(func() { cancel(); <-done })
-	cc, err := Dial(addr, ids[1], "auth")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = cc.Close() })
+	_, cc := healthPair(t, "Traced", &syncBuffer{}, rec)
 	return cc
 }
 

@@ -5,13 +5,10 @@ import (
 	"context"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-
-	"github.com/vulnscan/vulnscan/pkg/logging"
 )
 
 // goroutineRecorder answers Check and records the goroutine that ran it.
@@ -33,24 +30,10 @@ func (g goroutineRecorder) Check(context.Context, *healthpb.HealthCheckRequest) 
 // goroutine per call.
 func TestCallsRunOnStreamWorkers(t *testing.T) {
 	t.Parallel()
-	ids := identities(t, "auth", "scan")
-	addr := freeAddr(t)
-	p := New("auth", logging.New(&syncBuffer{}, "auth"), addr, freeAddr(t), Security{
-		Identity: ids[0], Policy: Policy{"/vulnscan.Workers/": {"scan"}},
-	})
-	desc := healthpb.Health_ServiceDesc
-	desc.ServiceName = "vulnscan.Workers"
 	const calls = 200
 	rec := goroutineRecorder{seen: make(chan []byte, calls)}
-	p.GRPC.RegisterService(&desc, rec)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx, time.Second) }()
-	t.Cleanup(func() { cancel(); <-done })
-
-	cc, err := Dial(addr, ids[1], "auth")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = cc.Close() })
+	_, cc := healthPair(t, "Workers", &syncBuffer{}, rec)
+	ctx := context.Background()
 	for range calls {
 		out := new(healthpb.HealthCheckResponse)
 		require.NoError(t, cc.Invoke(ctx, "/vulnscan.Workers/Check", &healthpb.HealthCheckRequest{}, out, grpc.WaitForReady(true)))
