@@ -538,6 +538,15 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 		if err != nil {
 			return err
 		}
+		offset := f.Offset
+		f, windowTotal, counted, err := f.windowBand(ctx, q)
+		if err != nil {
+			return err
+		}
+		if counted && int64(offset) >= windowTotal {
+			total = windowTotal // the page lies past the matches: nothing to read
+			return nil
+		}
 		if n, ok := f.keyTotal(); ok && int64(f.Offset) >= n {
 			total = n // the page lies past the matches: nothing to read
 			return nil
@@ -549,7 +558,11 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 			list, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
 			return err
 		})
-		b.Queue(totalSQL, totalArgs...).QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
+		if counted {
+			total = windowTotal
+		} else {
+			b.Queue(totalSQL, totalArgs...).QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
+		}
 		return q.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
@@ -723,6 +736,16 @@ func (f Filter) rankWindow() Filter {
 	if sum != f.keys.matched[col] {
 		return f
 	}
+	return f.rankBand(counts)
+}
+
+// rankBand returns f, sorted by severity, with its page found among the
+// severities it spans alone, given the exact number of f's matches of each
+// severity (counts, in Severities' order): the page skips the severities
+// before it by the rank bounds (rankLo, rankHi) and its offset less their
+// matches, rather than by reading them. When the page lies past every
+// match, f is returned as it is.
+func (f Filter) rankBand(counts []int64) Filter {
 	// Severities run from the highest rank down: a descending sort reads
 	// them in order.
 	order := make([]int, len(Severities))
@@ -752,6 +775,56 @@ func (f Filter) rankWindow() Filter {
 	}
 	f.rankLo, f.rankHi = lo, hi
 	return f
+}
+
+// windowBanded reports whether f is a found_at window sorted by severity
+// whose page windowBand may find within one severity: its only other
+// filter is the state, across every scan, so that the hour counters count
+// its matches per severity (see hourCountQuery).
+func (f Filter) windowBanded() bool {
+	if f.SortBy != "severity" || f.Severity != "" || f.Limit <= 0 || f.rankHi != 0 {
+		return false
+	}
+	_, _, ok := f.hourCountQuery(false)
+	return ok
+}
+
+// windowBand returns f (see windowBanded) with its page found among the
+// window's findings of the one severity the page lies in, whose number per
+// severity the hour counters give: the page then reads that severity's
+// rank index (findings_list_rank, _state_rank) in found_at order from the
+// window's start, as far as the page's end in it, instead of sorting every
+// finding of the window by severity. A page across two severities, whose
+// ranks the index holds apart, is left as it is. The counts also make f's
+// exact total, returned with counted set; they must come from the page's
+// snapshot.
+func (f Filter) windowBand(ctx context.Context, q db.DBTX) (_ Filter, total int64, counted bool, _ error) {
+	if !f.windowBanded() {
+		return f, 0, false, nil
+	}
+	sql, args, _ := f.hourCountQuery(true)
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return f, 0, false, fmt.Errorf("window counts: %w", err)
+	}
+	counts := make([]int64, len(Severities))
+	var rank int
+	var n int64
+	if _, err := pgx.ForEachRow(rows, []any{&rank, &n}, func() error {
+		total += n
+		for i, s := range Severities {
+			if SeverityRank(s) == rank {
+				counts[i] += n
+			}
+		}
+		return nil
+	}); err != nil {
+		return f, 0, false, fmt.Errorf("window counts: %w", err)
+	}
+	if b := f.rankBand(counts); b.rankLo == b.rankHi {
+		f = b
+	}
+	return f, total, true, nil
 }
 
 // keyWhere renders the conditions of a resolved search other than its
@@ -1080,12 +1153,13 @@ type batchDBTX interface {
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
-// searchSnapshot runs fn on the pool or, when f has q or a file prefix, in
-// a read-only transaction whose statements share one snapshot, so that the
-// keys Resolve reads (complements included), the counters it sums and the
-// page agree with each other.
+// searchSnapshot runs fn on the pool or, when f has q or a file prefix or
+// is a window sorted by severity (see windowBanded), in a read-only
+// transaction whose statements share one snapshot, so that the keys
+// Resolve reads (complements included), the counters it and windowBand
+// sum and the page agree with each other.
 func (s *Store) searchSnapshot(ctx context.Context, f Filter, fn func(q batchDBTX) error) error {
-	if f.Text == "" && f.FilePrefix == "" {
+	if f.Text == "" && f.FilePrefix == "" && !f.windowBanded() {
 		return fn(s.Pool)
 	}
 	return db.InTxWith(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
@@ -1119,7 +1193,7 @@ func (f Filter) countQuery() (string, []any) {
 		from, args := f.tagFrom()
 		return `SELECT count(*) FROM ` + from, args
 	}
-	if q, args, ok := f.hourCountQuery(); ok {
+	if q, args, ok := f.hourCountQuery(false); ok {
 		return q, args
 	}
 	if q, args, ok := f.keyCountQuery(); ok {
@@ -1210,9 +1284,10 @@ func (f Filter) keyTotal() (n int64, ok bool) {
 // filters are at most severity and state (across every scan): the sum of
 // the hour counters (finding_hour_counts) of the whole UTC hours inside the
 // window, plus a count of the matches in the parts of an hour at either
-// end. ok is false when the window holds no whole hour or f has other
-// filters.
-func (f Filter) hourCountQuery() (q string, args []any, ok bool) {
+// end. With byRank it renders the totals per severity rank instead, as
+// rows of rank and count (a rank without matches may be missing). ok is
+// false when the window holds no whole hour or f has other filters.
+func (f Filter) hourCountQuery(byRank bool) (q string, args []any, ok bool) {
 	if f.ScanID != "" || (f.FoundSince.IsZero() && f.FoundUntil.IsZero()) || f.RepoKey != "" || f.Category != "" ||
 		f.Tag != "" || f.FilePrefix != "" || f.Text != "" {
 		return "", nil, false
@@ -1246,22 +1321,40 @@ func (f Filter) hourCountQuery() (q string, args []any, ok bool) {
 		rowConds = append(rowConds, "f.state = "+p)
 	}
 	rows := strings.Join(rowConds, " AND ")
+	// Each part counts, in total or per rank.
+	rowsPart, hourPart := `SELECT count(*) AS n FROM findings.findings f WHERE `, `SELECT coalesce(sum(n), 0) AS n FROM findings.finding_hour_counts WHERE `
+	rowsGroup, hourGroup := "", ""
+	if byRank {
+		ranks := make([]string, len(Severities))
+		for i, s := range Severities {
+			ranks[i] = "WHEN '" + strings.ReplaceAll(s, "'", "''") + "' THEN " + strconv.Itoa(SeverityRank(s))
+		}
+		rowsPart = `SELECT f.severity_rank::int AS r, count(*) AS n FROM findings.findings f WHERE `
+		hourPart = `SELECT CASE severity ` + strings.Join(ranks, " ") + ` ELSE 0 END AS r, sum(n) AS n FROM findings.finding_hour_counts WHERE `
+		rowsGroup, hourGroup = ` GROUP BY 1`, ` GROUP BY severity`
+	}
 	parts := []string{}
 	if !since.IsZero() {
 		l := add(lo)
 		hourConds = append(hourConds, "hour >= "+l)
 		if lo.After(since) {
-			parts = append(parts, `(SELECT count(*) FROM findings.findings f WHERE `+rows+` AND f.found_at >= `+add(since)+` AND f.found_at < `+l+`)`)
+			parts = append(parts, rowsPart+rows+` AND f.found_at >= `+add(since)+` AND f.found_at < `+l+rowsGroup)
 		}
 	}
 	if !until.IsZero() {
 		h := add(hi)
 		hourConds = append(hourConds, "hour < "+h)
 		if hi.Before(until) {
-			parts = append(parts, `(SELECT count(*) FROM findings.findings f WHERE `+rows+` AND f.found_at >= `+h+` AND f.found_at < `+add(until)+`)`)
+			parts = append(parts, rowsPart+rows+` AND f.found_at >= `+h+` AND f.found_at < `+add(until)+rowsGroup)
 		}
 	}
-	parts = append(parts, `(SELECT coalesce(sum(n), 0) FROM findings.finding_hour_counts WHERE `+strings.Join(hourConds, " AND ")+`)`)
+	parts = append(parts, hourPart+strings.Join(hourConds, " AND ")+hourGroup)
+	if byRank {
+		return `SELECT x.r, sum(x.n)::bigint FROM (` + strings.Join(parts, " UNION ALL ") + `) x GROUP BY x.r`, args, true
+	}
+	for i, p := range parts {
+		parts[i] = "(" + p + ")"
+	}
 	return `SELECT (` + strings.Join(parts, " + ") + `)::bigint`, args, true
 }
 
