@@ -547,6 +547,19 @@ func repoRoot() (string, error) {
 	}
 }
 
+// logSettle is how long SettledLog waits: several times the 50 ms within
+// which a process writes a batched info line, plus the pipe's copy.
+const logSettle = 300 * time.Millisecond
+
+// SettledLog returns the processes' log once the lines they logged before
+// the call have been written: each process writes info lines in batches,
+// up to 50 ms after logging them, so a check that a line is absent must
+// not read the log at once, or it passes for a line still in a batch.
+func (s *System) SettledLog() string {
+	time.Sleep(logSettle)
+	return s.Log.String()
+}
+
 type lockedBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
