@@ -67,9 +67,12 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	g := &Gateway{conns: map[string]*grpc.ClientConn{}, rdb: rdb, log: log, Registry: prometheus.NewRegistry()}
 	g.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for name, addr := range map[string]string{"auth": cfg.AuthAddr, "estimation": cfg.EstimationAddr, "scan": cfg.ScanAddr, "findings": cfg.FindingsAddr} {
+		unary := []grpc.UnaryClientInterceptor{signUnary(cfg.Signer)}
+		if name == "auth" { // where keys are revoked
+			unary = append(unary, forgetOnRevoke(func(org string) { g.Verifier.ForgetOrganization(org) }))
+		}
 		cc, err := server.Dial(addr, cfg.Identity, name,
-			grpc.WithChainUnaryInterceptor(signUnary(cfg.Signer), forgetOnRevoke(func(org string) { g.Verifier.ForgetOrganization(org) })),
-			grpc.WithChainStreamInterceptor(signStream(cfg.Signer)))
+			grpc.WithChainUnaryInterceptor(unary...), grpc.WithChainStreamInterceptor(signStream(cfg.Signer)))
 		if err != nil {
 			g.Close()
 			return nil, err

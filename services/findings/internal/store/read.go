@@ -780,12 +780,12 @@ func (f Filter) rankBand(counts []int64) Filter {
 // windowBanded reports whether f is a found_at window sorted by severity
 // whose page windowBand may find within one severity: its only other
 // filter is the state, across every scan, so that the hour counters count
-// its matches per severity (see hourCountQuery).
+// its matches per severity (see hourWindow).
 func (f Filter) windowBanded() bool {
 	if f.SortBy != "severity" || f.Severity != "" || f.Limit <= 0 || f.rankHi != 0 {
 		return false
 	}
-	_, _, ok := f.hourCountQuery(false)
+	_, _, ok := f.hourWindow()
 	return ok
 }
 
@@ -1280,6 +1280,26 @@ func (f Filter) keyTotal() (n int64, ok bool) {
 	return n, hit <= 1
 }
 
+// hourWindow returns the whole UTC hours inside f's found_at window, from
+// lo to hi, when the hour counters count f (see hourCountQuery): a window
+// holding a whole hour, and no other filter than severity and state across
+// every scan. ok is false otherwise.
+func (f Filter) hourWindow() (lo, hi time.Time, ok bool) {
+	if f.ScanID != "" || (f.FoundSince.IsZero() && f.FoundUntil.IsZero()) || f.RepoKey != "" || f.Category != "" ||
+		f.Tag != "" || f.FilePrefix != "" || f.Text != "" {
+		return lo, hi, false
+	}
+	lo = f.FoundSince.Truncate(time.Hour)
+	if lo.Before(f.FoundSince) {
+		lo = lo.Add(time.Hour)
+	}
+	hi = f.FoundUntil.Truncate(time.Hour)
+	if !f.FoundSince.IsZero() && !f.FoundUntil.IsZero() && !lo.Before(hi) {
+		return lo, hi, false
+	}
+	return lo, hi, true
+}
+
 // hourCountQuery renders the exact total of a found_at window whose other
 // filters are at most severity and state (across every scan): the sum of
 // the hour counters (finding_hour_counts) of the whole UTC hours inside the
@@ -1288,19 +1308,11 @@ func (f Filter) keyTotal() (n int64, ok bool) {
 // rows of rank and count (a rank without matches may be missing). ok is
 // false when the window holds no whole hour or f has other filters.
 func (f Filter) hourCountQuery(byRank bool) (q string, args []any, ok bool) {
-	if f.ScanID != "" || (f.FoundSince.IsZero() && f.FoundUntil.IsZero()) || f.RepoKey != "" || f.Category != "" ||
-		f.Tag != "" || f.FilePrefix != "" || f.Text != "" {
+	lo, hi, ok := f.hourWindow()
+	if !ok {
 		return "", nil, false
 	}
 	since, until := f.FoundSince, f.FoundUntil
-	lo := since.Truncate(time.Hour) // whole hours start at lo and end by hi
-	if lo.Before(since) {
-		lo = lo.Add(time.Hour)
-	}
-	hi := until.Truncate(time.Hour)
-	if !since.IsZero() && !until.IsZero() && !lo.Before(hi) {
-		return "", nil, false
-	}
 	args = []any{f.OrgID}
 	add := func(v any) string {
 		args = append(args, v)
