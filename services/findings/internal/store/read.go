@@ -278,41 +278,47 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 		scan = nilScan
 	}
 	args := []any{f.OrgID, f.Severity, f.State, scan, complements}
-	var match string
+	// The matching texts and paths, and the texts and paths of a column
+	// (v.field) that do not match.
+	var match, textMiss, fileMiss string
 	if f.FilePrefix != "" {
 		args = append(args, f.prefixArgs()...)
 		match = `SELECT 'file' AS field, x.key FROM (` + prefixKeys(6) + `) x`
+		textMiss = `SELECT t.key FROM findings.search_texts t WHERE false` // a prefix matches paths alone
+		fileMiss = `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND NOT (` + prefixCond("t", 6) + `)`
 	} else {
 		args = append(args, f.textArg())
 		match = `SELECT t.field, t.key FROM findings.search_texts t WHERE t.org_id = $1 AND t.folded LIKE lower($6)
 			UNION ALL SELECT 'file', x.key FROM (` + fileTextKeys(6) + `) x`
+		textMiss = `SELECT t.key FROM findings.search_texts t WHERE t.org_id = $1 AND t.field = v.field AND NOT (t.folded LIKE lower($6))`
+		fileMiss = `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND NOT (t.folded LIKE lower($6))`
 	}
-	// Per column: the matching texts (m), the column's texts (a), whether
-	// the keys held are the complement (counting the column's texts in its
-	// own table alone: a path is never a text), the keys held, and their
-	// findings from the counters, a lookup per key.
-	return `WITH m AS MATERIALIZED (` + match + `),
-		a AS NOT MATERIALIZED (SELECT field, key FROM findings.search_texts WHERE org_id = $1 UNION ALL SELECT 'file', key FROM findings.search_files WHERE org_id = $1)
+	// Per column: the matching texts' number and keys (h, gathered for
+	// every column in one pass over the matches); when complements are allowed
+	// and at least complementMin match, the texts that do not, read only
+	// until they are as many as the matches (c): fewer means that most of
+	// the column's texts match, and the keys held are then those (n.neg);
+	// the keys held, and their findings from the counters, a lookup per
+	// key.
+	return `WITH m AS MATERIALIZED (SELECT x.field, count(*) AS hits, array_agg(x.key) AS keys FROM (` + match + `) x GROUP BY x.field)
 		SELECT v.i, CASE WHEN n.neg THEN h.hits ELSE cardinality(x.live) END, n.neg,
-			(CASE WHEN n.neg THEN s.keys ELSE x.live END)::text[], x.every, x.some, x.sevs,
+			(CASE WHEN n.neg THEN c.keys ELSE x.live END)::text[], x.every, x.some, x.sevs,
 			(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = $4)::bigint,
 			(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = '` + nilScan + `')::bigint,
 			(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = '` + nilScan + `'
 				AND ($2 = '' OR severity = $2) AND ($3 = '' OR state = $3))::bigint,
 			(SELECT ARRAY[` + perSeverity("c") + `] FROM findings.finding_counts c WHERE c.org_id = $1 AND c.scan_id = '` + nilScan + `')::bigint[]
 		FROM (VALUES (0, 'title'), (1, 'description'), (2, 'file')) v(i, field)
-		CROSS JOIN LATERAL (SELECT count(*) AS hits FROM m WHERE m.field = v.field) h
-		CROSS JOIN LATERAL (SELECT CASE WHEN NOT $5 OR h.hits < ` + strconv.Itoa(complementMin) + ` THEN false
-			WHEN v.field = 'file' THEN (SELECT count(*) FROM (SELECT FROM findings.search_files WHERE org_id = $1 LIMIT 2 * h.hits) z) < 2 * h.hits
-			ELSE (SELECT count(*) FROM (SELECT FROM findings.search_texts WHERE org_id = $1 AND field = v.field LIMIT 2 * h.hits) z) < 2 * h.hits
-			END AS neg OFFSET 0) n
-		CROSS JOIN LATERAL (SELECT coalesce(array_agg(k.key), '{}') AS keys FROM (
-			SELECT a.key FROM a WHERE n.neg AND a.field = v.field AND NOT EXISTS (SELECT 1 FROM m WHERE m.field = v.field AND m.key = a.key)
-			UNION ALL SELECT m.key FROM m WHERE NOT n.neg AND m.field = v.field) k) s
+		CROSS JOIN LATERAL (SELECT coalesce(sum(m.hits), 0) AS hits, coalesce(min(m.keys), '{}') AS keys FROM m WHERE m.field = v.field) h
+		CROSS JOIN LATERAL (SELECT coalesce(array_agg(z.key), '{}') AS keys, count(*) AS n FROM (
+			SELECT y.key FROM (` + textMiss + `) y WHERE v.field <> 'file'
+			UNION ALL SELECT y.key FROM (` + fileMiss + `) y WHERE v.field = 'file'
+			LIMIT h.hits) z WHERE $5 AND h.hits >= ` + strconv.Itoa(complementMin) + `) c
+		CROSS JOIN LATERAL (SELECT $5 AND h.hits >= ` + strconv.Itoa(complementMin) + ` AND c.n < h.hits AS neg) n
 		CROSS JOIN LATERAL (SELECT coalesce(sum(c.every), 0)::bigint AS every, coalesce(sum(c.some), 0)::bigint AS some,
 				ARRAY[` + keySeveritySums("c") + `]::bigint[] AS sevs,
 				coalesce(array_agg(k.key) FILTER (WHERE c.some > 0), '{}') AS live
-			FROM unnest(s.keys) k(key) CROSS JOIN LATERAL (
+			FROM unnest(CASE WHEN n.neg THEN c.keys ELSE h.keys END) k(key) CROSS JOIN LATERAL (
 				SELECT sum(c.n) AS every, sum(c.n) FILTER (WHERE ($2 = '' OR c.severity = $2) AND ($3 = '' OR c.state = $3)) AS some,
 					` + keySeverityCols("c") + `
 				FROM findings.finding_key_counts c WHERE c.org_id = $1 AND c.field = v.field AND c.key = k.key) c) x
@@ -449,9 +455,13 @@ func fileTextKeys(p int) string {
 // byte, found as the byte-order range [$p, $p+1) in search_files_prefix
 // (see prefixArgs).
 func prefixKeys(p int) string {
+	return `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND ` + prefixCond("t", p)
+}
+
+// prefixCond renders prefixKeys' condition on the paths (alias a).
+func prefixCond(a string, p int) string {
 	lo, hi, pre := "$"+strconv.Itoa(p), "$"+strconv.Itoa(p+1), "$"+strconv.Itoa(p+2)
-	return `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND t.path COLLATE "C" >= ` + lo +
-		` AND (` + hi + ` = '' OR t.path COLLATE "C" < ` + hi + `) AND starts_with(t.path, ` + pre + `)`
+	return a + `.path COLLATE "C" >= ` + lo + ` AND (` + hi + ` = '' OR ` + a + `.path COLLATE "C" < ` + hi + `) AND starts_with(` + a + `.path, ` + pre + `)`
 }
 
 // textArg is the LIKE pattern of q: q is a case-insensitive substring of

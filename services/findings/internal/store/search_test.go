@@ -713,6 +713,55 @@ func TestSearchComplements(t *testing.T) {
 	}
 }
 
+// TestComplementThreshold: a column's keys are held as the complement
+// exactly when at least complementMin of its texts match and the texts
+// that do not are fewer than those that do; the keys held are then every
+// text that does not match, else every text that does.
+func TestComplementThreshold(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name            string
+		matching, total int
+		prefix          bool
+		neg             bool
+	}{
+		{"too few matches", complementMin - 1, complementMin, false, false},
+		{"one miss fewer than the matches", complementMin, 2*complementMin - 1, false, true},
+		{"as many misses as matches", complementMin, 2 * complementMin, false, false},
+		{"every text matches", complementMin + 36, complementMin + 36, false, true},
+		{"prefix, one miss fewer", complementMin, 2*complementMin - 1, true, true},
+		{"prefix, as many misses", complementMin, 2 * complementMin, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, pool, sc := reportedScan(t, "k", tc.total, func(i int, r *Reported) {
+				r.Verified, r.Description, r.AffectedFile = true, fmt.Sprintf("Source %d", i), fmt.Sprintf("lib/p%d.go", i)
+				if i < tc.matching {
+					r.Description, r.AffectedFile = fmt.Sprintf("Sink %d", i), fmt.Sprintf("src/p%d.go", i)
+				}
+			})
+			f, col := Filter{OrgID: sc.OrgID, Text: "SINK"}, 1
+			if tc.prefix {
+				f, col = Filter{OrgID: sc.OrgID, FilePrefix: "src/"}, 2
+			}
+			m, err := matchKeys(ctx, pool, f, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want [3]bool
+			want[col] = tc.neg
+			keys := tc.matching
+			if tc.neg {
+				keys = tc.total - tc.matching
+			}
+			if m.not != want || len(m.sets()[col]) != keys || m.hits != int64(tc.matching) {
+				t.Fatalf("not %v, %d keys, %d hits; want %v, %d keys, %d hits", m.not, len(m.sets()[col]), m.hits, want, keys, tc.matching)
+			}
+		})
+	}
+}
+
 // TestSearchSeverityWindow pages a q search sorted by severity, each page
 // found among the severities it spans (see rankWindow), and sorted by
 // found_at, at every offset around the severities' bounds, and gets what
