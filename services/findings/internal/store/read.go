@@ -573,7 +573,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 		} else {
 			b.Queue(totalSQL, totalArgs...).QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
 		}
-		return q.SendBatch(ctx, b).Close()
+		return sendLast(ctx, q, b)
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("list findings: %w", err)
@@ -1149,7 +1149,9 @@ func (s *Store) Count(ctx context.Context, f Filter) (int64, error) {
 			return nil
 		}
 		sql, args := f.countQuery()
-		return q.QueryRow(ctx, sql, args...).Scan(&total)
+		b := &pgx.Batch{}
+		b.Queue(sql, args...).QueryRow(func(r pgx.Row) error { return r.Scan(&total) })
+		return sendLast(ctx, q, b)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("count findings: %w", err)
@@ -1163,17 +1165,27 @@ type batchDBTX interface {
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
+// sendLast sends b, the last statements fn of searchSnapshot runs, and
+// reads them through their callbacks; in a snapshot, the COMMIT goes with
+// them.
+func sendLast(ctx context.Context, q batchDBTX, b *pgx.Batch) error {
+	if sn, ok := q.(*snapshot); ok {
+		return sn.sendClosing(ctx, b).Close()
+	}
+	return q.SendBatch(ctx, b).Close()
+}
+
 // searchSnapshot runs fn on the pool or, when f has q or a file prefix or
 // is a window sorted by severity (see windowBanded), in a read-only
 // transaction whose statements share one snapshot, so that the keys
 // Resolve reads (complements included), the counters it and windowBand
-// sum and the page agree with each other.
+// sum and the page agree with each other. The transaction's BEGIN and
+// COMMIT travel with its statements (see snapshot).
 func (s *Store) searchSnapshot(ctx context.Context, f Filter, fn func(q batchDBTX) error) error {
 	if f.Text == "" && f.FilePrefix == "" && !f.windowBanded() {
 		return fn(s.Pool)
 	}
-	return db.InTxWith(ctx, s.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
-		func(tx pgx.Tx) error { return fn(tx) })
+	return inSnapshot(ctx, s.Pool, fn)
 }
 
 // countQuery renders the exact total of f: from the counters when they
