@@ -41,6 +41,27 @@ func (s *statements) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.Trace
 }
 func (s *statements) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
+// tracedPool returns a pool on pool's database whose connections report
+// to tracer, with at most maxConns connections (0: the default).
+func tracedPool(t *testing.T, pool *pgxpool.Pool, tracer pgx.QueryTracer, maxConns int32) *pgxpool.Pool {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(pool.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Configure(cfg.ConnConfig)
+	cfg.ConnConfig.Tracer = tracer
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
+	traced, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(traced.Close)
+	return traced
+}
+
 // reads returns the statements run since the last call, leaving out the
 // transactions' own.
 func (s *statements) reads() []string {
@@ -104,19 +125,8 @@ func TestSearchHoldsLiveKeys(t *testing.T) {
 	}
 
 	// A pool that records what List and Count run.
-	cfg, err := pgxpool.ParseConfig(pool.Config().ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Configure(cfg.ConnConfig)
 	rec := &statements{}
-	cfg.ConnConfig.Tracer = rec
-	traced, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(traced.Close)
-	ts := &Store{Pool: traced}
+	ts := &Store{Pool: tracedPool(t, pool, rec, 0)}
 	for _, tc := range []struct {
 		name     string
 		f        Filter

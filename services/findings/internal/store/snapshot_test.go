@@ -7,9 +7,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
 )
 
@@ -56,19 +54,8 @@ func TestSnapshot(t *testing.T) {
 	if _, err := plain.Exec(ctx, `CREATE TABLE n (v int); INSERT INTO n VALUES (1)`); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := pgxpool.ParseConfig(plain.Config().ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Configure(cfg.ConnConfig)
-	cfg.MaxConns = 1 // every snapshot on the same connection
 	rt := &roundTrips{}
-	cfg.ConnConfig.Tracer = rt
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool := tracedPool(t, plain, rt, 1) // every snapshot on the same connection
 	count := func(q batchDBTX) int {
 		t.Helper()
 		var n int
@@ -90,7 +77,7 @@ func TestSnapshot(t *testing.T) {
 	rt.take()
 	var iso, ro string
 	var first, last int
-	err = inSnapshot(ctx, pool, func(q batchDBTX) error {
+	err := inSnapshot(ctx, pool, func(q batchDBTX) error {
 		rows, err := q.Query(ctx, `SELECT current_setting('transaction_isolation'), current_setting('transaction_read_only'), count(*) FROM n`)
 		if err != nil {
 			return err
