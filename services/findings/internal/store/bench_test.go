@@ -221,8 +221,8 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 		}
 	}
 	// The search filters, alone and combined with each other and the spec's
-	// filters, under the default sort (found_at, newest first) and a
-	// severity sort.
+	// filters, under the default sort (found_at, newest first), a severity
+	// sort and an update-time sort.
 	day := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
 	searches := []struct {
 		name string
@@ -251,7 +251,7 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 		{"rescan+file=src/svc7/", Filter{ScanID: rescan, FilePrefix: "src/svc7/"}},
 	}
 	for _, sr := range searches {
-		for _, sortBy := range []string{"found_at", "severity"} {
+		for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
 			f := sr.f
 			f.OrgID, f.SortBy, f.Desc, f.Limit = org, sortBy, true, 15
 			measure("search: "+sr.name, f)

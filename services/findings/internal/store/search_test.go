@@ -762,36 +762,63 @@ func TestComplementThreshold(t *testing.T) {
 	}
 }
 
-// TestTitleWithStateReadsItsIndex: a page of one title's findings with a
-// state, in found_at and in severity order, reads the index holding each
-// title's findings per state (migration 0025) rather than the title's own
-// index, whose entries of the other states it would skip; the planner may
-// not fall back to a scan of the table. The pages equal a plain sort.
-func TestTitleWithStateReadsItsIndex(t *testing.T) {
+// TestSearchOrderIndexes: a page of one title's findings with a state, in
+// found_at and in severity order, reads the index holding each title's
+// findings per state (migration 0025) rather than the title's own, whose
+// entries of the other states it would skip; a page of a repository's, a
+// category's or a title's findings in update order reads the index holding
+// them in that order (migration 0026) rather than sorting them all. The
+// planner may not fall back to a scan of the table. The pages equal a
+// plain sort.
+func TestSearchOrderIndexes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, pool, sc := reportedScan(t, "ts", 300, func(i int, r *Reported) {
 		r.Verified, r.Title = true, []string{"Path traversal in upload", "Weak hash"}[i%2]
+		r.Category = []string{"injection", "xss", "crypto"}[i%3]
 	})
-	if _, err := pool.Exec(ctx, `UPDATE findings.findings f SET state = (ARRAY['open','true_positive','false_positive','accepted_risk','resolved'])[1 + x.n % 5]
+	// Three quarters of the organization's findings in another repository,
+	// so that one repository is a small share of the list.
+	other := Scan{ID: uuid.NewString(), OrgID: sc.OrgID, RepoURL: "https://git.example.com/acme/other", ScanType: "full"}
+	if _, err := s.RegisterScan(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	more := reported("to", 900)
+	for i := range more {
+		more[i].Verified, more[i].Title, more[i].Category = true, "Weak hash", "crypto"
+	}
+	if _, err := s.Report(ctx, other, more, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings f SET state = (ARRAY['open','true_positive','false_positive','accepted_risk','resolved'])[1 + x.n % 5],
+			updated_at = updated_at + (x.n * 7919 % 300) * interval '1 second'
 		FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM findings.findings WHERE org_id = $1) x WHERE f.id = x.id`, sc.OrgID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := pool.Exec(ctx, `ANALYZE findings.findings`); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ sortBy, index string }{
-		{"found_at", "findings_search_title_state"},
-		{"severity", "findings_search_title_state_rank"},
+	repo := vocab.RepoKey(sc.RepoURL)
+	for _, tc := range []struct {
+		f     Filter
+		where string // the filter in SQL
+		index string
+	}{
+		{Filter{Text: "TRAVERSAL", State: "open", SortBy: "found_at"}, `state = 'open' AND title ILIKE '%traversal%'`, "findings_search_title_state"},
+		{Filter{Text: "TRAVERSAL", State: "open", SortBy: "severity"}, `state = 'open' AND title ILIKE '%traversal%'`, "findings_search_title_state_rank"},
+		{Filter{Text: "TRAVERSAL", SortBy: "updated_at"}, `title ILIKE '%traversal%'`, "findings_search_title_updated"},
+		{Filter{RepoKey: repo, SortBy: "updated_at"}, `repo_key = '` + repo + `'`, "findings_search_repo_updated"},
+		{Filter{Category: "xss", SortBy: "updated_at"}, `category = 'xss'`, "findings_search_category_updated"},
 	} {
-		f := Filter{OrgID: sc.OrgID, Text: "TRAVERSAL", State: "open", SortBy: tc.sortBy, Desc: true, Limit: 5, Offset: 5}
+		f := tc.f
+		f.OrgID, f.Desc, f.Limit, f.Offset = sc.OrgID, true, 5, 5
 		var want []string
 		if err := pool.QueryRow(ctx, `SELECT array_agg(id::text ORDER BY `+f.orderBy("f")+`) FROM findings.findings f
-			WHERE org_id = $1 AND state = 'open' AND title ILIKE '%traversal%'`, sc.OrgID).Scan(&want); err != nil {
+			WHERE org_id = $1 AND `+tc.where, sc.OrgID).Scan(&want); err != nil {
 			t.Fatal(err)
 		}
-		if ids, total := listIDs(t, s, f); !slices.Equal(ids, want[5:10]) || total != int64(len(want)) {
-			t.Fatalf("%s: %v total %d, want %v total %d", tc.sortBy, ids, total, want[5:10], len(want))
+		if ids, total := listIDs(t, s, f); len(want) < 10 || !slices.Equal(ids, want[5:10]) || total != int64(len(want)) {
+			t.Fatalf("%s: %v total %d, want %v", tc.index, ids, total, want)
 		}
 		r, err := s.Resolve(ctx, f)
 		if err != nil {
@@ -818,7 +845,7 @@ func TestTitleWithStateReadsItsIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		if text := strings.Join(plan, "\n"); !strings.Contains(text, "using "+tc.index+" on") {
-			t.Errorf("%s: the page does not read %s:\n%s", tc.sortBy, tc.index, text)
+			t.Errorf("the page of %s does not read %s:\n%s", tc.where, tc.index, text)
 		}
 	}
 }
