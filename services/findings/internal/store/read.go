@@ -137,6 +137,7 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 	// Every approved finding has one key per column, so a complement's
 	// matches are the organization's findings less the complement's.
 	var matches int64 // over every severity and state, a finding matching through two columns counted twice
+	var columnMatches [3]int64
 	for i := range keyColumns {
 		every, some := m.sums[i][0], m.sums[i][1]
 		sevs := slices.Clone(m.bySeverity[i])
@@ -147,6 +148,7 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 			}
 		}
 		matches += every
+		columnMatches[i] = every
 		k.matched[i], k.bySeverity[i] = some, sevs
 	}
 	if f.ScanID != "" {
@@ -160,9 +162,21 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 		k.walk = 4*min(m.all, end*m.org/max(matches, 1)) < min(matches*m.all/max(m.org, 1), streams*end)+streams
 	} else {
 		// Index entries read per key against rows fetched walking the list
-		// (a row costs a few index entries).
+		// (a row costs a few index entries). A key reads its index up to
+		// the page's end in the list's order; in update order only a
+		// title's index holds that order (migration 0026), and a
+		// description's or a path's key reads, and the page sorts, every
+		// one of its matches.
 		end := int64(f.Offset + f.Limit)
-		k.walk = 4*end*m.all/max(matches, 1) < min(matches, k.hits*end)
+		read := min(matches, k.hits*end)
+		if f.SortBy == "updated_at" {
+			titles := columnMatches[0]
+			if !k.not[0] {
+				titles = min(titles, int64(len(k.title))*end)
+			}
+			read = titles + columnMatches[1] + columnMatches[2]
+		}
+		k.walk = 4*end*m.all/max(matches, 1) < read
 	}
 	if !k.walk && k.not != [3]bool{} {
 		// The keys' indexes need the matching keys themselves.

@@ -850,6 +850,52 @@ func TestSearchOrderIndexes(t *testing.T) {
 	}
 }
 
+// TestUpdateOrderWalk: a search whose paths each hold many findings walks
+// the organization's list for a first page in update order, where each
+// path's index would yield, to be sorted, every one of its matches, and
+// reads the paths' indexes for the same page in found_at order, where each
+// stops at the page's end; the pages equal a plain sort either way.
+func TestUpdateOrderWalk(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool, sc := reportedScan(t, "uw", 5000, func(i int, r *Reported) {
+		r.Verified, r.AffectedFile = true, fmt.Sprintf("lib/f%d.go", i)
+		if i%5 == 0 {
+			r.AffectedFile = fmt.Sprintf("src/f%d.go", i%10) // 10 paths, 100 findings each
+		}
+	})
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET updated_at = updated_at + (hashtext(id::text) % 1000) * interval '1 second'
+		WHERE org_id = $1`, sc.OrgID); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		sortBy string
+		offset int
+		walk   bool
+	}{
+		{"updated_at", 0, true},
+		{"found_at", 0, false},
+		{"updated_at", 500, false}, // walking to the page's end would read most of the list
+	} {
+		f := Filter{OrgID: sc.OrgID, FilePrefix: "src/", SortBy: tc.sortBy, Desc: true, Limit: 5, Offset: tc.offset}
+		r, err := s.Resolve(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.keys.walk != tc.walk {
+			t.Errorf("%s from %d: walk %v, want %v", tc.sortBy, tc.offset, r.keys.walk, tc.walk)
+		}
+		var want []string
+		if err := pool.QueryRow(ctx, `SELECT array_agg(id::text ORDER BY `+f.orderBy("f")+`) FROM findings.findings f
+			WHERE org_id = $1 AND starts_with(affected_file, 'src/')`, sc.OrgID).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if ids, total := listIDs(t, s, f); !slices.Equal(ids, want[tc.offset:tc.offset+5]) || total != 1000 {
+			t.Errorf("%s from %d: %v total %d, want %v total 1000", tc.sortBy, tc.offset, ids, total, want[tc.offset:tc.offset+5])
+		}
+	}
+}
+
 // TestSearchSeverityWindow pages a q search sorted by severity, each page
 // found among the severities it spans (see rankWindow), and sorted by
 // found_at, at every offset around the severities' bounds, and gets what
