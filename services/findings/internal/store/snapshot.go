@@ -30,10 +30,11 @@ const (
 	snapshotClosed                      // COMMIT sent: no statement may follow
 )
 
-// beginSnapshot starts the transaction; commitSnapshot and
+// snapshotTx is the transaction's mode; commitSnapshot and
 // rollbackSnapshot end it.
+var snapshotTx = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+
 const (
-	beginSnapshot    = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 	commitSnapshot   = "COMMIT"
 	rollbackSnapshot = "ROLLBACK"
 )
@@ -82,7 +83,7 @@ func (s *snapshot) opening(b *pgx.Batch) (*pgx.Batch, bool, error) {
 	}
 	s.state = snapshotOpen
 	nb := &pgx.Batch{}
-	nb.Queue(beginSnapshot)
+	nb.BeginTx(snapshotTx)
 	nb.QueuedQueries = append(nb.QueuedQueries, b.QueuedQueries...)
 	return nb, true, nil
 }
@@ -92,7 +93,7 @@ func (s *snapshot) opening(b *pgx.Batch) (*pgx.Batch, bool, error) {
 func (s *snapshot) send(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 	nb, begun, err := s.opening(b)
 	if err != nil {
-		return failedBatch{err}
+		return pgx.FailedBatchResults(b, err)
 	}
 	br := s.conn.SendBatch(ctx, nb)
 	if !begun {
@@ -112,7 +113,7 @@ func (s *snapshot) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 // run by the results' Close.
 func (s *snapshot) sendClosing(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 	if s.state == snapshotClosed {
-		return failedBatch{errSnapshotClosed}
+		return pgx.FailedBatchResults(b, errSnapshotClosed)
 	}
 	b.Queue(commitSnapshot)
 	br := s.send(ctx, b)
@@ -187,15 +188,6 @@ func (a *afterBegin) QueryRow() pgx.Row {
 	}
 	return a.BatchResults.QueryRow()
 }
-
-// failedBatch is the results of a batch that was not sent.
-type failedBatch struct{ err error }
-
-func (f failedBatch) Exec() (pgconn.CommandTag, error) { return pgconn.CommandTag{}, f.err }
-func (f failedBatch) Query() (pgx.Rows, error)         { return nil, f.err }
-func (f failedBatch) QueryRow() pgx.Row                { return &firstRow{err: f.err} }
-func (f failedBatch) Close() error                     { return f.err }
-func (f failedBatch) Tx() pgx.Tx                       { return nil }
 
 // batchRows are a query's rows read from a batch of its own, which
 // closing them closes.
