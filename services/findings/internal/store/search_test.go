@@ -763,9 +763,9 @@ func TestComplementThreshold(t *testing.T) {
 }
 
 // TestSearchOrderIndexes: a page of one title's findings with a state, in
-// found_at and in severity order, reads the index holding each title's
-// findings per state (migration 0025) rather than the title's own, whose
-// entries of the other states it would skip; a page of a repository's, a
+// found_at, severity and update order, reads the index holding each title's
+// findings per state in that order (migrations 0025 and 0027) rather than
+// the title's own, whose entries of the other states it would skip; a page of a repository's, a
 // category's or a title's findings in update order reads the index holding
 // them in that order (migration 0026) rather than sorting them all. The
 // planner may not fall back to a scan of the table. The pages equal a
@@ -806,6 +806,7 @@ func TestSearchOrderIndexes(t *testing.T) {
 	}{
 		{Filter{Text: "TRAVERSAL", State: "open", SortBy: "found_at"}, `state = 'open' AND title ILIKE '%traversal%'`, "findings_search_title_state"},
 		{Filter{Text: "TRAVERSAL", State: "open", SortBy: "severity"}, `state = 'open' AND title ILIKE '%traversal%'`, "findings_search_title_state_rank"},
+		{Filter{Text: "TRAVERSAL", State: "open", SortBy: "updated_at"}, `state = 'open' AND title ILIKE '%traversal%'`, "findings_search_title_state_updated"},
 		{Filter{Text: "TRAVERSAL", SortBy: "updated_at"}, `title ILIKE '%traversal%'`, "findings_search_title_updated"},
 		{Filter{RepoKey: repo, SortBy: "updated_at"}, `repo_key = '` + repo + `'`, "findings_search_repo_updated"},
 		{Filter{Category: "xss", SortBy: "updated_at"}, `category = 'xss'`, "findings_search_category_updated"},
