@@ -137,7 +137,6 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 	// Every approved finding has one key per column, so a complement's
 	// matches are the organization's findings less the complement's.
 	var matches int64 // over every severity and state, a finding matching through two columns counted twice
-	var columnMatches [3]int64
 	for i := range keyColumns {
 		every, some := m.sums[i][0], m.sums[i][1]
 		sevs := slices.Clone(m.bySeverity[i])
@@ -148,7 +147,6 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 			}
 		}
 		matches += every
-		columnMatches[i] = every
 		k.matched[i], k.bySeverity[i] = some, sevs
 	}
 	if f.ScanID != "" {
@@ -163,20 +161,10 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 	} else {
 		// Index entries read per key against rows fetched walking the list
 		// (a row costs a few index entries). A key reads its index up to
-		// the page's end in the list's order; in update order only a
-		// title's index holds that order (migration 0026), and a
-		// description's or a path's key reads, and the page sorts, every
-		// one of its matches.
+		// the page's end in the list's order (each key column has an index
+		// in every order the list sorts by).
 		end := int64(f.Offset + f.Limit)
-		read := min(matches, k.hits*end)
-		if f.SortBy == "updated_at" {
-			titles := columnMatches[0]
-			if !k.not[0] {
-				titles = min(titles, int64(len(k.title))*end)
-			}
-			read = titles + columnMatches[1] + columnMatches[2]
-		}
-		k.walk = 4*end*m.all/max(matches, 1) < read
+		k.walk = 4*end*m.all/max(matches, 1) < min(matches, k.hits*end)
 	}
 	if !k.walk && k.not != [3]bool{} {
 		// The keys' indexes need the matching keys themselves.
@@ -667,9 +655,30 @@ func (f Filter) keyPage() (string, []any) {
 func (f Filter) unionPage(inner Filter, union string, args []any) (string, []any) {
 	n := len(args)
 	args = append(args, inner.Limit, inner.Offset)
-	return `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
+	l, o := "$"+strconv.Itoa(n+1), "$"+strconv.Itoa(n+2)
+	if inner.Offset < inner.Limit {
+		return `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
 		SELECT m.id, m.found_at, m.severity_rank, m.updated_at FROM (` + union + `) m
-		ORDER BY ` + inner.orderBy("m") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
+		ORDER BY ` + inner.orderBy("m") + ` LIMIT ` + l + ` OFFSET ` + o + `) p ON p.id = f.id
+		ORDER BY ` + f.orderBy("p"), args
+	}
+	// A deeper page: when the union holds fewer than twice the rows up to
+	// the page's end (as each key's bound, see keyBound, makes it hold
+	// about that many), the page is its last rows up to that end, taken
+	// from the other end of the union: sorting a heap of those few costs
+	// much less than sorting every row up to the page's end. Otherwise the
+	// rows up to the page's end are sorted.
+	opposite := inner
+	opposite.Desc = !inner.Desc
+	l, o = l+"::bigint", o+"::bigint"
+	return `WITH m AS MATERIALIZED (` + union + `), c AS MATERIALIZED (SELECT count(*) AS n FROM m)
+		SELECT ` + findingCols + ` FROM findings.findings f JOIN (
+		(SELECT m.id, m.found_at, m.severity_rank, m.updated_at FROM m WHERE (SELECT n FROM c) < 2 * (` + o + ` + ` + l + `)
+			ORDER BY ` + opposite.orderBy("m") + `
+			LIMIT greatest(least(` + l + `, (SELECT n FROM c) - ` + o + `), 0) OFFSET greatest((SELECT n FROM c) - ` + o + ` - ` + l + `, 0))
+		UNION ALL
+		(SELECT m.id, m.found_at, m.severity_rank, m.updated_at FROM m WHERE (SELECT n FROM c) >= 2 * (` + o + ` + ` + l + `)
+			ORDER BY ` + inner.orderBy("m") + ` LIMIT ` + l + ` OFFSET ` + o + `)) p ON p.id = f.id
 		ORDER BY ` + f.orderBy("p"), args
 }
 
@@ -904,26 +913,26 @@ func (f Filter) keyUnion(limit bool) (string, []any) {
 // has its first j at or before the latest of the keys' j-th findings, so
 // when those keys hold at least n findings between them that j-th finding
 // is the bound; otherwise the bound is past every finding. The keys' j-th
-// findings are read from their indexes in the list's order, so the list's
-// order must be found_at or severity (the indexes hold no updated_at
-// order), and it pays when the keys are many and their findings many more
-// than n: each key then yields about its share of the page's end rather
-// than up to all of it, and the sort takes about n findings rather than
-// every key's.
+// findings are read from their indexes in the list's order (each key
+// column has one per order: migrations 0017, 0026 and 0028), and it pays
+// when the keys are many and their findings many more than n: each key
+// then yields about its share of the page's end rather than up to all of
+// it, and the page is cut from about n findings rather than every key's
+// (see unionPage).
 func (f Filter) keyBound(col, where string, args []any, k, end int) (string, []any) {
 	n, keys := f.Offset+f.Limit, len(args[k-1].([]string))
 	matched := f.keys.matched[slices.Index(keyColumns, col)]
-	if f.SortBy == "updated_at" || keys < 2 || n < 2*keys || matched < 2*int64(n) {
+	if keys < 2 || n < 2*keys || matched < 2*int64(n) {
 		return "", args
 	}
 	args = append(args, (n+keys-1)/keys)
 	j := "$" + strconv.Itoa(len(args))
 	cols := f.orderCols("id")
-	op, past, reverse := "<=", map[string]string{"found_at": "'infinity'::timestamptz", "id": "'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid",
-		"severity_rank": "6::smallint"}, f
+	op, past, reverse := "<=", map[string]string{"found_at": "'infinity'::timestamptz", "updated_at": "'infinity'::timestamptz",
+		"id": "'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid", "severity_rank": "6::smallint"}, f
 	if f.Desc {
-		op, past = ">=", map[string]string{"found_at": "'-infinity'::timestamptz", "id": "'00000000-0000-0000-0000-000000000000'::uuid",
-			"severity_rank": "0::smallint"}
+		op, past = ">=", map[string]string{"found_at": "'-infinity'::timestamptz", "updated_at": "'-infinity'::timestamptz",
+			"id": "'00000000-0000-0000-0000-000000000000'::uuid", "severity_rank": "0::smallint"}
 	}
 	reverse.Desc = !f.Desc
 	row, yRow, bRow, pastRow := make([]string, len(cols)), make([]string, len(cols)), make([]string, len(cols)), make([]string, len(cols))

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -765,17 +767,18 @@ func TestComplementThreshold(t *testing.T) {
 // TestSearchOrderIndexes: a page of one title's findings with a state, in
 // found_at, severity and update order, reads the index holding each title's
 // findings per state in that order (migrations 0025 and 0027) rather than
-// the title's own, whose entries of the other states it would skip; a page of a repository's, a
-// category's or a title's findings in update order reads the index holding
-// them in that order (migration 0026) rather than sorting them all. The
-// planner may not fall back to a scan of the table. The pages equal a
-// plain sort.
+// the title's own, whose entries of the other states it would skip; a page
+// of a repository's, a category's, a title's, a description's or a path's
+// findings in update order reads the index holding them in that order
+// (migrations 0026 and 0028) rather than sorting them all. The planner may
+// not fall back to a scan of the table. The pages equal a plain sort.
 func TestSearchOrderIndexes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, pool, sc := reportedScan(t, "ts", 300, func(i int, r *Reported) {
 		r.Verified, r.Title = true, []string{"Path traversal in upload", "Weak hash"}[i%2]
 		r.Category = []string{"injection", "xss", "crypto"}[i%3]
+		r.Description = fmt.Sprintf("Sink %d", i%4)
 	})
 	// Three quarters of the organization's findings in another repository,
 	// so that one repository is a small share of the list.
@@ -810,6 +813,8 @@ func TestSearchOrderIndexes(t *testing.T) {
 		{Filter{Text: "TRAVERSAL", SortBy: "updated_at"}, `title ILIKE '%traversal%'`, "findings_search_title_updated"},
 		{Filter{RepoKey: repo, SortBy: "updated_at"}, `repo_key = '` + repo + `'`, "findings_search_repo_updated"},
 		{Filter{Category: "xss", SortBy: "updated_at"}, `category = 'xss'`, "findings_search_category_updated"},
+		{Filter{Text: "sink 1", SortBy: "updated_at"}, `description ILIKE '%sink 1%'`, "findings_search_description_updated"},
+		{Filter{FilePrefix: "src/f1", SortBy: "updated_at"}, `starts_with(affected_file, 'src/f1')`, "findings_search_file_updated"},
 	} {
 		f := tc.f
 		f.OrgID, f.Desc, f.Limit, f.Offset = sc.OrgID, true, 5, 5
@@ -851,12 +856,12 @@ func TestSearchOrderIndexes(t *testing.T) {
 	}
 }
 
-// TestUpdateOrderWalk: a search whose paths each hold many findings walks
-// the organization's list for a first page in update order, where each
-// path's index would yield, to be sorted, every one of its matches, and
-// reads the paths' indexes for the same page in found_at order, where each
-// stops at the page's end; the pages equal a plain sort either way.
-func TestUpdateOrderWalk(t *testing.T) {
+// TestUpdateOrderKeys: a search whose paths each hold many findings reads
+// the paths' indexes for a first page in update order as in found_at order,
+// each path yielding its findings up to the page's end in that order
+// (migration 0028), rather than walking the organization's list; the pages
+// equal a plain sort either way.
+func TestUpdateOrderKeys(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, pool, sc := reportedScan(t, "uw", 5000, func(i int, r *Reported) {
@@ -872,19 +877,18 @@ func TestUpdateOrderWalk(t *testing.T) {
 	for _, tc := range []struct {
 		sortBy string
 		offset int
-		walk   bool
 	}{
-		{"updated_at", 0, true},
-		{"found_at", 0, false},
-		{"updated_at", 500, false}, // walking to the page's end would read most of the list
+		{"updated_at", 0},
+		{"found_at", 0},
+		{"updated_at", 500},
 	} {
 		f := Filter{OrgID: sc.OrgID, FilePrefix: "src/", SortBy: tc.sortBy, Desc: true, Limit: 5, Offset: tc.offset}
 		r, err := s.Resolve(ctx, f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.keys.walk != tc.walk {
-			t.Errorf("%s from %d: walk %v, want %v", tc.sortBy, tc.offset, r.keys.walk, tc.walk)
+		if r.keys.walk {
+			t.Errorf("%s from %d: walks the list, want the paths' indexes", tc.sortBy, tc.offset)
 		}
 		var want []string
 		if err := pool.QueryRow(ctx, `SELECT array_agg(id::text ORDER BY `+f.orderBy("f")+`) FROM findings.findings f
@@ -1125,12 +1129,14 @@ func TestSearchKeyBound(t *testing.T) {
 		r.Severity = Severities[(i*i+i/7)%len(Severities)]
 	})
 	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET found_at = timestamptz '2026-03-01' + (md5(fingerprint)::uuid::text < '8')::int * interval '1 hour'
-		+ (substr(fingerprint, 2)::int % 13) * interval '1 minute' WHERE org_id = $1`, sc.OrgID); err != nil {
+		+ (substr(fingerprint, 2)::int % 13) * interval '1 minute',
+		updated_at = timestamptz '2026-04-01' + (substr(fingerprint, 2)::int * 7 % 17) * interval '1 minute' WHERE org_id = $1`, sc.OrgID); err != nil {
 		t.Fatal(err)
 	}
 	bounded := map[string]bool{}
+	deep := map[bool]bool{} // deep pages cut from the rows up to their end's other end (true), or sorted (false)
 	for _, text := range []string{"sink", "rule"} {
-		for _, sortBy := range []string{"found_at", "severity"} {
+		for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
 			for _, desc := range []bool{true, false} {
 				for offset := 0; offset < 95; offset += 4 {
 					f := Filter{OrgID: sc.OrgID, SortBy: sortBy, Desc: desc, Limit: 6, Offset: offset}
@@ -1144,8 +1150,12 @@ func TestSearchKeyBound(t *testing.T) {
 						t.Fatal(err)
 					}
 					r.keys.walk = false
-					if page, _, _, _ := r.Queries(); strings.Contains(page, "OVER ()") {
-						bounded[text] = true
+					page, args, _, _ := r.Queries()
+					if strings.Contains(page, "OVER ()") {
+						bounded[text+" "+sortBy] = true
+					}
+					if strings.HasPrefix(page, "WITH m AS MATERIALIZED") {
+						deep[deepPageFromEnd(t, pool, page, args)] = true
 					}
 					if page, n := runQueries(t, pool, r); fmt.Sprint(page) != fmt.Sprint(want) || n != wantTotal {
 						t.Fatalf("%+v: got %d rows total %d, want %d rows total %d", f, len(page), n, len(want), wantTotal)
@@ -1158,7 +1168,41 @@ func TestSearchKeyBound(t *testing.T) {
 			}
 		}
 	}
-	if !bounded["sink"] || !bounded["rule"] {
-		t.Fatalf("pages read under a bound: %v", bounded)
+	for _, text := range []string{"sink", "rule"} {
+		for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
+			if !bounded[text+" "+sortBy] {
+				t.Errorf("no page of %s by %s read under a bound: %v", text, sortBy, bounded)
+			}
+		}
 	}
+	if !deep[true] || !deep[false] {
+		t.Errorf("deep pages taken from the other end / sorted: %v", deep)
+	}
+}
+
+// deepPageFromEnd reports which way a deep page of a union of keys (see
+// unionPage) is cut, from the plan the database executed: from the other
+// end of the rows up to the page's end (true), when the union holds fewer
+// than twice those rows, or by sorting them (false).
+func deepPageFromEnd(t *testing.T, pool *pgxpool.Pool, page string, args []any) bool {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) "+page, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The union's rows, counted under CTE c, against the one-time
+	// filters' threshold, twice the rows up to the page's end.
+	text := strings.Join(plan, "\n")
+	counted := regexp.MustCompile(`CTE c\n(?:.*\n)*?.*CTE Scan on m .*actual rows=(\d+)`).FindStringSubmatch(text)
+	threshold := regexp.MustCompile(`One-Time Filter: \(\$\d+ < '(\d+)'::bigint\)`).FindStringSubmatch(text)
+	if counted == nil || threshold == nil {
+		t.Fatalf("no count or threshold in a deep page's plan:\n%s", text)
+	}
+	n, _ := strconv.Atoi(counted[1])
+	limit, _ := strconv.Atoi(threshold[1])
+	return n < limit
 }
