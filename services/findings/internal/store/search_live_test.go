@@ -63,13 +63,13 @@ func tracedPool(t *testing.T, pool *pgxpool.Pool, tracer pgx.QueryTracer, maxCon
 }
 
 // reads returns the statements run since the last call, leaving out the
-// transactions' own.
+// transactions' own and their settings.
 func (s *statements) reads() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
 	for _, q := range s.sqls {
-		if w := strings.ToLower(strings.Fields(q)[0]); w != "begin" && w != "commit" && w != "rollback" {
+		if w := strings.ToLower(strings.Fields(q)[0]); w != "begin" && w != "commit" && w != "rollback" && w != "set" {
 			out = append(out, q)
 		}
 	}
@@ -201,5 +201,60 @@ func TestPrefixComplement(t *testing.T) {
 		if total != int64(len(want)) || !slices.Equal(ids, page) || len(page) == 0 {
 			t.Errorf("%+v: %d rows total %d, want %d rows total %d", f, len(ids), total, len(page), len(want))
 		}
+	}
+}
+
+// TestKeyLookupPlan: in a search's snapshot, the key lookup runs with a
+// generic plan from its first run (see genericPlans), and the snapshot's
+// other statements with the server's own choice, which makes custom plans
+// for a statement's first runs: the setting ends with the lookup.
+func TestKeyLookupPlan(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, pool, sc := reportedScan(t, "kp", 40, func(i int, r *Reported) {
+		r.Verified, r.Description = true, fmt.Sprintf("Sink %d", i%4)
+	})
+	one := tracedPool(t, pool, nil, 1) // one connection: its prepared statements are the searches'
+	s := &Store{Pool: one}
+	for _, f := range []Filter{{Text: "sink"}, {FilePrefix: "src/"}} {
+		f.OrgID, f.SortBy, f.Limit = sc.OrgID, "found_at", 5
+		if _, _, err := s.List(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Count(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := one.Query(ctx, `SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements
+		WHERE statement !~* '^(set|begin|commit|rollback)\M' AND statement NOT LIKE 'SELECT statement, generic_plans%'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type plans struct {
+		sql             string
+		generic, custom int64
+	}
+	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (plans, error) {
+		var p plans
+		return p, r.Scan(&p.sql, &p.generic, &p.custom)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lookups := 0
+	for _, p := range all {
+		lookup := strings.HasPrefix(p.sql, "WITH m AS MATERIALIZED (SELECT x.field")
+		switch {
+		case lookup && (p.custom != 0 || p.generic == 0):
+			t.Errorf("a key lookup ran %d custom and %d generic plans, want generic ones only: %.80s", p.custom, p.generic, p.sql)
+		case !lookup && p.generic != 0:
+			t.Errorf("a statement after the key lookup ran %d generic plans, want the server's custom first runs: %.80s", p.generic, p.sql)
+		}
+		if lookup {
+			lookups++
+		}
+	}
+	if lookups != 2 || len(all) < 4 {
+		t.Fatalf("%d key lookups among %d statements, want 2 among the pages and totals", lookups, len(all))
 	}
 }
