@@ -91,6 +91,37 @@ func (k *searchKeys) match(a string, i int) string {
 	return c
 }
 
+// cond appends to conds and args the condition that a row with key
+// columns (alias a) matches through one of the columns cols (indexes in
+// keyColumns): none when a column holds the complement of no key (every
+// text of it matches, and so every row), false when no column holds a key
+// or a complement, else the columns' conditions, leaving out those without
+// keys, which match no row. A condition on one column leaves the column's
+// index to serve it alone.
+func (k *searchKeys) cond(a string, cols []int, conds []string, args []any) ([]string, []any) {
+	for _, i := range cols {
+		if k.not[i] && len(k.sets()[i]) == 0 {
+			return conds, args
+		}
+	}
+	var ors []string
+	for _, i := range cols {
+		keys := k.sets()[i]
+		if len(keys) == 0 {
+			continue
+		}
+		args = append(args, keys)
+		ors = append(ors, strings.ReplaceAll(k.match(a, i), "?", "$"+strconv.Itoa(len(args))))
+	}
+	switch len(ors) {
+	case 0:
+		return append(conds, "false"), args
+	case 1:
+		return append(conds, ors[0]), args
+	}
+	return append(conds, "("+strings.Join(ors, " OR ")+")"), args
+}
+
 // sets returns the keys of each column, in keyColumns' order.
 func (k *searchKeys) sets() [][]string { return [][]string{k.title, k.description, k.file} }
 
@@ -443,18 +474,14 @@ func (f Filter) where() (string, []any) {
 func (f Filter) keyConds(a string, conds []string, args []any) ([]string, []any) {
 	switch k := f.keys; {
 	case k != nil && f.FilePrefix != "": // the keys are the prefix's
-		args = append(args, k.file)
-		conds = append(conds, strings.ReplaceAll(k.match(a, 2), "?", "$"+strconv.Itoa(len(args))))
+		conds, args = k.cond(a, []int{2}, conds, args)
 	case f.FilePrefix != "":
 		args = append(args, f.prefixArgs()...)
 		conds = append(conds, a+".file_key IN ("+prefixKeys(len(args)-2)+")")
 	}
 	switch k := f.keys; {
 	case k != nil && f.FilePrefix == "" && f.Text != "": // the keys are q's
-		args = append(args, k.title, k.description, k.file)
-		n := len(args)
-		conds = append(conds, "("+strings.ReplaceAll(k.match(a, 0), "?", "$"+strconv.Itoa(n-2))+" OR "+
-			strings.ReplaceAll(k.match(a, 1), "?", "$"+strconv.Itoa(n-1))+" OR "+strings.ReplaceAll(k.match(a, 2), "?", "$"+strconv.Itoa(n))+")")
+		conds, args = k.cond(a, []int{0, 1, 2}, conds, args)
 	case f.Text != "":
 		args = append(args, f.textArg())
 		p := len(args)
@@ -1071,6 +1098,22 @@ func (f Filter) scanKeyPage() (string, []any) {
 	cols, keys := f.keys.columns()
 	if len(cols) == 0 {
 		cols, keys = []string{"file"}, [][]string{{}}
+	}
+	if len(cols) == 1 && len(keys[0]) == 1 {
+		// One key read in one stream (in found_at order, of one severity
+		// rank): its entries are in the page's order, and the page is
+		// read from them directly, as a one-column filter's.
+		ranks := f.keys.ranks(slices.Index(keyColumns, cols[0]))
+		if !perRank || len(ranks) == 1 {
+			where, args := f.scanWhere(false)
+			args = append(args, keys[0][0])
+			where += ` AND o.` + cols[0] + `_key = $` + strconv.Itoa(len(args))
+			if perRank {
+				args = append(args, ranks[0])
+				where += ` AND o.severity_rank = $` + strconv.Itoa(len(args))
+			}
+			return f.rowsPage("o", "findings.occurrences o WHERE "+where, args, "")
+		}
 	}
 	branches := make([]string, 0, len(cols))
 	for i, col := range cols {

@@ -1206,3 +1206,146 @@ func deepPageFromEnd(t *testing.T, pool *pgxpool.Pool, page string, args []any) 
 	limit, _ := strconv.Atoi(threshold[1])
 	return n < limit
 }
+
+// TestKeyCond renders a resolved search's condition on the key columns:
+// columns without keys are left out (they match nothing), a column holding
+// the complement of no key drops the condition (every row matches through
+// it), no keys at all match nothing, and one column's condition stands
+// alone so that its index can serve it.
+func TestKeyCond(t *testing.T) {
+	t.Parallel()
+	a, b := []string{uuid.NewString()}, []string{uuid.NewString(), uuid.NewString()}
+	for _, tc := range []struct {
+		name  string
+		keys  searchKeys
+		cols  []int
+		want  string // "" for no condition
+		nargs int
+	}{
+		{"one column", searchKeys{title: a}, []int{0, 1, 2}, "o.title_key = ANY($1::uuid[])", 1},
+		{"two columns", searchKeys{title: a, file: b}, []int{0, 1, 2}, "(o.title_key = ANY($1::uuid[]) OR o.file_key = ANY($2::uuid[]))", 2},
+		{"a complement with keys", searchKeys{title: a, description: b, not: [3]bool{false, true, false}}, []int{0, 1, 2},
+			"(o.title_key = ANY($1::uuid[]) OR NOT (o.description_key = ANY($2::uuid[])))", 2},
+		{"every text of a column", searchKeys{title: a, not: [3]bool{false, true, false}}, []int{0, 1, 2}, "", 0},
+		{"no keys", searchKeys{}, []int{0, 1, 2}, "false", 0},
+		{"a prefix's paths", searchKeys{file: b}, []int{2}, "o.file_key = ANY($1::uuid[])", 1},
+		{"every path", searchKeys{not: [3]bool{false, false, true}}, []int{2}, "", 0},
+		{"no path", searchKeys{}, []int{2}, "false", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conds, args := tc.keys.cond("o", tc.cols, nil, nil)
+			got := strings.Join(conds, " AND ")
+			if got != tc.want || len(args) != tc.nargs {
+				t.Fatalf("%q with %d arguments, want %q with %d", got, len(args), tc.want, tc.nargs)
+			}
+		})
+	}
+}
+
+// TestSearchEveryDescription: q that every description contains matches
+// every finding, whatever else it matches (here some titles too), with or
+// without a scan, in every order: the descriptions' column holds the
+// complement of no key, and the search's pages and totals are the list's.
+func TestSearchEveryDescription(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool := migratedStore(t)
+	sc := newScan(t, s)
+	batch := reported("e", 2*complementMin)
+	for i := range batch {
+		batch[i].Verified = true
+		batch[i].Description = fmt.Sprintf("Tainted data reaches sink %d", i)
+		if i%3 == 0 {
+			batch[i].Title = fmt.Sprintf("Sink rule %d", i%5)
+		}
+	}
+	if _, err := s.Report(ctx, sc, batch, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Filter{
+		{SortBy: "found_at", Desc: true, Limit: 15, Offset: 15},
+		{SortBy: "updated_at", Limit: 10, Offset: 3},
+		{Severity: "high", SortBy: "severity", Limit: 5},
+		{ScanID: sc.ID, SortBy: "found_at", Limit: 7, Offset: 2},
+		{ScanID: sc.ID, State: "open", SortBy: "updated_at", Desc: true, Limit: 4},
+	} {
+		f.OrgID = sc.OrgID
+		want, wantTotal, err := s.List(ctx, f)
+		if err != nil || len(want) == 0 {
+			t.Fatalf("%+v: %d findings, %v", f, len(want), err)
+		}
+		f.Text = "sink"
+		m, err := matchKeys(ctx, pool, f, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m.not[1] || len(m.description) != 0 || len(m.title) == 0 {
+			t.Fatalf("%+v: not %v, %d description keys, %d title keys; want every description and some titles", f, m.not, len(m.description), len(m.title))
+		}
+		got, total, err := s.List(ctx, f)
+		if err != nil || fmt.Sprint(ids(got)) != fmt.Sprint(ids(want)) || total != wantTotal {
+			t.Fatalf("%+v: %v total %d (%v), want %v total %d", f, ids(got), total, err, ids(want), wantTotal)
+		}
+		if n, err := s.Count(ctx, f); err != nil || n != wantTotal {
+			t.Fatalf("%+v: Count %d (%v), want %d", f, n, err, wantTotal)
+		}
+	}
+}
+
+// ids returns the findings' ids, in order.
+func ids(fs []Finding) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.ID
+	}
+	return out
+}
+
+// TestScanOneKeyPage: a search within a scan through one key, whose
+// occurrences' index holds the page's order (by severity, or by found_at
+// when the key's findings have one severity), reads its page from that
+// index directly rather than through a union of streams; the pages equal
+// the scan's list filtered by hand, at every offset.
+func TestScanOneKeyPage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool, sc := reportedScan(t, "ok", 60, func(i int, r *Reported) {
+		r.Verified = true
+		if i%3 == 0 {
+			r.Title, r.Severity = "Rule A", "high"
+		}
+	})
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET found_at = timestamptz '2026-03-01' + (substr(fingerprint, 3)::int % 7) * interval '1 hour'
+		WHERE org_id = $1`, sc.OrgID); err != nil {
+		t.Fatal(err)
+	}
+	for _, sortBy := range []string{"found_at", "severity"} {
+		for _, desc := range []bool{false, true} {
+			all, _, err := s.List(ctx, Filter{OrgID: sc.OrgID, ScanID: sc.ID, SortBy: sortBy, Desc: desc, Limit: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, fd := range all {
+				if fd.Title == "Rule A" {
+					want = append(want, fd.ID)
+				}
+			}
+			for offset := 0; offset < len(want)+3; offset += 3 {
+				f := Filter{OrgID: sc.OrgID, ScanID: sc.ID, Text: "rule a", SortBy: sortBy, Desc: desc, Limit: 4, Offset: offset}
+				r, err := s.Resolve(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if page, _, _, _ := r.Queries(); strings.Contains(page, "unnest(") {
+					t.Fatalf("%s desc=%t: the page reads a union of streams:\n%s", sortBy, desc, page)
+				}
+				got, total, err := s.List(ctx, f)
+				exp := want[min(offset, len(want)):min(offset+4, len(want))]
+				if err != nil || fmt.Sprint(ids(got)) != fmt.Sprint(exp) || total != int64(len(want)) {
+					t.Fatalf("%s desc=%t offset %d: %v total %d (%v), want %v total %d", sortBy, desc, offset, ids(got), total, err, exp, len(want))
+				}
+			}
+		}
+	}
+}
