@@ -249,6 +249,7 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 		{"sev=high+tag=cwe-7+since", Filter{Severity: "high", Tag: "cwe-7", FoundSince: day}},
 		{"scan42+q=sql", Filter{ScanID: scan, Text: "sql"}},
 		{"rescan+file=src/svc7/", Filter{ScanID: rescan, FilePrefix: "src/svc7/"}},
+		{"rescan+q=sql(20k)", Filter{ScanID: rescan, Text: "sql"}},
 	}
 	for _, sr := range searches {
 		for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
