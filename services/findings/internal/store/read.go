@@ -100,7 +100,7 @@ func (k *searchKeys) match(a string, i int) string {
 // index to serve it alone.
 func (k *searchKeys) cond(a string, cols []int, conds []string, args []any) ([]string, []any) {
 	for _, i := range cols {
-		if k.not[i] && len(k.sets()[i]) == 0 {
+		if k.not[i] && len(k.sets()[i]) == 0 { // see everything
 			return conds, args
 		}
 	}
@@ -120,6 +120,19 @@ func (k *searchKeys) cond(a string, cols []int, conds []string, args []any) ([]s
 		return append(conds, ors[0]), args
 	}
 	return append(conds, "("+strings.Join(ors, " OR ")+")"), args
+}
+
+// everything reports whether some column holds the complement of no key:
+// every text of the column matches, and so every finding (each has a key
+// in every column, among the organization's texts), within the snapshot
+// that read the keys.
+func (k *searchKeys) everything() bool {
+	for i, keys := range k.sets() {
+		if k.not[i] && len(keys) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // sets returns the keys of each column, in keyColumns' order.
@@ -163,6 +176,13 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 	k := &m.searchKeys
 	f.keys = k
 	if k.hits == 0 {
+		return f, nil
+	}
+	if k.everything() && (f.Text == "" || f.FilePrefix == "") {
+		// Every finding matches: the filter is the one without q or the
+		// prefix, served by the lists' own indexes and counters. (With both,
+		// the keys are the prefix's and q is still to be checked.)
+		f.Text, f.FilePrefix, f.keys = "", "", nil
 		return f, nil
 	}
 	// Every approved finding has one key per column, so a complement's

@@ -1245,7 +1245,8 @@ func TestKeyCond(t *testing.T) {
 // TestSearchEveryDescription: q that every description contains matches
 // every finding, whatever else it matches (here some titles too), with or
 // without a scan, in every order: the descriptions' column holds the
-// complement of no key, and the search's pages and totals are the list's.
+// complement of no key, the search resolves to the filter without q, and
+// its pages and totals are the list's.
 func TestSearchEveryDescription(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -1281,6 +1282,9 @@ func TestSearchEveryDescription(t *testing.T) {
 		}
 		if !m.not[1] || len(m.description) != 0 || len(m.title) == 0 {
 			t.Fatalf("%+v: not %v, %d description keys, %d title keys; want every description and some titles", f, m.not, len(m.description), len(m.title))
+		}
+		if r, err := s.Resolve(ctx, f); err != nil || r.Text != "" || r.keys != nil {
+			t.Fatalf("%+v: resolves to q %q with keys %v (%v), want the filter without q", f, r.Text, r.keys, err)
 		}
 		got, total, err := s.List(ctx, f)
 		if err != nil || fmt.Sprint(ids(got)) != fmt.Sprint(ids(want)) || total != wantTotal {
