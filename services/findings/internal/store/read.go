@@ -99,10 +99,8 @@ func (k *searchKeys) match(a string, i int) string {
 // keys, which match no row. A condition on one column leaves the column's
 // index to serve it alone.
 func (k *searchKeys) cond(a string, cols []int, conds []string, args []any) ([]string, []any) {
-	for _, i := range cols {
-		if k.not[i] && len(k.sets()[i]) == 0 { // see everything
-			return conds, args
-		}
+	if slices.ContainsFunc(cols, k.all) {
+		return conds, args
 	}
 	var ors []string
 	for _, i := range cols {
@@ -126,14 +124,10 @@ func (k *searchKeys) cond(a string, cols []int, conds []string, args []any) ([]s
 // every text of the column matches, and so every finding (each has a key
 // in every column, among the organization's texts), within the snapshot
 // that read the keys.
-func (k *searchKeys) everything() bool {
-	for i, keys := range k.sets() {
-		if k.not[i] && len(keys) == 0 {
-			return true
-		}
-	}
-	return false
-}
+func (k *searchKeys) everything() bool { return k.all(0) || k.all(1) || k.all(2) }
+
+// all reports whether column i holds the complement of no key.
+func (k *searchKeys) all(i int) bool { return k.not[i] && len(k.sets()[i]) == 0 }
 
 // sets returns the keys of each column, in keyColumns' order.
 func (k *searchKeys) sets() [][]string { return [][]string{k.title, k.description, k.file} }
@@ -1122,7 +1116,9 @@ func (f Filter) scanKeyPage() (string, []any) {
 	if len(cols) == 1 && len(keys[0]) == 1 {
 		// One key read in one stream (in found_at order, of one severity
 		// rank): its entries are in the page's order, and the page is
-		// read from them directly, as a one-column filter's.
+		// read from them directly, as a one-column filter's. (In update
+		// order they are sorted, as a union's would be, without the
+		// union.)
 		ranks := f.keys.ranks(slices.Index(keyColumns, cols[0]))
 		if !perRank || len(ranks) == 1 {
 			where, args := f.scanWhere(false)
