@@ -138,11 +138,14 @@ func (u *uploadSlots) release(key, org string) {
 var errTooSlow = errors.New("request body arrived below the minimum rate")
 
 // minRateBody cuts a request body that delivers fewer than min bytes within
-// any window: each window starts when the previous one reached min bytes,
-// and the connection's read deadline is the end of the current window, so
-// a client that stalls completely is cut by the deadline and one that
-// trickles is cut at the first window it does not fill. It holds no
-// goroutine or timer of its own.
+// any window: the first window starts when the handler first reads the
+// body, each next one when the previous one reached min bytes, and the
+// connection's read deadline is the end of the current window, so a client
+// that stalls completely is cut by the deadline and one that trickles is
+// cut at the first window it does not fill. The time the gateway spends
+// before it reads (authenticating, rate limiting, waiting on a store that
+// is down) is not the client's: a body the client sent at once is not cut
+// for it. It holds no goroutine or timer of its own.
 type minRateBody struct {
 	rc     io.ReadCloser
 	ctl    *http.ResponseController
@@ -155,15 +158,16 @@ type minRateBody struct {
 }
 
 func newMinRateBody(rc io.ReadCloser, w http.ResponseWriter, window time.Duration, min int64, cut *bool) *minRateBody {
-	b := &minRateBody{rc: rc, ctl: http.NewResponseController(w), window: window, min: min, cut: cut, now: time.Now}
-	b.start = b.now()
-	_ = b.ctl.SetReadDeadline(b.start.Add(window))
-	return b
+	return &minRateBody{rc: rc, ctl: http.NewResponseController(w), window: window, min: min, cut: cut, now: time.Now}
 }
 
 func (b *minRateBody) Read(p []byte) (int, error) {
 	if *b.cut {
 		return 0, errTooSlow
+	}
+	if b.start.IsZero() {
+		b.start = b.now()
+		_ = b.ctl.SetReadDeadline(b.start.Add(b.window))
 	}
 	if b.now().Sub(b.start) >= b.window {
 		*b.cut = true

@@ -1,6 +1,9 @@
 package gateway
 
 import (
+	"errors"
+	"io"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -65,5 +68,30 @@ func TestClientRequestID(t *testing.T) {
 	}
 	for _, tc := range tests {
 		require.Equal(t, tc.want, clientRequestID(tc.in), "%q", tc.in)
+	}
+}
+
+// TestMinRateBodyWindows: the first window starts at the handler's first
+// read, not when the body is wrapped, so time the gateway spends before
+// reading is not held against the client; from then on a window that does
+// not bring the minimum cuts the body, and a filled one starts the next.
+func TestMinRateBodyWindows(t *testing.T) {
+	var cut bool
+	b := newMinRateBody(io.NopCloser(strings.NewReader("0123456789abcdef")), httptest.NewRecorder(), 20*time.Millisecond, 4, &cut)
+	time.Sleep(40 * time.Millisecond) // the gateway is busy before reading, for longer than a window
+	p := make([]byte, 4)
+	if n, err := b.Read(p); n != 4 || err != nil || cut {
+		t.Fatalf("first read after the gateway's own delay: %d bytes, %v, cut %v", n, err, cut)
+	}
+	// From here on a clock the test moves.
+	clock := b.start
+	b.now, b.window = func() time.Time { return clock }, time.Second
+	clock = clock.Add(900 * time.Millisecond) // the window was filled: a new one began
+	if n, err := b.Read(p[:2]); n != 2 || err != nil || cut {
+		t.Fatalf("read within the next window: %d bytes, %v, cut %v", n, err, cut)
+	}
+	clock = clock.Add(1100 * time.Millisecond) // 2 bytes of 4 in that window
+	if _, err := b.Read(p); !errors.Is(err, errTooSlow) || !cut {
+		t.Fatalf("read after an unfilled window: %v, cut %v; want it cut", err, cut)
 	}
 }
