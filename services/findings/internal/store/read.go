@@ -715,31 +715,33 @@ func (f Filter) keyPage() (string, []any) {
 			` AND f.` + cols[0] + `_key = $` + strconv.Itoa(n-2) + ` ORDER BY ` + in.orderBy("f") + ` LIMIT $` + strconv.Itoa(n-1) +
 			` OFFSET $` + strconv.Itoa(n) + `) p ON p.id = f.id ORDER BY ` + f.orderBy("f"), args
 	}
-	union, args := in.keyUnion(true)
-	return f.unionPage(in, union, args)
+	union, args, bounded := in.keyUnion(true)
+	return f.unionPage(in, union, args, bounded)
 }
 
 // unionPage renders the query of f's page cut from union (rows of id,
 // found_at, severity_rank and updated_at, with the arguments args): the
 // rows are ordered and cut as inner says (f itself, or f read from the
 // other end, see reversed), and the page's findings are returned in f's
-// order.
-func (f Filter) unionPage(inner Filter, union string, args []any) (string, []any) {
+// order. bounded says whether the union's keys are cut at a bound.
+func (f Filter) unionPage(inner Filter, union string, args []any, bounded bool) (string, []any) {
 	n := len(args)
 	args = append(args, inner.Limit, inner.Offset)
 	l, o := "$"+strconv.Itoa(n+1), "$"+strconv.Itoa(n+2)
-	if inner.Offset < inner.Limit {
+	if !bounded || inner.Offset < inner.Limit {
 		return `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
 		SELECT m.id, m.found_at, m.severity_rank, m.updated_at FROM (` + union + `) m
 		ORDER BY ` + inner.orderBy("m") + ` LIMIT ` + l + ` OFFSET ` + o + `) p ON p.id = f.id
 		ORDER BY ` + f.orderBy("p"), args
 	}
-	// A deeper page: when the union holds fewer than twice the rows up to
-	// the page's end (as each key's bound, see keyBound, makes it hold
-	// about that many), the page is its last rows up to that end, taken
-	// from the other end of the union: sorting a heap of those few costs
-	// much less than sorting every row up to the page's end. Otherwise the
-	// rows up to the page's end are sorted.
+	// A deeper page of keys cut at a bound (see keyBound), which makes the
+	// union hold about the rows up to the page's end: when it holds fewer
+	// than twice those, the page is its last rows up to that end, taken
+	// from the other end of the union, and ranking a heap of those few
+	// costs much less than sorting every row up to the page's end.
+	// Otherwise (keys of very uneven sizes) the rows up to the page's end
+	// are sorted. Without a bound the union is sorted as it is: holding the
+	// rows to count them would cost more than it saves.
 	opposite := inner
 	opposite.Desc = !inner.Desc
 	l, o = l+"::bigint", o+"::bigint"
@@ -949,8 +951,8 @@ func (f Filter) keyWhere() (string, []any) {
 // updated_at, with the arguments. With limit, each key yields at most the
 // findings up to the end of f's page, and no further than a bound when
 // its keys are many and match many more findings than that (see
-// keyBound).
-func (f Filter) keyUnion(limit bool) (string, []any) {
+// keyBound); bounded says whether that bound is set.
+func (f Filter) keyUnion(limit bool) (union string, args []any, bounded bool) {
 	where, args := f.keyWhere()
 	cut, end := "", 0
 	if limit {
@@ -960,7 +962,7 @@ func (f Filter) keyUnion(limit bool) (string, []any) {
 	}
 	cols, keys := f.keys.columns()
 	if len(cols) == 0 {
-		return `SELECT f.id, f.found_at, f.severity_rank, f.updated_at FROM findings.findings f WHERE ` + where + ` AND false` + cut, args
+		return `SELECT f.id, f.found_at, f.severity_rank, f.updated_at FROM findings.findings f WHERE ` + where + ` AND false` + cut, args, false
 	}
 	branches := make([]string, len(cols))
 	for i, col := range cols {
@@ -969,12 +971,13 @@ func (f Filter) keyUnion(limit bool) (string, []any) {
 		bound := ""
 		if limit {
 			bound, args = f.keyBound(col, where, args, k, end)
+			bounded = bounded || bound != ""
 		}
 		branches[i] = `SELECT x.* FROM unnest($` + strconv.Itoa(k) + `::uuid[]) k(key) CROSS JOIN LATERAL (
 			SELECT f.id, f.found_at, f.severity_rank, f.updated_at FROM findings.findings f
 			WHERE ` + where + ` AND f.` + col + `_key = k.key` + bound + cut + `) x`
 	}
-	return strings.Join(branches, " UNION "), args
+	return strings.Join(branches, " UNION "), args, bounded
 }
 
 // keyBound renders, for the keys of column col (parameter $k) of a
@@ -1144,7 +1147,7 @@ func (f Filter) scanKeyPage() (string, []any) {
 			SELECT o.finding_id AS id, o.found_at, o.severity_rank, o.updated_at FROM findings.occurrences o
 			WHERE `+where+cond+` AND o.`+col+`_key = k.key`+cut+`) x`)
 	}
-	return f.unionPage(f, strings.Join(branches, " UNION "), args)
+	return f.unionPage(f, strings.Join(branches, " UNION "), args, false)
 }
 
 // ranks returns the severity ranks of the findings that match through
@@ -1341,7 +1344,7 @@ func (f Filter) countQuery() (string, []any) {
 		return `SELECT count(*) FROM findings.occurrences o WHERE ` + where, args
 	}
 	if f.keys != nil && f.keys.not == [3]bool{} {
-		union, args := f.keyUnion(false)
+		union, args, _ := f.keyUnion(false)
 		return `SELECT count(*) FROM (` + union + `) m`, args
 	}
 	if f.Searching() {
@@ -1385,7 +1388,7 @@ func (f Filter) keyCountQuery() (q string, args []any, ok bool) {
 	if f.keys.not != [3]bool{} {
 		return "", nil, false
 	}
-	union, args := f.keyUnion(false)
+	union, args, _ := f.keyUnion(false)
 	return `SELECT count(*) FROM (` + union + `) m`, args, true
 }
 
