@@ -262,3 +262,84 @@ func TestMigrateConcurrentMigratorsApplyOnce(t *testing.T) {
 	require.Equal(t, 1, countRows(t, p, "SELECT count(DISTINCT by_pid) FROM svc_race.applied"), "one replica applied everything")
 	require.Equal(t, 6, countRows(t, p, "SELECT count(*) FROM svc_race.schema_migrations"))
 }
+
+// TestMigrateWithoutTransaction: a file marked to run without a transaction
+// builds its indexes concurrently between the transactions of the files
+// around it; one whose build failed part way leaves an invalid index and
+// is not recorded, and the next run drops that index and builds it anew
+// rather than skipping it for its name.
+func TestMigrateWithoutTransaction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := dbtest.New(t)
+	files := fstest.MapFS{
+		"0001_t.up.sql": {Data: []byte("CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t SELECT g, g % 5 FROM generate_series(1, 100) g")},
+		"0002_indexes.up.sql": {Data: []byte(`-- migrate: without transaction
+-- Two indexes, built without blocking writes.
+CREATE INDEX CONCURRENTLY IF NOT EXISTS t_id_v ON t (id, v);
+
+CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS t_v
+    ON t (v);
+`)},
+		"0003_after.up.sql": {Data: []byte("INSERT INTO t VALUES (1000, 1000)")},
+	}
+	valid := func(index string) (exists, ok bool) {
+		err := p.QueryRow(ctx, `SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+			JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'svc_notx' AND c.relname = $1`, index).Scan(&ok)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return false, false
+		}
+		require.NoError(t, err)
+		return true, ok
+	}
+	// v holds duplicates: the unique index's concurrent build fails and
+	// leaves it invalid; the file is not recorded, the one before it is.
+	err := db.Migrate(ctx, p, "svc_notx", files)
+	require.ErrorContains(t, err, "migration 0002_indexes.up.sql")
+	exists, ok := valid("t_v")
+	require.True(t, exists)
+	require.False(t, ok, "the failed build leaves an invalid index")
+	exists, ok = valid("t_id_v")
+	require.True(t, exists && ok)
+	require.Equal(t, 1, countRows(t, p, "SELECT count(*) FROM svc_notx.schema_migrations"))
+
+	// With the duplicates gone, the next run rebuilds the index and goes on.
+	_, err = p.Exec(ctx, "DELETE FROM svc_notx.t WHERE id > 5")
+	require.NoError(t, err)
+	require.NoError(t, db.Migrate(ctx, p, "svc_notx", files))
+	exists, ok = valid("t_v")
+	require.True(t, exists && ok, "the index is built anew, valid")
+	require.Equal(t, 3, countRows(t, p, "SELECT count(*) FROM svc_notx.schema_migrations"))
+	require.Equal(t, 6, countRows(t, p, "SELECT count(*) FROM svc_notx.t"))
+}
+
+// TestMigrateConcurrentMigratorsWithoutTransaction: replicas starting at
+// once while one of them builds an index concurrently neither deadlock
+// (a waiting replica holds no snapshot the build would wait for) nor apply
+// anything twice.
+func TestMigrateConcurrentMigratorsWithoutTransaction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := dbtest.New(t)
+	files := fstest.MapFS{
+		"0001_t.up.sql":   {Data: []byte("CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t SELECT g, g FROM generate_series(1, 20000) g")},
+		"0002_ix.up.sql":  {Data: []byte("-- migrate: without transaction\nCREATE INDEX CONCURRENTLY IF NOT EXISTS t_v ON t (v);\n")},
+		"0003_log.up.sql": {Data: []byte("CREATE TABLE applied (by_pid int NOT NULL DEFAULT pg_backend_pid()); INSERT INTO applied DEFAULT VALUES")},
+	}
+	const replicas = 6
+	var wg sync.WaitGroup
+	errs := make([]error, replicas)
+	for i := range replicas {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = db.Migrate(ctx, p, "svc_notx_race", files)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		require.NoError(t, err, "replica %d", i)
+	}
+	require.Equal(t, 1, countRows(t, p, "SELECT count(*) FROM svc_notx_race.applied"))
+	require.Equal(t, 3, countRows(t, p, "SELECT count(*) FROM svc_notx_race.schema_migrations"))
+}

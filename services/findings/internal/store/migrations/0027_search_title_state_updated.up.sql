@@ -1,3 +1,4 @@
+-- migrate: without transaction
 -- A title with a state, in update order.
 --
 -- 0025 holds each title's findings per state in found_at and severity
@@ -10,6 +11,7 @@
 -- each title's findings per state in update order, so that the page reads
 -- the index up to the page alone. Like the others, it costs intake one
 -- more entry per finding, and a triage change one more entry per changed
--- finding; see the README's list and intake figures.
-CREATE INDEX findings_search_title_state_updated ON findings (org_id, title_key, state, updated_at, found_at, id)
+-- finding; see the README's list and intake figures. It is built
+-- concurrently, without blocking the intake's writes while it builds.
+CREATE INDEX CONCURRENTLY IF NOT EXISTS findings_search_title_state_updated ON findings (org_id, title_key, state, updated_at, found_at, id)
     INCLUDE (severity_rank, severity) WHERE verification_status = 'approved';

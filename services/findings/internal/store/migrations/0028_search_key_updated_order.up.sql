@@ -1,3 +1,4 @@
+-- migrate: without transaction
 -- A description's or a path's findings in update order.
 --
 -- Their indexes (0017) hold found_at and severity order, with updated_at
@@ -11,8 +12,9 @@
 -- bound read from the keys themselves as in the other orders (see the
 -- store's keyBound). Each costs intake one more entry per finding, and a
 -- triage change one more entry per changed finding; see the README's list
--- and intake figures.
-CREATE INDEX findings_search_description_updated ON findings (org_id, description_key, updated_at, found_at, id)
+-- and intake figures. They are built concurrently, without blocking the
+-- intake's writes while they build.
+CREATE INDEX CONCURRENTLY IF NOT EXISTS findings_search_description_updated ON findings (org_id, description_key, updated_at, found_at, id)
     INCLUDE (severity_rank, severity, state) WHERE verification_status = 'approved';
-CREATE INDEX findings_search_file_updated ON findings (org_id, file_key, updated_at, found_at, id)
+CREATE INDEX CONCURRENTLY IF NOT EXISTS findings_search_file_updated ON findings (org_id, file_key, updated_at, found_at, id)
     INCLUDE (severity_rank, severity, state) WHERE verification_status = 'approved';
