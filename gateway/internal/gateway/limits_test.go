@@ -77,8 +77,8 @@ func TestClientRequestID(t *testing.T) {
 // not bring the minimum cuts the body, and a filled one starts the next.
 func TestMinRateBodyWindows(t *testing.T) {
 	var cut bool
-	b := newMinRateBody(io.NopCloser(strings.NewReader("0123456789abcdef")), httptest.NewRecorder(), 20*time.Millisecond, 4, &cut)
-	time.Sleep(40 * time.Millisecond) // the gateway is busy before reading, for longer than a window
+	b := newMinRateBody(io.NopCloser(strings.NewReader("0123456789abcdef")), httptest.NewRecorder(), 200*time.Millisecond, 4, &cut)
+	time.Sleep(300 * time.Millisecond) // the gateway is busy before reading, for longer than a window
 	p := make([]byte, 4)
 	if n, err := b.Read(p); n != 4 || err != nil || cut {
 		t.Fatalf("first read after the gateway's own delay: %d bytes, %v, cut %v", n, err, cut)
