@@ -233,7 +233,6 @@ func TestMigrateRefusals(t *testing.T) {
 
 func TestMigrateConcurrentMigratorsApplyOnce(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	p := dbtest.New(t)
 	// Each migration records one row; a migration applied twice would
 	// record two (or fail on the CREATE TABLE).
@@ -243,20 +242,7 @@ func TestMigrateConcurrentMigratorsApplyOnce(t *testing.T) {
 	for v := 2; v <= 6; v++ {
 		files[fmt.Sprintf("%04d_step.up.sql", v)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("INSERT INTO applied (version) VALUES (%d)", v))}
 	}
-	const replicas = 6
-	var wg sync.WaitGroup
-	errs := make([]error, replicas)
-	for i := range replicas {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = db.Migrate(ctx, p, "svc_race", files)
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		require.NoError(t, err, "replica %d", i)
-	}
+	migrateAtOnce(t, p, "svc_race", files, 6)
 	require.Equal(t, 5, countRows(t, p, "SELECT count(*) FROM svc_race.applied"))
 	require.Equal(t, 5, countRows(t, p, "SELECT count(DISTINCT version) FROM svc_race.applied"))
 	require.Equal(t, 1, countRows(t, p, "SELECT count(DISTINCT by_pid) FROM svc_race.applied"), "one replica applied everything")
@@ -319,27 +305,32 @@ CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS t_v
 // anything twice.
 func TestMigrateConcurrentMigratorsWithoutTransaction(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	p := dbtest.New(t)
 	files := fstest.MapFS{
 		"0001_t.up.sql":   {Data: []byte("CREATE TABLE t (id int PRIMARY KEY, v int); INSERT INTO t SELECT g, g FROM generate_series(1, 20000) g")},
 		"0002_ix.up.sql":  {Data: []byte("-- migrate: without transaction\nCREATE INDEX CONCURRENTLY IF NOT EXISTS t_v ON t (v);\n")},
 		"0003_log.up.sql": {Data: []byte("CREATE TABLE applied (by_pid int NOT NULL DEFAULT pg_backend_pid()); INSERT INTO applied DEFAULT VALUES")},
 	}
-	const replicas = 6
+	migrateAtOnce(t, p, "svc_notx_race", files, 6)
+	require.Equal(t, 1, countRows(t, p, "SELECT count(*) FROM svc_notx_race.applied"))
+	require.Equal(t, 3, countRows(t, p, "SELECT count(*) FROM svc_notx_race.schema_migrations"))
+}
+
+// migrateAtOnce migrates schema from as many goroutines as replicas at
+// once, as replicas starting together do, and requires each to succeed.
+func migrateAtOnce(t *testing.T, p *pgxpool.Pool, schema string, files fstest.MapFS, replicas int) {
+	t.Helper()
 	var wg sync.WaitGroup
 	errs := make([]error, replicas)
 	for i := range replicas {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = db.Migrate(ctx, p, "svc_notx_race", files)
+			errs[i] = db.Migrate(context.Background(), p, schema, files)
 		}()
 	}
 	wg.Wait()
 	for i, err := range errs {
 		require.NoError(t, err, "replica %d", i)
 	}
-	require.Equal(t, 1, countRows(t, p, "SELECT count(*) FROM svc_notx_race.applied"))
-	require.Equal(t, 3, countRows(t, p, "SELECT count(*) FROM svc_notx_race.schema_migrations"))
 }
