@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -209,9 +208,7 @@ func unapplied(migs []migration, applied map[int]bool) []migration {
 }
 
 // record notes m as applied.
-func record(ctx context.Context, q interface {
-	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
-}, sch string, m migration) error {
+func record(ctx context.Context, q DBTX, sch string, m migration) error {
 	if _, err := q.Exec(ctx, "INSERT INTO "+sch+".schema_migrations (version, name) VALUES ($1, $2)", m.version, path.Base(m.name)); err != nil {
 		return fmt.Errorf("record migration %s: %w", m.name, err)
 	}
