@@ -37,7 +37,11 @@ var (
 )
 
 // Store runs the auth queries.
-type Store struct{ Pool *pgxpool.Pool }
+type Store struct {
+	Pool *pgxpool.Pool
+
+	balances balanceReads
+}
 
 type Org struct {
 	ID, Name, VerificationMode string
@@ -319,12 +323,11 @@ func (s *Store) KeyByID(ctx context.Context, id, orgID string) (Key, error) {
 
 // Balance returns an organization's credit balance.
 func (s *Store) Balance(ctx context.Context, orgID string) (int32, error) {
-	var b int32
-	err := s.Pool.QueryRow(ctx, `SELECT balance FROM auth.credit_balances WHERE org_id = $1`, orgID).Scan(&b)
-	if errors.Is(err, pgx.ErrNoRows) {
+	id, err := uuid.Parse(orgID)
+	if err != nil {
 		return 0, ErrNotFound
 	}
-	return b, err
+	return s.balances.read(ctx, s.Pool, id.String())
 }
 
 // Grant adds credits.
