@@ -107,12 +107,19 @@ func answer(t *testing.T, out <-chan balanceAnswer) balanceAnswer {
 	}
 }
 
+// twoOrgs is setup with two organizations, holding 10 and 25 credits.
+func twoOrgs(t *testing.T) (s *Store, org1, org2 string) {
+	t.Helper()
+	s, org1 = funded(t, 10)
+	org2, _, err := s.CreateOrg(context.Background(), "org2", "auto", "owner", 25)
+	require.NoError(t, err)
+	return s, org1, org2
+}
+
 func TestBalance(t *testing.T) {
 	t.Parallel()
-	s, org1 := funded(t, 10)
+	s, org1, org2 := twoOrgs(t)
 	ctx := context.Background()
-	org2, _, err := s.CreateOrg(ctx, "org2", "auto", "owner", 25)
-	require.NoError(t, err)
 	for _, tc := range []struct {
 		name    string
 		org     string
@@ -156,10 +163,8 @@ func TestBalance(t *testing.T) {
 // answer of a statement that ran before it was asked.
 func TestBalanceReadsCoalesce(t *testing.T) {
 	t.Parallel()
-	s, org1 := funded(t, 10)
+	s, org1, org2 := twoOrgs(t)
 	ctx := context.Background()
-	org2, _, err := s.CreateOrg(ctx, "org2", "auto", "owner", 25)
-	require.NoError(t, err)
 	var r balanceReads
 	g := newGate(t, s)
 	out := make(chan balanceAnswer, 64)
