@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -42,10 +43,18 @@ type balanceBatch struct {
 	err      error
 }
 
-// read returns org's balance, through a batch. It returns when the batch is
-// answered or ctx ends, whichever comes first.
+// read returns org's balance. With nothing in flight it runs its own
+// statement, on its own context, as a read without batching would; otherwise
+// it joins the collecting batch and returns when that batch is answered or
+// ctx ends, whichever comes first.
 func (r *balanceReads) read(ctx context.Context, q pgxQuerier, org string) (int32, error) {
 	r.mu.Lock()
+	if !r.running {
+		r.running = true
+		r.mu.Unlock()
+		defer r.handOff(q)
+		return queryBalance(ctx, q, org)
+	}
 	b := r.next
 	if b == nil {
 		b = &balanceBatch{ctx: ctx, done: make(chan struct{})}
@@ -53,11 +62,6 @@ func (r *balanceReads) read(ctx context.Context, q pgxQuerier, org string) (int3
 	}
 	b.add(org)
 	b.reads++
-	if !r.running {
-		r.running = true
-		r.next = nil
-		go r.run(q, b)
-	}
 	r.mu.Unlock()
 
 	select {
@@ -84,9 +88,23 @@ func (b *balanceBatch) add(org string) {
 	b.orgs = append(b.orgs, org)
 }
 
+// handOff is called when a statement was answered: the batch that collected
+// meanwhile, if any, runs on a goroutine of its own, so that the caller
+// returns with its answer.
+func (r *balanceReads) handOff(q pgxQuerier) {
+	r.mu.Lock()
+	b := r.next
+	r.next, r.running = nil, b != nil
+	r.mu.Unlock()
+	if b != nil {
+		go r.run(q, b)
+	}
+}
+
 // run answers b, then the batch that collected meanwhile, if any, and so on
-// until none did. A statement keeps the values of its batch's first read's
-// context (trace, request id) but not its cancellation.
+// until none did. A batch's statement keeps the values of its first read's
+// context (trace, request id) but not its cancellation: it answers every
+// read of the batch.
 func (r *balanceReads) run(q pgxQuerier, b *balanceBatch) {
 	for b != nil {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(b.ctx), balanceReadTimeout)
@@ -95,8 +113,8 @@ func (r *balanceReads) run(q pgxQuerier, b *balanceBatch) {
 		close(b.done)
 
 		r.mu.Lock()
-		b, r.next = r.next, nil
-		r.running = b != nil
+		b = r.next
+		r.next, r.running = nil, b != nil
 		r.mu.Unlock()
 	}
 }
@@ -104,6 +122,22 @@ func (r *balanceReads) run(q pgxQuerier, b *balanceBatch) {
 // pgxQuerier is what a balance statement needs of the pool.
 type pgxQuerier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// queryBalance reads the balance of org.
+func queryBalance(ctx context.Context, q pgxQuerier, org string) (int32, error) {
+	rows, err := q.Query(ctx, `SELECT balance FROM auth.credit_balances WHERE org_id = $1`, org)
+	if err != nil {
+		return 0, fmt.Errorf("read balance: %w", err)
+	}
+	bal, err := pgx.CollectExactlyOneRow(rows, pgx.RowTo[int32])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, ErrNotFound
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read balance: %w", err)
+	}
+	return bal, nil
 }
 
 // queryBalances reads the balances of orgs in one statement.

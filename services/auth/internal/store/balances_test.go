@@ -195,12 +195,24 @@ func TestBalanceReadsCoalesce(t *testing.T) {
 	want := []string{org1, org2}
 	slices.Sort(want)
 	require.Equal(t, want, g.next(t), "one statement for every later read")
+
+	// The same holds for a batch's statement: it ran, another debit
+	// commits, and a read asked now waits for a statement of its own.
+	_, applied, err = s.Debit(ctx, org1, 2, "scan:2")
+	require.NoError(t, err)
+	require.True(t, applied)
+	readAsync(ctx, &r, g, org1, out)
+	waitReads(t, &r, 1)
+
 	g.let(t)
 	for range later {
 		a := answer(t, out)
 		require.NoError(t, a.err)
 		require.Equal(t, map[string]int32{org1: 7, org2: 25}[a.org], a.bal, a.org)
 	}
+	require.Equal(t, []string{org1}, g.next(t))
+	g.let(t)
+	require.Equal(t, balanceAnswer{org1, 5, nil}, answer(t, out), "the read asked after the second debit")
 	select {
 	case orgs := <-g.arrived:
 		t.Fatalf("an extra statement for %v", orgs)
