@@ -29,7 +29,7 @@ const balanceReadTimeout = 10 * time.Second
 // The zero value is ready to use.
 type balanceReads struct {
 	mu      sync.Mutex
-	running bool          // a batch's statement is in flight
+	running bool          // a balance statement is in flight
 	next    *balanceBatch // the batch collecting reads, nil if none
 }
 
@@ -37,6 +37,7 @@ type balanceReads struct {
 type balanceBatch struct {
 	ctx      context.Context // the first read's: its values go with the statement
 	orgs     []string        // distinct
+	has      map[string]bool // orgs, as a set
 	reads    int             // reads waiting on the batch
 	done     chan struct{}   // closed when balances and err are set
 	balances map[string]int32
@@ -57,7 +58,7 @@ func (r *balanceReads) read(ctx context.Context, q pgxQuerier, org string) (int3
 	}
 	b := r.next
 	if b == nil {
-		b = &balanceBatch{ctx: ctx, done: make(chan struct{})}
+		b = &balanceBatch{ctx: ctx, has: map[string]bool{}, done: make(chan struct{})}
 		r.next = b
 	}
 	b.add(org)
@@ -80,12 +81,10 @@ func (r *balanceReads) read(ctx context.Context, q pgxQuerier, org string) (int3
 }
 
 func (b *balanceBatch) add(org string) {
-	for _, o := range b.orgs {
-		if o == org {
-			return
-		}
+	if !b.has[org] {
+		b.has[org] = true
+		b.orgs = append(b.orgs, org)
 	}
-	b.orgs = append(b.orgs, org)
 }
 
 // handOff is called when a statement was answered: the batch that collected
