@@ -56,7 +56,6 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string, files fs.FS
 		return err
 	}
 
-	applied := map[int]bool{}
 	var pending []migration
 	for first := true; first || len(pending) > 0; first = false {
 		// A transaction applies the pending files up to the next one that
@@ -64,7 +63,8 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string, files fs.FS
 		// and its record and reads what is applied.
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			if first {
-				if err := prepareSchema(ctx, tx, schema, sch, applied); err != nil {
+				applied, err := prepareSchema(ctx, tx, schema, sch)
+				if err != nil {
 					return err
 				}
 				pending = unapplied(migs, applied)
@@ -165,35 +165,36 @@ func advisoryLock(ctx context.Context, conn *pgx.Conn, id int64) error {
 }
 
 // prepareSchema creates the schema and its schema_migrations when missing
-// and fills applied with the versions recorded there.
-func prepareSchema(ctx context.Context, tx pgx.Tx, schema, sch string, applied map[int]bool) error {
+// and returns the versions recorded there.
+func prepareSchema(ctx context.Context, tx pgx.Tx, schema, sch string) (applied map[int]bool, err error) {
 	// A service role (see ProvisionRoles) owns its schema but may not
 	// create schemas, and PostgreSQL checks that privilege even when the
 	// schema exists: create it only when it is missing.
 	var exists bool
 	if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", schema).Scan(&exists); err != nil {
-		return fmt.Errorf("look up schema: %w", err)
+		return nil, fmt.Errorf("look up schema: %w", err)
 	}
 	if !exists {
 		if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+sch); err != nil {
-			return fmt.Errorf("create schema: %w", err)
+			return nil, fmt.Errorf("create schema: %w", err)
 		}
 	}
 	if _, err := tx.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+sch+".schema_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"); err != nil {
-		return fmt.Errorf("create schema_migrations: %w", err)
+		return nil, fmt.Errorf("create schema_migrations: %w", err)
 	}
 	rows, err := tx.Query(ctx, "SELECT version FROM "+sch+".schema_migrations")
 	if err != nil {
-		return fmt.Errorf("read schema_migrations: %w", err)
+		return nil, fmt.Errorf("read schema_migrations: %w", err)
 	}
 	versions, err := pgx.CollectRows(rows, pgx.RowTo[int])
 	if err != nil {
-		return fmt.Errorf("read schema_migrations: %w", err)
+		return nil, fmt.Errorf("read schema_migrations: %w", err)
 	}
+	applied = make(map[int]bool, len(versions))
 	for _, v := range versions {
 		applied[v] = true
 	}
-	return nil
+	return applied, nil
 }
 
 // unapplied returns the migrations whose versions applied does not hold.

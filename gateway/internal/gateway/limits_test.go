@@ -77,15 +77,14 @@ func TestClientRequestID(t *testing.T) {
 // not bring the minimum cuts the body, and a filled one starts the next.
 func TestMinRateBodyWindows(t *testing.T) {
 	var cut bool
-	b := newMinRateBody(io.NopCloser(strings.NewReader("0123456789abcdef")), httptest.NewRecorder(), 200*time.Millisecond, 4, &cut)
-	time.Sleep(300 * time.Millisecond) // the gateway is busy before reading, for longer than a window
+	b := newMinRateBody(io.NopCloser(strings.NewReader("0123456789abcdef")), httptest.NewRecorder(), time.Second, 4, &cut)
+	clock := time.Now() // a clock the test moves, from the body's wrapping
+	b.now = func() time.Time { return clock }
+	clock = clock.Add(1500 * time.Millisecond) // the gateway is busy before reading, for longer than a window
 	p := make([]byte, 4)
 	if n, err := b.Read(p); n != 4 || err != nil || cut {
 		t.Fatalf("first read after the gateway's own delay: %d bytes, %v, cut %v", n, err, cut)
 	}
-	// From here on a clock the test moves.
-	clock := b.start
-	b.now, b.window = func() time.Time { return clock }, time.Second
 	clock = clock.Add(900 * time.Millisecond) // the window was filled: a new one began
 	if n, err := b.Read(p[:2]); n != 2 || err != nil || cut {
 		t.Fatalf("read within the next window: %d bytes, %v, cut %v", n, err, cut)
