@@ -312,9 +312,7 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 				verified[r.Fingerprint] = r.Verified
 			}
 		}
-		lk, err := tx.Query(ctx, `SELECT id::text, fingerprint, state, verification_status, duplicate_of::text FROM findings.findings
-			WHERE org_id = $1 AND repo_key = $2 AND fingerprint = ANY($3)
-			ORDER BY fingerprint COLLATE "C" FOR NO KEY UPDATE`, sc.OrgID, repoKey, oldFPs)
+		lk, err := tx.Query(ctx, lockSeenSQL, sc.OrgID, repoKey, oldFPs)
 		if err != nil {
 			return nil, fmt.Errorf("lock findings: %w", err)
 		}
@@ -391,6 +389,25 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 	}
 	return byFP, nil
 }
+
+// lockSeenSQL locks and reads the findings of a repository ($1, $2) with
+// the fingerprints $3, which are sorted in byte order.
+//
+// Each fingerprint is looked up on its own, through the whole unique key
+// (org_id, repo_key, fingerprint): the subquery's lock keeps the planner
+// from merging it into a join. The plain form, fingerprint = ANY($3) beside
+// the organization and repository, lets the planner take the array as a
+// filter over every finding of the repository instead, as its generic plan
+// does whenever it expects a repository to hold few findings (a new table,
+// or many small repositories beside one large one): then every report to a
+// large repository read all of that repository's findings. The nested loop
+// takes the locks in the array's order, which is the order every report of
+// the repository locks in, so that two reports queue rather than deadlock.
+const lockSeenSQL = `SELECT f.id::text, f.fingerprint, f.state, f.verification_status, f.duplicate_of::text
+	FROM unnest($3::text[]) WITH ORDINALITY AS u(fingerprint, ord)
+	CROSS JOIN LATERAL (SELECT id, fingerprint, state, verification_status, duplicate_of FROM findings.findings
+		WHERE org_id = $1 AND repo_key = $2 AND fingerprint = u.fingerprint FOR NO KEY UPDATE) f
+	ORDER BY u.ord`
 
 // recordReopened writes, for findings that scan reopened, what a triage
 // change writes: an audit record of the state change, a thread entry, and
