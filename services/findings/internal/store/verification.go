@@ -106,10 +106,7 @@ func (s *Store) ListForReview(ctx context.Context, q OperatorQuery) ([]OperatorE
 // VerificationCounts counts the findings that occurred in each scan by
 // verification status: scan id → status → count.
 func (s *Store) VerificationCounts(ctx context.Context, orgID string, scanIDs []string) (map[string]map[string]int64, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT o.scan_id::text, f.verification_status, count(*)
-		FROM findings.occurrences o JOIN findings.findings f ON f.id = o.finding_id
-		WHERE o.scan_id = ANY($2::uuid[]) AND f.org_id = $1
-		GROUP BY 1, 2`, orgID, scanIDs)
+	rows, err := s.Pool.Query(ctx, verificationCountsSQL, orgID, scanIDs)
 	if err != nil {
 		return nil, fmt.Errorf("verification counts: %w", err)
 	}
@@ -128,3 +125,24 @@ func (s *Store) VerificationCounts(ctx context.Context, orgID string, scanIDs []
 	}
 	return out, rows.Err()
 }
+
+// verificationCountsSQL counts the findings of the scans $2 of the
+// organization $1 by verification status.
+//
+// A scan's approved findings are counted by the counters its lists'
+// totals read (finding_counts), and only its other findings, which the
+// occurrences' partial index on approval finds (migration 0029), are
+// looked up one by one. Joining every occurrence of the scans to its
+// finding instead let the planner hash the whole organization's findings,
+// as its generic plan does: a scan's summary, which a client polls while
+// the scan runs, read every finding of a large organization (about 0.3 s
+// at 200,000 findings), and even the nested loop read one finding per
+// occurrence of the scan.
+const verificationCountsSQL = `SELECT scan_id::text, 'approved', sum(n)::bigint FROM findings.finding_counts
+	WHERE org_id = $1 AND scan_id = ANY($2::uuid[]) GROUP BY scan_id HAVING sum(n) <> 0
+	UNION ALL
+	SELECT o.scan_id::text, f.verification_status, count(*) FROM findings.occurrences o
+	CROSS JOIN LATERAL (SELECT verification_status FROM findings.findings
+		WHERE id = o.finding_id AND org_id = $1 OFFSET 0) f
+	WHERE o.scan_id = ANY($2::uuid[]) AND NOT o.approved
+	GROUP BY 1, 2`

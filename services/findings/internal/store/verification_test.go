@@ -1,9 +1,11 @@
 package store
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -80,4 +82,49 @@ func TestListForReviewAndVerificationCounts(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]int64{Approved: 1, Pending: 1, Rejected: 1}, counts[sc.ID])
 	require.Empty(t, counts[sx.ID], "another organization's scan is not counted")
+}
+
+// TestVerificationCountsReadOnlyUnapproved checks that counting a scan's
+// findings by verification status reads only its findings that are not
+// approved, whatever else the organization holds, with either plan (see
+// planModes): a scan's summary, which clients poll while it runs, must not
+// read a large organization's findings.
+func TestVerificationCountsReadOnlyUnapproved(t *testing.T) {
+	u := newUnit(t)
+	large := u.scan("https://git.example.com/acme/large")
+	for i := 0; i < 1200; i += 100 {
+		batch := make([]Reported, 100)
+		for j := range batch {
+			batch[j] = Reported{Fingerprint: fmt.Sprintf("fp-%05d", i+j), Title: "t", Category: "injection", Severity: "high",
+				Verified: j%10 != 0}
+		}
+		_, err := u.s.Report(u.ctx, large, batch, true)
+		require.NoError(t, err)
+	}
+	sc := u.scan("https://git.example.com/acme/app")
+	batch := []Reported{}
+	for i, verified := range []bool{true, true, true, false, false, false} {
+		batch = append(batch, Reported{Fingerprint: fmt.Sprintf("app-%d", i), Title: "t", Category: "injection", Severity: "low", Verified: verified})
+	}
+	res, err := u.s.Report(u.ctx, sc, batch, true)
+	require.NoError(t, err)
+	_, err = u.s.SetVerification(u.ctx, res[5].FindingID, Rejected)
+	require.NoError(t, err)
+	_, err = u.s.SetVerification(u.ctx, res[0].FindingID, Rejected)
+	require.NoError(t, err)
+
+	want := map[string]map[string]int64{
+		sc.ID:    {Approved: 2, Pending: 2, Rejected: 2},
+		large.ID: {Approved: 1080, Pending: 120},
+	}
+	got, err := u.s.VerificationCounts(u.ctx, u.org, []string{sc.ID, large.ID})
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+
+	for _, mode := range planModes {
+		t.Run(mode, func(t *testing.T) {
+			p := u.prepare(t, mode, "verification_counts", "uuid, uuid[]", verificationCountsSQL, u.org, "{"+sc.ID+"}")
+			assert.Equal(t, float64(4), p.findingsRead(), "findings rows read: the scan's four findings that are not approved")
+		})
+	}
 }

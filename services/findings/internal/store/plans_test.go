@@ -1,0 +1,86 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+)
+
+// planModes are the two plans a prepared statement runs with: the one the
+// server makes for any arguments, which it keeps once it costs no more
+// than those made for the arguments of the first runs, and one made for
+// the arguments given.
+var planModes = []string{"force_generic_plan", "force_custom_plan"}
+
+// preparedQuery is a statement prepared under one plan mode in a
+// transaction that the test rolls back when it ends.
+type preparedQuery struct {
+	t    *testing.T
+	ctx  context.Context
+	tx   pgx.Tx
+	exec string // EXECUTE with the arguments
+}
+
+// prepare prepares query (with parameters of types, "uuid, text[]") as
+// name under plan mode, in a transaction of its own that is rolled back
+// when t ends (with the locks the statement took). EXPLAIN EXECUTE takes
+// no parameters, so args are written into the EXECUTE as literals.
+func (u *unit) prepare(t *testing.T, mode, name, types, query string, args ...string) *preparedQuery {
+	t.Helper()
+	tx, err := u.s.Pool.Begin(u.ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = tx.Rollback(u.ctx) })
+	_, err = tx.Exec(u.ctx, "SET LOCAL plan_cache_mode = "+mode)
+	require.NoError(t, err)
+	// A prepared statement outlives the transaction, on its connection:
+	// each mode prepares its own.
+	name += "_" + mode
+	_, err = tx.Exec(u.ctx, "PREPARE "+name+"("+types+") AS "+query)
+	require.NoError(t, err)
+	lits := make([]string, len(args))
+	for i, a := range args {
+		lits[i] = "'" + strings.ReplaceAll(a, "'", "''") + "'"
+	}
+	return &preparedQuery{t: t, ctx: u.ctx, tx: tx, exec: "EXECUTE " + name + "(" + strings.Join(lits, ", ") + ")"}
+}
+
+// run executes the statement.
+func (p *preparedQuery) run() pgx.Rows {
+	p.t.Helper()
+	rows, err := p.tx.Query(p.ctx, p.exec)
+	require.NoError(p.t, err)
+	return rows
+}
+
+// findingsRead executes the statement under EXPLAIN ANALYZE and returns
+// the rows its scans of the findings table read: those they returned and
+// those their filters removed.
+func (p *preparedQuery) findingsRead() float64 {
+	p.t.Helper()
+	rows, err := p.tx.Query(p.ctx, "EXPLAIN (ANALYZE, FORMAT JSON) "+p.exec)
+	require.NoError(p.t, err)
+	plans, err := pgx.CollectRows(rows, pgx.RowTo[[]map[string]any])
+	require.NoError(p.t, err)
+	require.Len(p.t, plans, 1)
+	return findingsRowsRead(plans[0][0]["Plan"].(map[string]any))
+}
+
+// findingsRowsRead sums findingsRead over a plan's node and its children.
+func findingsRowsRead(node map[string]any) float64 {
+	var n float64
+	if node["Relation Name"] == "findings" {
+		loops, _ := node["Actual Loops"].(float64)
+		kept, _ := node["Actual Rows"].(float64)
+		removed, _ := node["Rows Removed by Filter"].(float64)
+		recheck, _ := node["Rows Removed by Index Recheck"].(float64)
+		n += (kept + removed + recheck) * loops
+	}
+	children, _ := node["Plans"].([]any)
+	for _, c := range children {
+		n += findingsRowsRead(c.(map[string]any))
+	}
+	return n
+}
