@@ -86,11 +86,31 @@ func lockTargets(ctx context.Context, tx pgx.Tx, orgID string, ids []string, fil
 		rows, err = tx.Query(ctx, `SELECT id::text FROM findings.findings WHERE org_id = $1 AND verification_status = 'approved'
 			AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`, orgID, ids)
 	} else {
+		// The matches are first read without order or lock, so that a filter
+		// matching too many is refused after reading MaxBulk+1 index
+		// entries: ordered by id under the limit, the statement sorted
+		// every match (about a second for 40,000 of 200,000 findings) or
+		// walked the whole table in id order. Those found are then locked
+		// in id order with the filter checked again, so that a finding
+		// changed meanwhile to match no more is left out; one that came to
+		// match after the first read is not added.
 		f := *filter
 		f.OrgID = orgID
 		where, args := f.where()
-		args = append(args, MaxBulk+1)
-		rows, err = tx.Query(ctx, fmt.Sprintf(`SELECT f.id::text FROM findings.findings f WHERE %s ORDER BY f.id LIMIT $%d FOR UPDATE OF f`, where, len(args)), args...)
+		var found pgx.Rows
+		var matched []string
+		found, err = tx.Query(ctx, bulkMatchSQL(where, len(args)+1), append(args, MaxBulk+1)...)
+		if err != nil {
+			return nil, fmt.Errorf("find findings: %w", err)
+		}
+		if matched, err = pgx.CollectRows(found, pgx.RowTo[string]); err != nil {
+			return nil, fmt.Errorf("find findings: %w", err)
+		}
+		if len(matched) > MaxBulk {
+			return nil, &InvalidError{Msg: fmt.Sprintf("filter matches more than %d findings; narrow it or give ids", MaxBulk)}
+		}
+		rows, err = tx.Query(ctx, fmt.Sprintf(`SELECT f.id::text FROM findings.findings f WHERE f.id = ANY($%d::uuid[]) AND %s
+			ORDER BY f.id FOR UPDATE OF f`, len(args)+1, where), append(args, matched)...)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("lock findings: %w", err)
@@ -100,9 +120,6 @@ func lockTargets(ctx context.Context, tx pgx.Tx, orgID string, ids []string, fil
 		return nil, fmt.Errorf("lock findings: %w", err)
 	}
 	if filter != nil {
-		if len(got) > MaxBulk {
-			return nil, &InvalidError{Msg: fmt.Sprintf("filter matches more than %d findings; narrow it or give ids", MaxBulk)}
-		}
 		return got, nil
 	}
 	if len(got) < len(ids) {
@@ -117,4 +134,10 @@ func lockTargets(ctx context.Context, tx pgx.Tx, orgID string, ids []string, fil
 		}
 	}
 	return got, nil
+}
+
+// bulkMatchSQL reads the ids of the findings matching where, at most as
+// many as its parameter $limit, in no particular order (see lockTargets).
+func bulkMatchSQL(where string, limit int) string {
+	return fmt.Sprintf(`SELECT f.id::text FROM findings.findings f WHERE %s LIMIT $%d`, where, limit)
 }

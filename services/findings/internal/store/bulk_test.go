@@ -2,9 +2,12 @@ package store
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -123,4 +126,36 @@ func TestApplyBulkFilter(t *testing.T) {
 	res, err = u.s.ApplyBulk(u.ctx, u.org, nil, &Filter{State: "resolved"}, Update{Severity: ptr("low")}, apiActor)
 	require.NoError(t, err)
 	require.Equal(t, BulkResult{BatchID: res.BatchID}, res)
+}
+
+// TestApplyBulkFilterTooWide: a filter matching more than MaxBulk findings
+// is refused and changes nothing, and finding that out reads no more than
+// MaxBulk+1 of them, with either plan (see planModes).
+func TestApplyBulkFilterTooWide(t *testing.T) {
+	u := newUnit(t)
+	sc := u.scan("https://git.example.com/acme/large")
+	const total = 1500
+	for i := 0; i < total; i += 100 {
+		batch := make([]Reported, 100)
+		for j := range batch {
+			batch[j] = Reported{Fingerprint: fmt.Sprintf("fp-%05d", i+j), Title: "t", Category: "injection", Severity: "high", Verified: true}
+		}
+		_, err := u.s.Report(u.ctx, sc, batch, true)
+		require.NoError(t, err)
+	}
+
+	_, err := u.s.ApplyBulk(u.ctx, u.org, nil, &Filter{State: "open"}, Update{Severity: ptr("low")}, apiActor)
+	var inv *InvalidError
+	require.ErrorAs(t, err, &inv)
+	require.Contains(t, inv.Msg, "filter matches more than 1000 findings")
+	require.Equal(t, 0, u.count(`SELECT count(*) FROM findings.findings WHERE org_id = $1 AND severity <> 'high'`, u.org))
+
+	where, args := Filter{OrgID: u.org, State: "open"}.where()
+	require.Len(t, args, 2)
+	for _, mode := range planModes {
+		t.Run(mode, func(t *testing.T) {
+			p := u.prepare(t, mode, "bulk_match", "uuid, text, int", bulkMatchSQL(where, 3), u.org, "open", strconv.Itoa(MaxBulk+1))
+			assert.LessOrEqual(t, p.findingsRead(), float64(MaxBulk+1), "findings rows read to find the filter too wide")
+		})
+	}
 }
