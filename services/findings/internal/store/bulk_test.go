@@ -134,15 +134,9 @@ func TestApplyBulkFilter(t *testing.T) {
 func TestApplyBulkFilterTooWide(t *testing.T) {
 	u := newUnit(t)
 	sc := u.scan("https://git.example.com/acme/large")
-	const total = 1500
-	for i := 0; i < total; i += 100 {
-		batch := make([]Reported, 100)
-		for j := range batch {
-			batch[j] = Reported{Fingerprint: fmt.Sprintf("fp-%05d", i+j), Title: "t", Category: "injection", Severity: "high", Verified: true}
-		}
-		_, err := u.s.Report(u.ctx, sc, batch, true)
-		require.NoError(t, err)
-	}
+	u.reportMany(sc, 1500, func(i int) Reported {
+		return Reported{Fingerprint: fmt.Sprintf("fp-%05d", i), Title: "t", Category: "injection", Severity: "high", Verified: true}
+	})
 
 	_, err := u.s.ApplyBulk(u.ctx, u.org, nil, &Filter{State: "open"}, Update{Severity: ptr("low")}, apiActor)
 	var inv *InvalidError

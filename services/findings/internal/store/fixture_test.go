@@ -38,6 +38,20 @@ func (u *unit) scan(repo string) Scan {
 	return sc
 }
 
+// reportMany reports n findings in scan sc, in batches of 100 as a scanner
+// sends them; finding i is mk(i).
+func (u *unit) reportMany(sc Scan, n int, mk func(i int) Reported) {
+	u.t.Helper()
+	for i := 0; i < n; i += 100 {
+		batch := make([]Reported, 0, 100)
+		for j := i; j < min(i+100, n); j++ {
+			batch = append(batch, mk(j))
+		}
+		_, err := u.s.Report(u.ctx, sc, batch, true)
+		require.NoError(u.t, err)
+	}
+}
+
 // findings reports one verified (so approved) high finding per
 // fingerprint in a new scan of repo and returns their ids in order.
 func (u *unit) findings(repo string, fps ...string) []string {

@@ -392,15 +392,7 @@ func BenchmarkIntakeRescan(b *testing.B) {
 func TestLockSeenReadsOnlyItsFindings(t *testing.T) {
 	u := newUnit(t)
 	sc := u.scan("https://git.example.com/acme/large")
-	const total, batchSize = 1200, 100
-	for i := 0; i < total; i += batchSize {
-		batch := make([]Reported, batchSize)
-		for j := range batch {
-			batch[j] = reportedFP(fmt.Sprintf("fp-%05d", i+j))
-		}
-		_, err := u.s.Report(u.ctx, sc, batch, true)
-		require.NoError(t, err)
-	}
+	u.reportMany(sc, 1200, func(i int) Reported { return reportedFP(fmt.Sprintf("fp-%05d", i)) })
 	seen := []string{"fp-00007", "fp-00500", "fp-01199"} // sorted, as report sends them
 	for _, mode := range planModes {
 		t.Run(mode, func(t *testing.T) {

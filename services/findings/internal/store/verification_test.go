@@ -92,15 +92,9 @@ func TestListForReviewAndVerificationCounts(t *testing.T) {
 func TestVerificationCountsReadOnlyUnapproved(t *testing.T) {
 	u := newUnit(t)
 	large := u.scan("https://git.example.com/acme/large")
-	for i := 0; i < 1200; i += 100 {
-		batch := make([]Reported, 100)
-		for j := range batch {
-			batch[j] = Reported{Fingerprint: fmt.Sprintf("fp-%05d", i+j), Title: "t", Category: "injection", Severity: "high",
-				Verified: j%10 != 0}
-		}
-		_, err := u.s.Report(u.ctx, large, batch, true)
-		require.NoError(t, err)
-	}
+	u.reportMany(large, 1200, func(i int) Reported {
+		return Reported{Fingerprint: fmt.Sprintf("fp-%05d", i), Title: "t", Category: "injection", Severity: "high", Verified: i%10 != 0}
+	})
 	sc := u.scan("https://git.example.com/acme/app")
 	batch := []Reported{}
 	for i, verified := range []bool{true, true, true, false, false, false} {
