@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -29,6 +31,18 @@ import (
 // part way (IF NOT EXISTS): before it runs, indexes of the schema that a
 // failed concurrent build left invalid are dropped, so that it builds them
 // anew rather than skipping them.
+//
+// Such a file may name, on its next line, the extensions its statements
+// use:
+//
+//	-- migrate: with extensions pg_trgm, btree_gin
+//
+// Before it runs, those missing are created in the public schema when the
+// role may (ProvisionRoles creates them for the service roles, which may
+// not); when one is still missing, the file is recorded without running,
+// as the transactional files' DO blocks skip what needs an absent
+// extension. Its statements find the extensions' objects by the search
+// path.
 //
 // A session-level advisory lock per schema, taken by polling so that a
 // waiting replica holds no snapshot a concurrent index build would wait
@@ -98,15 +112,20 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string, files fs.FS
 }
 
 // withoutTx is the first line of a migration that runs outside a
-// transaction (see Migrate).
-const withoutTx = "-- migrate: without transaction"
+// transaction, and withExtensions starts the line after it that names the
+// extensions it needs (see Migrate).
+const (
+	withoutTx      = "-- migrate: without transaction"
+	withExtensions = "-- migrate: with extensions "
+)
 
 // migration is one numbered file.
 type migration struct {
 	version int
 	name    string // its path in the files
 	body    string
-	notx    bool // runs outside a transaction
+	notx    bool     // runs outside a transaction
+	needs   []string // the extensions it needs (notx only)
 }
 
 // readMigrations reads the numbered files in version order, refusing
@@ -126,8 +145,21 @@ func readMigrations(files fs.FS) ([]migration, error) {
 		if err != nil {
 			return err
 		}
-		first, _, _ := strings.Cut(string(body), "\n")
-		migs = append(migs, migration{version: n, name: p, body: string(body), notx: strings.TrimSpace(first) == withoutTx})
+		m := migration{version: n, name: p, body: string(body)}
+		first, rest, _ := strings.Cut(m.body, "\n")
+		second, _, _ := strings.Cut(rest, "\n")
+		m.notx = strings.TrimSpace(first) == withoutTx
+		if !m.notx && (strings.HasPrefix(strings.TrimSpace(first), withExtensions) || strings.HasPrefix(strings.TrimSpace(second), withExtensions)) {
+			return fmt.Errorf("migration %s: extensions are named only by a migration without transaction", p)
+		}
+		if list, ok := strings.CutPrefix(strings.TrimSpace(second), withExtensions); ok {
+			for _, ext := range strings.Split(list, ",") {
+				if ext = strings.TrimSpace(ext); ext != "" {
+					m.needs = append(m.needs, ext)
+				}
+			}
+		}
+		migs = append(migs, m)
 		return nil
 	})
 	if err != nil {
@@ -235,7 +267,14 @@ func applyWithoutTx(ctx context.Context, conn *pgx.Conn, schema, sch string, m m
 			return fmt.Errorf("migration %s: drop invalid index %s: %w", m.name, ix, err)
 		}
 	}
-	if _, err := conn.Exec(ctx, "SET search_path TO "+sch+", public"); err != nil {
+	path, ok, err := extensionsPath(ctx, conn, m)
+	if err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	if !ok {
+		return record(ctx, conn, sch, m)
+	}
+	if _, err := conn.Exec(ctx, "SET search_path TO "+sch+", public"+path); err != nil {
 		return err
 	}
 	for _, stmt := range statements(m.body) {
@@ -244,6 +283,56 @@ func applyWithoutTx(ctx context.Context, conn *pgx.Conn, schema, sch string, m m
 		}
 	}
 	return record(ctx, conn, sch, m)
+}
+
+// extensionsPath creates the extensions m needs that are missing, when the
+// role may, and returns whether all of them exist, with the schemas that
+// hold them outside public as a search path suffix (", a, b").
+func extensionsPath(ctx context.Context, conn *pgx.Conn, m migration) (string, bool, error) {
+	if len(m.needs) == 0 {
+		return "", true, nil
+	}
+	var path strings.Builder
+	for _, ext := range m.needs {
+		const lookup = `SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = $1`
+		var ns string
+		err := conn.QueryRow(ctx, lookup, ext).Scan(&ns)
+		if errors.Is(err, pgx.ErrNoRows) {
+			// Outside a transaction, a refusal leaves the session usable;
+			// another database session may have created it meanwhile.
+			_, cerr := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+pgx.Identifier{ext}.Sanitize()+" WITH SCHEMA public")
+			switch {
+			case cerr != nil && missingExtension(cerr):
+				return "", false, nil
+			case cerr != nil && !isDuplicate(cerr):
+				return "", false, fmt.Errorf("create extension %s: %w", ext, cerr)
+			}
+			err = conn.QueryRow(ctx, lookup, ext).Scan(&ns)
+		}
+		if err != nil {
+			return "", false, fmt.Errorf("look up extension %s: %w", ext, err)
+		}
+		if ns != "public" {
+			path.WriteString(", " + pgx.Identifier{ns}.Sanitize())
+		}
+	}
+	return path.String(), true, nil
+}
+
+// missingExtension reports whether CREATE EXTENSION failed because the
+// role may not create it or the server does not have it.
+func missingExtension(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	switch pgErr.Code {
+	case "42501", // insufficient_privilege
+		"58P01", // undefined_file: the server lacks the extension's files
+		"0A000": // feature_not_supported
+		return true
+	}
+	return false
 }
 
 // statements splits a migration that runs without a transaction into its

@@ -291,12 +291,13 @@ func WithUser(databaseURL, user, password string) (string, error) {
 }
 
 // Extensions are the PostgreSQL extensions the services' migrations use
-// when they exist (pg_trgm: the findings service's free-text index). A
+// when they exist (pg_trgm and btree_gin: the findings service's free-text
+// indexes, led by the organization). A
 // service role may use only its own schema, so it cannot create them;
 // ProvisionRoles creates those the server offers in the public schema,
 // where every role may use them. A server without them still works: the
 // migrations then skip the indexes that need them.
-var Extensions = []string{"pg_trgm"}
+var Extensions = []string{"pg_trgm", "btree_gin"}
 
 func createExtensions(ctx context.Context, c *pgx.Conn) error {
 	for _, ext := range Extensions {

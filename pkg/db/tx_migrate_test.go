@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -220,6 +221,9 @@ func TestMigrateRefusals(t *testing.T) {
 			"0001_ok.up.sql":  {Data: []byte("CREATE TABLE t (id int)")},
 			"0002_bad.up.sql": {Data: []byte("INSERT INTO missing_table VALUES (1)")},
 		}, wantErr: "migration 0002_bad.up.sql"},
+		{name: "extensions named by a migration in a transaction", files: fstest.MapFS{
+			"0001_ix.up.sql": {Data: []byte("-- an index\n-- migrate: with extensions pg_trgm\nCREATE TABLE t (id int)")},
+		}, wantErr: "migration 0001_ix.up.sql: extensions are named only by a migration without transaction"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			schema := fmt.Sprintf("svc_refuse_%d", i)
@@ -297,6 +301,52 @@ CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS t_v
 	require.True(t, exists && ok, "the index is built anew, valid")
 	require.Equal(t, 3, countRows(t, p, "SELECT count(*) FROM svc_notx.schema_migrations"))
 	require.Equal(t, 6, countRows(t, p, "SELECT count(*) FROM svc_notx.t"))
+}
+
+// TestMigrateWithExtensions: a file without transaction that names the
+// extensions it uses creates them when the role may (here a superuser) and
+// builds with their operator classes; one naming an extension the server
+// does not have is recorded without running, and the files after it apply.
+func TestMigrateWithExtensions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := dbtest.New(t)
+	files := fstest.MapFS{
+		"0001_t.up.sql": {Data: []byte("CREATE TABLE t (org int NOT NULL, body text NOT NULL); INSERT INTO t SELECT g % 3, 'text ' || g FROM generate_series(1, 100) g")},
+		"0002_trgm.up.sql": {Data: []byte(`-- migrate: without transaction
+-- migrate: with extensions pg_trgm, btree_gin
+CREATE INDEX CONCURRENTLY IF NOT EXISTS t_org_trgm ON t USING gin (org, body gin_trgm_ops);
+`)},
+		"0003_missing.up.sql": {Data: []byte(`-- migrate: without transaction
+-- migrate: with extensions pg_trgm, vulnscan_no_such_extension
+CREATE INDEX CONCURRENTLY IF NOT EXISTS t_never ON t (org);
+`)},
+		"0004_after.up.sql": {Data: []byte("INSERT INTO t VALUES (7, 'after')")},
+	}
+	require.NoError(t, db.Migrate(ctx, p, "svc_ext", files))
+	indexes := func() []string {
+		rows, err := p.Query(ctx, "SELECT indexname FROM pg_indexes WHERE schemaname = 'svc_ext' AND tablename = 't' ORDER BY 1")
+		require.NoError(t, err)
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		require.NoError(t, err)
+		return names
+	}
+	require.Equal(t, []string{"t_org_trgm"}, indexes())
+	require.Equal(t, 2, countRows(t, p, "SELECT count(*) FROM pg_extension WHERE extname IN ('pg_trgm', 'btree_gin')"))
+	require.Equal(t, 4, countRows(t, p, "SELECT count(*) FROM svc_ext.schema_migrations"))
+	require.Equal(t, 1, countRows(t, p, "SELECT count(*) FROM svc_ext.t WHERE body = 'after'"))
+
+	// The index serves a lookup by both columns.
+	tx, err := p.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	_, err = tx.Exec(ctx, "SET LOCAL enable_seqscan = off")
+	require.NoError(t, err)
+	rows, err := tx.Query(ctx, "EXPLAIN SELECT * FROM svc_ext.t WHERE org = 1 AND body LIKE '%xt 4%'")
+	require.NoError(t, err)
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(plan, "\n"), "t_org_trgm")
 }
 
 // TestMigrateConcurrentMigratorsWithoutTransaction: replicas starting at
