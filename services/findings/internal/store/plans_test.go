@@ -30,11 +30,20 @@ type preparedQuery struct {
 // no parameters, so args are written into the EXECUTE as literals.
 func (u *unit) prepare(t *testing.T, mode, name, types, query string, args ...string) *preparedQuery {
 	t.Helper()
+	return u.prepareWith(t, nil, mode, name, types, query, args...)
+}
+
+// prepareWith is prepare with settings (SET LOCAL statements) applied
+// before the statement is prepared, as the store applies them.
+func (u *unit) prepareWith(t *testing.T, settings []string, mode, name, types, query string, args ...string) *preparedQuery {
+	t.Helper()
 	tx, err := u.s.Pool.Begin(u.ctx)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tx.Rollback(u.ctx) })
-	_, err = tx.Exec(u.ctx, "SET LOCAL plan_cache_mode = "+mode)
-	require.NoError(t, err)
+	for _, set := range append(settings, "SET LOCAL plan_cache_mode = "+mode) {
+		_, err = tx.Exec(u.ctx, set)
+		require.NoError(t, err)
+	}
 	// A prepared statement outlives the transaction, on its connection:
 	// each mode prepares its own.
 	name += "_" + mode
@@ -60,18 +69,29 @@ func (p *preparedQuery) run() pgx.Rows {
 // those their filters removed.
 func (p *preparedQuery) findingsRead() float64 {
 	p.t.Helper()
-	rows, err := p.tx.Query(p.ctx, "EXPLAIN (ANALYZE, FORMAT JSON) "+p.exec)
+	return rowsRead(p.explain(), "findings", false)
+}
+
+// explain executes the statement under EXPLAIN (ANALYZE, BUFFERS) and
+// returns its plan's top node.
+func (p *preparedQuery) explain() map[string]any {
+	p.t.Helper()
+	rows, err := p.tx.Query(p.ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+p.exec)
 	require.NoError(p.t, err)
 	plans, err := pgx.CollectRows(rows, pgx.RowTo[[]map[string]any])
 	require.NoError(p.t, err)
 	require.Len(p.t, plans, 1)
-	return findingsRowsRead(plans[0][0]["Plan"].(map[string]any))
+	return plans[0][0]["Plan"].(map[string]any)
 }
 
-// findingsRowsRead sums findingsRead over a plan's node and its children.
-func findingsRowsRead(node map[string]any) float64 {
+// rowsRead sums, over a plan's node and its children, the rows the scans
+// of table read: those they returned and those their filters removed; with
+// bitmaps, also the entries the bitmap scans of table's indexes (named
+// table_…) returned.
+func rowsRead(node map[string]any, table string, bitmaps bool) float64 {
 	var n float64
-	if node["Relation Name"] == "findings" {
+	index, _ := node["Index Name"].(string)
+	if node["Relation Name"] == table || bitmaps && node["Node Type"] == "Bitmap Index Scan" && strings.HasPrefix(index, table+"_") {
 		loops, _ := node["Actual Loops"].(float64)
 		kept, _ := node["Actual Rows"].(float64)
 		removed, _ := node["Rows Removed by Filter"].(float64)
@@ -80,7 +100,23 @@ func findingsRowsRead(node map[string]any) float64 {
 	}
 	children, _ := node["Plans"].([]any)
 	for _, c := range children {
-		n += findingsRowsRead(c.(map[string]any))
+		n += rowsRead(c.(map[string]any), table, bitmaps)
+	}
+	return n
+}
+
+// blocksRead sums, over a plan's topmost scans of table (with the index
+// scans under them), the shared buffers they hit or read.
+func blocksRead(node map[string]any, table string) float64 {
+	if node["Relation Name"] == table {
+		hit, _ := node["Shared Hit Blocks"].(float64)
+		read, _ := node["Shared Read Blocks"].(float64)
+		return hit + read
+	}
+	var n float64
+	children, _ := node["Plans"].([]any)
+	for _, c := range children {
+		n += blocksRead(c.(map[string]any), table)
 	}
 	return n
 }

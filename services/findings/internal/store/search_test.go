@@ -68,16 +68,26 @@ func newScan(t *testing.T, s *Store) Scan {
 	return sc
 }
 
-// trigramIndexed reports whether q's trigram index on the distinct texts
-// exists.
-func trigramIndexed(t *testing.T, pool *pgxpool.Pool) bool {
+// trigramIndexes returns the names of q's trigram indexes on the distinct
+// texts and paths, in name order.
+func trigramIndexes(t *testing.T, pool *pgxpool.Pool) []string {
 	t.Helper()
-	var idx bool
-	if err := pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = 'findings' AND indexname = 'search_texts_trgm')`).Scan(&idx); err != nil {
+	rows, err := pool.Query(context.Background(), `SELECT indexname FROM pg_indexes
+		WHERE schemaname = 'findings' AND tablename IN ('search_texts', 'search_files') AND indexdef LIKE '%gin_trgm_ops%'
+		ORDER BY 1`)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return idx
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
 }
+
+// orgTrigramIndexes are q's trigram indexes led by the organization
+// (migration 0030), on a server with pg_trgm and btree_gin.
+var orgTrigramIndexes = []string{"search_files_org_trgm", "search_texts_org_trgm"}
 
 // migrationsBefore returns the findings migrations numbered below version.
 func migrationsBefore(tb testing.TB, version string) fstest.MapFS {
@@ -108,8 +118,8 @@ func TestSearchFilters(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, pool := migratedStore(t)
-	if !trigramIndexed(t, pool) {
-		t.Fatal("trigram index search_texts_trgm missing on a server with pg_trgm")
+	if idx := trigramIndexes(t, pool); !slices.Equal(idx, orgTrigramIndexes) {
+		t.Fatalf("trigram indexes %q, want %q on a server with pg_trgm and btree_gin", idx, orgTrigramIndexes)
 	}
 	org, other := uuid.NewString(), uuid.NewString()
 	repoA, repoB := "https://git.example.com/acme/app", "https://git.example.com/acme/lib"
@@ -301,14 +311,22 @@ func TestSearchFilters(t *testing.T) {
 }
 
 // TestSearchIndexUnderServiceRole migrates the schema as the findings
-// service's own role, which may not create extensions: with pg_trgm created
-// by role provisioning the trigram index exists; on a database without the
-// extension the migration still succeeds, without the index, and q still
-// finds what it should.
+// service's own role, which may not create extensions: with pg_trgm and
+// btree_gin created by role provisioning, q's trigram indexes are led by
+// the organization; on a database with pg_trgm alone they span every
+// organization (migration 0023's), and on one without either there are
+// none. The migration succeeds in each case, and q finds what it should.
 func TestSearchIndexUnderServiceRole(t *testing.T) {
 	t.Parallel()
-	for _, withExt := range []bool{true, false} {
-		t.Run(fmt.Sprintf("pg_trgm=%t", withExt), func(t *testing.T) {
+	for _, tc := range []struct {
+		drop    []string // extensions dropped after provisioning
+		indexes []string
+	}{
+		{nil, orgTrigramIndexes},
+		{[]string{"btree_gin"}, []string{"search_files_trgm", "search_texts_trgm"}},
+		{[]string{"btree_gin", "pg_trgm"}, nil},
+	} {
+		t.Run("without="+strings.Join(tc.drop, ","), func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			admin, drop, err := dbtest.CreateDatabase(ctx, "vssearch")
@@ -335,12 +353,12 @@ func TestSearchIndexUnderServiceRole(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !withExt {
+			if len(tc.drop) > 0 {
 				c, err := pgx.Connect(ctx, admin)
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, err = c.Exec(ctx, "DROP EXTENSION pg_trgm")
+				_, err = c.Exec(ctx, "DROP EXTENSION "+strings.Join(tc.drop, ", "))
 				_ = c.Close(ctx)
 				if err != nil {
 					t.Fatal(err)
@@ -354,8 +372,8 @@ func TestSearchIndexUnderServiceRole(t *testing.T) {
 			if err := Migrate(ctx, pool); err != nil {
 				t.Fatalf("migrate as the service role: %v", err)
 			}
-			if idx := trigramIndexed(t, pool); idx != withExt {
-				t.Fatalf("trigram index present: %t, want %t", idx, withExt)
+			if idx := trigramIndexes(t, pool); !slices.Equal(idx, tc.indexes) {
+				t.Fatalf("trigram indexes %q, want %q", idx, tc.indexes)
 			}
 			s := &Store{Pool: pool}
 			sc := newScan(t, s)

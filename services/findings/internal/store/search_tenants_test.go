@@ -1,0 +1,172 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/dbtest"
+)
+
+// TestHasTrigram: three ASCII letters or digits in a row, anywhere in q,
+// let q's condition use the trigram indexes.
+func TestHasTrigram(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want bool
+	}{
+		{"sql", true},
+		{"SQL injection", true},
+		{"a1b", true},
+		{"pkg3/file107", true},
+		{"x-sql", true},
+		{"q", false},
+		{"ab", false},
+		{"a b c", false},
+		{"%_\\", false},
+		{"ab-cd", false},
+		{"été", false}, // not ASCII: the server's locale decides whether it is a word
+		{"", false},
+	} {
+		if got := hasTrigram(tc.q); got != tc.want {
+			t.Errorf("hasTrigram(%q) = %t, want %t", tc.q, got, tc.want)
+		}
+		// Without a trigram, the condition is one no index serves: a
+		// trigram index would read every entry it holds.
+		want := "t.folded LIKE lower($6)"
+		if !tc.want {
+			want = "(t.folded || '') LIKE lower($6)"
+		}
+		if got := foldedLike("t", 6, tc.q); got != want {
+			t.Errorf("foldedLike(%q) = %s, want %s", tc.q, got, want)
+		}
+	}
+}
+
+// TestKeyLookupReadsOnlyItsOrganization: q's key lookup, with the settings
+// the store runs it with, reads only the organization's own texts and
+// paths, with either plan, however many of other organizations' texts and
+// paths match: a word in all of theirs, and a q too short for a trigram,
+// which a trigram index would answer by reading every entry it holds. Two
+// other organizations hold 20 times its texts: a generic plan, which takes
+// an organization for a third of the texts, would scan them whole.
+func TestKeyLookupReadsOnlyItsOrganization(t *testing.T) {
+	u := newUnit(t)
+	sc := u.scan("https://git.example.com/acme/app")
+	const reported = 30
+	u.reportMany(sc, reported, func(i int) Reported {
+		r := reportedFP(fmt.Sprintf("fp-%03d", i))
+		r.Title = fmt.Sprintf("SQL injection in query %d", i)
+		r.Description = fmt.Sprintf("A query built from request parameter p%d", i)
+		r.AffectedFile = fmt.Sprintf("src/sql/q%d.go", i)
+		r.Verified = true
+		return r
+	})
+	// The organization's texts and paths of other findings (a tenth with
+	// "sql"), and 20,000 texts and 20,000 paths of two other organizations,
+	// each holding "sql" and "q".
+	_, err := u.s.Pool.Exec(u.ctx, `
+		INSERT INTO findings.search_texts (org_id, field, key, body)
+			SELECT '`+u.org+`'::uuid, 'description', md5('m' || g)::uuid,
+				CASE WHEN g % 10 = 0 THEN 'SQL injection' ELSE 'Cross-site scripting' END || ' in handler ' || g
+			FROM generate_series(1, 1000) g;
+		INSERT INTO findings.search_files (org_id, key, path)
+			SELECT '`+u.org+`'::uuid, md5('mf' || g)::uuid, CASE WHEN g % 10 = 0 THEN 'src/sql/' ELSE 'src/web/' END || 'handler' || g || '.go'
+			FROM generate_series(1, 1000) g;
+		INSERT INTO findings.search_texts (org_id, field, key, body)
+			SELECT md5('other' || g % 2)::uuid, 'description', md5('t' || g)::uuid,
+				'Possible SQL injection: a query is built from parameter p' || g || ' without binding it'
+			FROM generate_series(1, 20000) g;
+		INSERT INTO findings.search_files (org_id, key, path)
+			SELECT md5('other' || g % 2)::uuid, md5('f' || g)::uuid, 'src/sql/query' || g || '.go'
+			FROM generate_series(1, 20000) g;
+		ANALYZE findings.search_texts;
+		ANALYZE findings.search_files`)
+	require.NoError(t, err)
+	ownTexts := u.count(`SELECT count(*) FROM findings.search_texts WHERE org_id = $1`, u.org)
+	ownFiles := u.count(`SELECT count(*) FROM findings.search_files WHERE org_id = $1`, u.org)
+	// The pages holding the organization's rows: the lookup may read them,
+	// and the pages of an index's range over the organization.
+	ownPages := u.count(`SELECT count(DISTINCT (ctid::text::point)[0]) FROM findings.search_texts WHERE org_id = $1`, u.org) +
+		u.count(`SELECT count(DISTINCT (ctid::text::point)[0]) FROM findings.search_files WHERE org_id = $1`, u.org)
+	for _, q := range []string{"sql", "q"} {
+		f := Filter{OrgID: u.org, Text: q}
+		match, args := f.matchSQL(false)
+		require.Len(t, args, 6)
+		// The key lookup, and the key subqueries a condition on the keys
+		// holds when they are not resolved first.
+		for _, st := range []struct{ name, types, sql string }{
+			{"match", "uuid, text, text, uuid, boolean, text", match},
+			{"texts", "uuid, text, text, uuid, boolean, text", textKeys(6, q) + ` AND $2 = $3 AND $4 IS NOT NULL AND $5 IS NOT NULL`},
+			{"paths", "uuid, text, text, uuid, boolean, text", fileTextKeys(6, q) + ` AND $2 = $3 AND $4 IS NOT NULL AND $5 IS NOT NULL`},
+		} {
+			for _, mode := range planModes {
+				t.Run(q+"/"+st.name+"/"+mode, func(t *testing.T) {
+					p := u.prepareWith(t, []string{noSeqScans}, mode, "key_lookup_"+q+"_"+st.name, st.types, st.sql,
+						u.org, "", "", nilScan, "false", f.textArg())
+					plan := p.explain()
+					// Each text or path is read at most twice: its index
+					// entry and its row.
+					assert.LessOrEqual(t, rowsRead(plan, "search_texts", true), float64(2*ownTexts), "texts read (the organization has %d)", ownTexts)
+					assert.LessOrEqual(t, rowsRead(plan, "search_files", true), float64(2*ownFiles), "paths read (the organization has %d)", ownFiles)
+					blocks := blocksRead(plan, "search_texts") + blocksRead(plan, "search_files")
+					assert.LessOrEqual(t, blocks, float64(2*ownPages), "buffers of the texts, the paths and their indexes (the organization's rows fill %d pages)", ownPages)
+				})
+			}
+		}
+		_, total, err := u.s.List(u.ctx, Filter{OrgID: u.org, Text: q, SortBy: "found_at", Limit: 15})
+		require.NoError(t, err)
+		assert.EqualValues(t, reported, total, "q=%s", q)
+	}
+}
+
+// BenchmarkSearchTenants measures q's key lookup for one organization
+// among 40, each holding 10,000 distinct texts and 10,000 paths (400,000 of
+// each in all, inserted in turn as tenants' scans would add them, so that
+// an organization's rows are spread over the tables): a word in a third of
+// every organization's texts, a rare one, a q too short for a trigram, and
+// a word of every path. The organization has no findings, so a search is
+// its key lookup (with the counters it reads) in the search's snapshot.
+func BenchmarkSearchTenants(b *testing.B) {
+	ctx := context.Background()
+	pool := dbtest.New(b)
+	require.NoError(b, Migrate(ctx, pool))
+	start := time.Now()
+	_, err := pool.Exec(ctx, `
+		INSERT INTO findings.search_texts (org_id, field, key, body)
+			SELECT md5('org' || g % 40)::uuid, CASE WHEN g % 5 = 0 THEN 'title' ELSE 'description' END, md5('t' || g)::uuid,
+				CASE WHEN g % 3 = 0 THEN 'Possible SQL injection: a query is built from ' ELSE 'Reflected cross-site scripting: a response writes ' END
+				|| 'the request parameter p' || g % 977 || ' in handler ' || md5(g::text) || ' without encoding it; marker zq' || g % 40000 || 'x. '
+				|| 'See the remediation guidance for the framework in use and validate the input against an allow list.'
+			FROM generate_series(1, 400000) g;
+		INSERT INTO findings.search_files (org_id, key, path)
+			SELECT md5('org' || g % 40)::uuid, md5('f' || g)::uuid, 'src/svc' || g % 50 || '/pkg' || g % 7 || '/handler' || g || '.go'
+			FROM generate_series(1, 400000) g`)
+	require.NoError(b, err)
+	for _, table := range []string{"search_texts", "search_files"} {
+		_, err := pool.Exec(ctx, "VACUUM ANALYZE findings."+table)
+		require.NoError(b, err)
+	}
+	b.Logf("seeded 400,000 texts and 400,000 paths of 40 organizations in %s", time.Since(start).Round(time.Millisecond))
+	var org string
+	require.NoError(b, pool.QueryRow(ctx, `SELECT md5('org7')::uuid::text`).Scan(&org))
+	s := &Store{Pool: pool}
+	for _, q := range []struct{ name, text string }{
+		{"sql(a third of the texts)", "sql"},
+		{"rare(10 texts)", "zq7x"},
+		{"short(every text)", "q"},
+		{"handler(every text and path)", "handler"},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, _, err := s.List(ctx, Filter{OrgID: org, Text: q.text, SortBy: "found_at", Desc: true, Limit: 15}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
