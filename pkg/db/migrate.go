@@ -39,10 +39,12 @@ import (
 //
 // Before it runs, those missing are created in the public schema when the
 // role may (ProvisionRoles creates them for the service roles, which may
-// not); when one is still missing, the file is recorded without running,
-// as the transactional files' DO blocks skip what needs an absent
-// extension. Its statements find the extensions' objects by the search
-// path.
+// not). When one is still missing, the file is skipped without being
+// recorded and the files after it apply: it runs at a later start, once
+// the extensions exist (a service may start before the provisioning that
+// creates them has run, as on an upgrade). Such a file must therefore hold
+// only what nothing after it depends on, such as indexes. Its statements
+// find the extensions' objects by the search path.
 //
 // A session-level advisory lock per schema, taken by polling so that a
 // waiting replica holds no snapshot a concurrent index build would wait
@@ -272,7 +274,7 @@ func applyWithoutTx(ctx context.Context, conn *pgx.Conn, schema, sch string, m m
 		return fmt.Errorf("migration %s: %w", m.name, err)
 	}
 	if !ok {
-		return record(ctx, conn, sch, m)
+		return nil // not recorded: tried again at the next start
 	}
 	if _, err := conn.Exec(ctx, "SET search_path TO "+sch+", public"+path); err != nil {
 		return err

@@ -316,6 +316,8 @@ func TestSearchFilters(t *testing.T) {
 // the organization; on a database with pg_trgm alone they span every
 // organization (migration 0023's), and on one without either there are
 // none. The migration succeeds in each case, and q finds what it should.
+// Once provisioning creates the missing extensions, the next start builds
+// the indexes led by the organization.
 func TestSearchIndexUnderServiceRole(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -387,6 +389,25 @@ func TestSearchIndexUnderServiceRole(t *testing.T) {
 			list, total, err := s.List(ctx, Filter{OrgID: org, Text: "sql", SortBy: "found_at", Limit: 15})
 			if err != nil || total != 1 || len(list) != 1 || list[0].Title != "SQL injection" {
 				t.Fatalf("q=sql: %v total %d, %v", list, total, err)
+			}
+			if len(tc.drop) == 0 {
+				return
+			}
+			// Provisioning run again (as on an upgrade, where a service may
+			// start before it): the next start builds the indexes led by
+			// the organization, and q still finds the same.
+			if _, err := db.ProvisionRoles(ctx, admin, db.RoleOptions{Prefix: prefix, Services: []string{"findings"}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := Migrate(ctx, pool); err != nil {
+				t.Fatalf("migrate again: %v", err)
+			}
+			if idx := trigramIndexes(t, pool); !slices.Equal(idx, orgTrigramIndexes) {
+				t.Fatalf("after provisioning: trigram indexes %q, want %q", idx, orgTrigramIndexes)
+			}
+			list, total, err = s.List(ctx, Filter{OrgID: org, Text: "sql", SortBy: "found_at", Limit: 15})
+			if err != nil || total != 1 || len(list) != 1 || list[0].Title != "SQL injection" {
+				t.Fatalf("after provisioning, q=sql: %v total %d, %v", list, total, err)
 			}
 		})
 	}

@@ -12,7 +12,9 @@
 -- against 0.7 ms). These hold the organization beside the
 -- trigrams (btree_gin), and a lookup reads only its own organization's
 -- entries. Built concurrently, without blocking intake; the old indexes
--- go once these serve. A server without btree_gin keeps the old ones.
+-- go once these serve. While btree_gin (or pg_trgm) is missing, this
+-- migration is skipped and tried again at each start, and the old indexes
+-- serve.
 CREATE INDEX CONCURRENTLY IF NOT EXISTS search_texts_org_trgm ON search_texts USING gin (org_id, folded gin_trgm_ops);
 CREATE INDEX CONCURRENTLY IF NOT EXISTS search_files_org_trgm ON search_files USING gin (org_id, folded gin_trgm_ops);
 DROP INDEX CONCURRENTLY IF EXISTS search_texts_trgm;
