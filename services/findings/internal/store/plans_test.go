@@ -120,3 +120,28 @@ func blocksRead(node map[string]any, table string) float64 {
 	}
 	return n
 }
+
+// heapRowsRead sums, over a plan's node and its children, the rows of
+// table that its scans read from the table itself: those the scans
+// returned and those their filters removed, and an index-only scan's
+// fetches from the table.
+func heapRowsRead(node map[string]any, table string) float64 {
+	var n float64
+	if node["Relation Name"] == table {
+		loops, _ := node["Actual Loops"].(float64)
+		if node["Node Type"] == "Index Only Scan" {
+			fetches, _ := node["Heap Fetches"].(float64)
+			n += fetches
+		} else {
+			kept, _ := node["Actual Rows"].(float64)
+			removed, _ := node["Rows Removed by Filter"].(float64)
+			recheck, _ := node["Rows Removed by Index Recheck"].(float64)
+			n += (kept + removed + recheck) * loops
+		}
+	}
+	children, _ := node["Plans"].([]any)
+	for _, c := range children {
+		n += heapRowsRead(c.(map[string]any), table)
+	}
+	return n
+}

@@ -369,13 +369,16 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 		scan = nilScan
 	}
 	args := []any{f.OrgID, f.Severity, f.State, scan, complements}
-	// The matching texts and paths, and the texts and paths of a column
-	// (v.field) that do not match.
+	// The matching texts and paths, every text and path of a column
+	// (v.field), and those that do not match.
 	var match, textMiss, fileMiss string
+	textAll := `SELECT t.key FROM findings.search_texts t WHERE t.org_id = $1 AND t.field = v.field`
+	fileAll := `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1`
 	if f.FilePrefix != "" {
 		args = append(args, f.prefixArgs()...)
 		match = `SELECT 'file' AS field, x.key FROM (` + prefixKeys(6) + `) x`
-		textMiss = `SELECT t.key FROM findings.search_texts t WHERE false` // a prefix matches paths alone
+		textAll = `SELECT t.key FROM findings.search_texts t WHERE false` // a prefix matches paths alone
+		textMiss = textAll
 		fileMiss = `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND NOT (` + prefixCond("t", 6) + `)`
 	} else {
 		args = append(args, f.textArg())
@@ -385,12 +388,15 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 		fileMiss = `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND NOT (t.folded LIKE lower($6))`
 	}
 	// Per column: the matching texts' number and keys (h, gathered for
-	// every column in one pass over the matches); when complements are allowed
-	// and at least complementMin match, the texts that do not, read only
-	// until they are as many as the matches (c): fewer means that most of
-	// the column's texts match, and the keys held are then those (n.neg);
-	// the keys held, and their findings from the counters, a lookup per
-	// key.
+	// every column in one pass over the matches); when complements are
+	// allowed and at least complementMin match, the column's texts counted
+	// up to twice the matches (a, from the primary key alone): fewer means
+	// that most of them match, and the keys held are then those of the
+	// texts that do not (n.neg, c), read only when there are any; the keys
+	// held, and their findings from the counters, a lookup per key. A word
+	// in every text thus reads the texts once, through the trigram index,
+	// and counts their keys, rather than reading each text again to find
+	// none that does not match.
 	return `WITH m AS MATERIALIZED (SELECT x.field, count(*) AS hits, array_agg(x.key) AS keys FROM (` + match + `) x GROUP BY x.field)
 		SELECT v.i, CASE WHEN n.neg THEN h.hits ELSE cardinality(x.live) END, n.neg,
 			(CASE WHEN n.neg THEN c.keys ELSE x.live END)::text[], x.every, x.some, x.sevs,
@@ -401,11 +407,15 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 			(SELECT ARRAY[` + perSeverity("c") + `] FROM findings.finding_counts c WHERE c.org_id = $1 AND c.scan_id = '` + nilScan + `')::bigint[]
 		FROM (VALUES (0, 'title'), (1, 'description'), (2, 'file')) v(i, field)
 		CROSS JOIN LATERAL (SELECT coalesce(sum(m.hits), 0) AS hits, coalesce(min(m.keys), '{}') AS keys FROM m WHERE m.field = v.field) h
-		CROSS JOIN LATERAL (SELECT coalesce(array_agg(z.key), '{}') AS keys, count(*) AS n FROM (
+		CROSS JOIN LATERAL (SELECT count(*) AS n FROM (
+			SELECT y.key FROM (` + textAll + `) y WHERE v.field <> 'file'
+			UNION ALL SELECT y.key FROM (` + fileAll + `) y WHERE v.field = 'file'
+			LIMIT 2 * h.hits) z WHERE $5 AND h.hits >= ` + strconv.Itoa(complementMin) + `) a
+		CROSS JOIN LATERAL (SELECT $5 AND h.hits >= ` + strconv.Itoa(complementMin) + ` AND a.n < 2 * h.hits AS neg) n
+		CROSS JOIN LATERAL (SELECT coalesce(array_agg(z.key), '{}') AS keys FROM (
 			SELECT y.key FROM (` + textMiss + `) y WHERE v.field <> 'file'
 			UNION ALL SELECT y.key FROM (` + fileMiss + `) y WHERE v.field = 'file'
-			LIMIT h.hits) z WHERE $5 AND h.hits >= ` + strconv.Itoa(complementMin) + `) c
-		CROSS JOIN LATERAL (SELECT $5 AND h.hits >= ` + strconv.Itoa(complementMin) + ` AND c.n < h.hits AS neg) n
+			LIMIT h.hits) z WHERE n.neg AND a.n > h.hits) c
 		CROSS JOIN LATERAL (SELECT coalesce(sum(c.every), 0)::bigint AS every, coalesce(sum(c.some), 0)::bigint AS some,
 				ARRAY[` + keySeveritySums("c") + `]::bigint[] AS sevs,
 				coalesce(array_agg(k.key) FILTER (WHERE c.some > 0), '{}') AS live

@@ -773,6 +773,7 @@ func TestComplementThreshold(t *testing.T) {
 		{"every text matches", complementMin + 36, complementMin + 36, false, true},
 		{"prefix, one miss fewer", complementMin, 2*complementMin - 1, true, true},
 		{"prefix, as many misses", complementMin, 2 * complementMin, true, false},
+		{"prefix, every path", complementMin + 5, complementMin + 5, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -124,6 +124,39 @@ func TestKeyLookupReadsOnlyItsOrganization(t *testing.T) {
 	}
 }
 
+// TestComplementReadsTextsOnce: for a q in every description, the key
+// lookup reads each description's row once, to match it, and finds that
+// no description is left out from the primary key's entries alone, with
+// either plan; the keys held are the empty complement.
+func TestComplementReadsTextsOnce(t *testing.T) {
+	u := newUnit(t)
+	sc := u.scan("https://git.example.com/acme/app")
+	const n = 3 * complementMin
+	u.reportMany(sc, n, func(i int) Reported {
+		r := reportedFP(fmt.Sprintf("fp-%03d", i))
+		r.Description, r.Verified = fmt.Sprintf("A sink reached from parameter p%d", i), true
+		return r
+	})
+	// As autovacuum leaves a table that only grows: its pages all visible.
+	_, err := u.s.Pool.Exec(u.ctx, "VACUUM ANALYZE findings.search_texts")
+	require.NoError(t, err)
+	f := Filter{OrgID: u.org, Text: "sink"}
+	match, args := f.matchSQL(true)
+	require.Len(t, args, 6)
+	for _, mode := range planModes {
+		t.Run(mode, func(t *testing.T) {
+			p := u.prepareWith(t, []string{noSeqScans}, mode, "complement", "uuid, text, text, uuid, boolean, text", match,
+				u.org, "", "", nilScan, "true", f.textArg())
+			assert.LessOrEqual(t, heapRowsRead(p.explain(), "search_texts"), float64(n), "description rows read (%d match)", n)
+			m, err := matchKeys(u.ctx, u.s.Pool, f, true)
+			require.NoError(t, err)
+			assert.Equal(t, [3]bool{false, true, false}, m.not, "descriptions held as their complement")
+			assert.Empty(t, m.description, "no description is left out")
+			assert.EqualValues(t, n, m.hits)
+		})
+	}
+}
+
 // BenchmarkSearchTenants measures q's key lookup for one organization
 // among 40, each holding 10,000 distinct texts and 10,000 paths (400,000 of
 // each in all, inserted in turn as tenants' scans would add them, so that
