@@ -51,9 +51,14 @@ func TestHasTrigram(t *testing.T) {
 // the store runs it with, reads only the organization's own texts and
 // paths, with either plan, however many of other organizations' texts and
 // paths match: a word in all of theirs, and a q too short for a trigram,
-// which a trigram index would answer by reading every entry it holds. Two
-// other organizations hold 20 times its texts: a generic plan, which takes
-// an organization for a third of the texts, would scan them whole.
+// which a trigram index would answer by reading every entry it holds.
+// Another organization holds 20 times its texts: a generic plan, which
+// takes an organization for half of the texts, would scan them whole.
+//
+// The rows read, index entries and table rows, are bounded by the
+// organization's. So are the pages for the short q; a word's trigrams list
+// every organization's texts in the index, and a lookup reads part of
+// those lists (compressed, a few entries per byte), so its pages are not.
 func TestKeyLookupReadsOnlyItsOrganization(t *testing.T) {
 	u := newUnit(t)
 	sc := u.scan("https://git.example.com/acme/app")
@@ -67,7 +72,7 @@ func TestKeyLookupReadsOnlyItsOrganization(t *testing.T) {
 		return r
 	})
 	// The organization's texts and paths of other findings (a tenth with
-	// "sql"), and 20,000 texts and 20,000 paths of two other organizations,
+	// "sql"), and 20,000 texts and 20,000 paths of another organization,
 	// each holding "sql" and "q".
 	_, err := u.s.Pool.Exec(u.ctx, `
 		INSERT INTO findings.search_texts (org_id, field, key, body)
@@ -78,11 +83,11 @@ func TestKeyLookupReadsOnlyItsOrganization(t *testing.T) {
 			SELECT '`+u.org+`'::uuid, md5('mf' || g)::uuid, CASE WHEN g % 10 = 0 THEN 'src/sql/' ELSE 'src/web/' END || 'handler' || g || '.go'
 			FROM generate_series(1, 1000) g;
 		INSERT INTO findings.search_texts (org_id, field, key, body)
-			SELECT md5('other' || g % 2)::uuid, 'description', md5('t' || g)::uuid,
+			SELECT md5('other')::uuid, 'description', md5('t' || g)::uuid,
 				'Possible SQL injection: a query is built from parameter p' || g || ' without binding it'
 			FROM generate_series(1, 20000) g;
 		INSERT INTO findings.search_files (org_id, key, path)
-			SELECT md5('other' || g % 2)::uuid, md5('f' || g)::uuid, 'src/sql/query' || g || '.go'
+			SELECT md5('other')::uuid, md5('f' || g)::uuid, 'src/sql/query' || g || '.go'
 			FROM generate_series(1, 20000) g;
 		ANALYZE findings.search_texts;
 		ANALYZE findings.search_files`)
@@ -113,8 +118,10 @@ func TestKeyLookupReadsOnlyItsOrganization(t *testing.T) {
 					// entry and its row.
 					assert.LessOrEqual(t, rowsRead(plan, "search_texts", true), float64(2*ownTexts), "texts read (the organization has %d)", ownTexts)
 					assert.LessOrEqual(t, rowsRead(plan, "search_files", true), float64(2*ownFiles), "paths read (the organization has %d)", ownFiles)
-					blocks := blocksRead(plan, "search_texts") + blocksRead(plan, "search_files")
-					assert.LessOrEqual(t, blocks, float64(2*ownPages), "buffers of the texts, the paths and their indexes (the organization's rows fill %d pages)", ownPages)
+					if !hasTrigram(q) {
+						blocks := blocksRead(plan, "search_texts") + blocksRead(plan, "search_files")
+						assert.LessOrEqual(t, blocks, float64(2*ownPages), "buffers of the texts, the paths and their indexes (the organization's rows fill %d pages)", ownPages)
+					}
 				})
 			}
 		}
