@@ -105,43 +105,35 @@ func rowsRead(node map[string]any, table string, bitmaps bool) float64 {
 	return n
 }
 
-// blocksRead sums, over a plan's topmost scans of table (with the index
-// scans under them), the shared buffers they hit or read.
-func blocksRead(node map[string]any, table string) float64 {
-	if node["Relation Name"] == table {
-		hit, _ := node["Shared Hit Blocks"].(float64)
-		read, _ := node["Shared Read Blocks"].(float64)
-		return hit + read
+// indexCondsWith counts, over a plan's node and its children, the scans
+// of table's indexes (named table_…) whose index condition holds cond.
+func indexCondsWith(node map[string]any, table, cond string) int {
+	n := 0
+	index, _ := node["Index Name"].(string)
+	if ic, _ := node["Index Cond"].(string); strings.HasPrefix(index, table+"_") && strings.Contains(ic, cond) {
+		n++
 	}
-	var n float64
 	children, _ := node["Plans"].([]any)
 	for _, c := range children {
-		n += blocksRead(c.(map[string]any), table)
+		n += indexCondsWith(c.(map[string]any), table, cond)
 	}
 	return n
 }
 
-// heapRowsRead sums, over a plan's node and its children, the rows of
-// table that its scans read from the table itself: those the scans
-// returned and those their filters removed, and an index-only scan's
-// fetches from the table.
-func heapRowsRead(node map[string]any, table string) float64 {
+// rowsReadFiltered sums, over a plan's node and its children, the rows
+// read by the scans of table whose filter holds cond: those they returned
+// and those their filters removed.
+func rowsReadFiltered(node map[string]any, table, cond string) float64 {
 	var n float64
-	if node["Relation Name"] == table {
+	if filter, _ := node["Filter"].(string); node["Relation Name"] == table && strings.Contains(filter, cond) {
 		loops, _ := node["Actual Loops"].(float64)
-		if node["Node Type"] == "Index Only Scan" {
-			fetches, _ := node["Heap Fetches"].(float64)
-			n += fetches
-		} else {
-			kept, _ := node["Actual Rows"].(float64)
-			removed, _ := node["Rows Removed by Filter"].(float64)
-			recheck, _ := node["Rows Removed by Index Recheck"].(float64)
-			n += (kept + removed + recheck) * loops
-		}
+		kept, _ := node["Actual Rows"].(float64)
+		removed, _ := node["Rows Removed by Filter"].(float64)
+		n += (kept + removed) * loops
 	}
 	children, _ := node["Plans"].([]any)
 	for _, c := range children {
-		n += heapRowsRead(c.(map[string]any), table)
+		n += rowsReadFiltered(c.(map[string]any), table, cond)
 	}
 	return n
 }
