@@ -554,8 +554,8 @@ func fileTextKeys(p int, q string) string {
 // three ASCII letters or digits in a row may yield no trigram, and a
 // trigram index then reads every entry it holds, every organization's
 // (3-4 s at 1,000,000 texts): such a q is matched by a condition that no
-// index serves, over the organization's own texts, read from the primary
-// key's range.
+// index serves, over the organization's own texts, found through an index
+// led by the organization.
 func foldedLike(a string, p int, q string) string {
 	col := a + ".folded"
 	if !hasTrigram(q) {
