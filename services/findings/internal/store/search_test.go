@@ -810,7 +810,8 @@ func TestComplementThreshold(t *testing.T) {
 // the title's own, whose entries of the other states it would skip; a page
 // of a repository's, a category's, a title's, a description's or a path's
 // findings in update order reads the index holding them in that order
-// (migrations 0026 and 0028) rather than sorting them all. The planner may
+// (migrations 0026 and 0028) rather than sorting them all, and so does a
+// page of one title's findings within a scan (migration 0031). The planner may
 // not fall back to a scan of the table. The pages equal a plain sort.
 func TestSearchOrderIndexes(t *testing.T) {
 	t.Parallel()
@@ -855,6 +856,9 @@ func TestSearchOrderIndexes(t *testing.T) {
 		{Filter{Category: "xss", SortBy: "updated_at"}, `category = 'xss'`, "findings_search_category_updated"},
 		{Filter{Text: "sink 1", SortBy: "updated_at"}, `description ILIKE '%sink 1%'`, "findings_search_description_updated"},
 		{Filter{FilePrefix: "src/f1", SortBy: "updated_at"}, `starts_with(affected_file, 'src/f1')`, "findings_search_file_updated"},
+		{Filter{ScanID: sc.ID, Text: "TRAVERSAL", SortBy: "updated_at"},
+			`title ILIKE '%traversal%' AND EXISTS (SELECT 1 FROM findings.occurrences o WHERE o.scan_id = '` + sc.ID + `' AND o.finding_id = f.id)`,
+			"occurrences_search_title_updated"},
 	} {
 		f := tc.f
 		f.OrgID, f.Desc, f.Limit, f.Offset = sc.OrgID, true, 5, 5
