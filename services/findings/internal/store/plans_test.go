@@ -84,56 +84,65 @@ func (p *preparedQuery) explain() map[string]any {
 	return plans[0][0]["Plan"].(map[string]any)
 }
 
-// rowsRead sums, over a plan's node and its children, the rows the scans
-// of table read: those they returned and those their filters removed; with
-// bitmaps, also the entries the bitmap scans of table's indexes (named
-// table_…) returned.
-func rowsRead(node map[string]any, table string, bitmaps bool) float64 {
-	var n float64
-	index, _ := node["Index Name"].(string)
-	if node["Relation Name"] == table || bitmaps && node["Node Type"] == "Bitmap Index Scan" && strings.HasPrefix(index, table+"_") {
-		loops, _ := node["Actual Loops"].(float64)
-		kept, _ := node["Actual Rows"].(float64)
-		removed, _ := node["Rows Removed by Filter"].(float64)
-		recheck, _ := node["Rows Removed by Index Recheck"].(float64)
-		n += (kept + removed + recheck) * loops
-	}
+// eachNode calls fn on a plan's node and on each of its descendants.
+func eachNode(node map[string]any, fn func(map[string]any)) {
+	fn(node)
 	children, _ := node["Plans"].([]any)
 	for _, c := range children {
-		n += rowsRead(c.(map[string]any), table, bitmaps)
+		eachNode(c.(map[string]any), fn)
 	}
+}
+
+// nodeRowsRead is the rows a scan node read: those it returned and those
+// its filter and its index recheck removed, over all its loops.
+func nodeRowsRead(node map[string]any) float64 {
+	loops, _ := node["Actual Loops"].(float64)
+	kept, _ := node["Actual Rows"].(float64)
+	removed, _ := node["Rows Removed by Filter"].(float64)
+	recheck, _ := node["Rows Removed by Index Recheck"].(float64)
+	return (kept + removed + recheck) * loops
+}
+
+// ofIndex reports whether node scans one of table's indexes (named
+// table_…).
+func ofIndex(node map[string]any, table string) bool {
+	index, _ := node["Index Name"].(string)
+	return strings.HasPrefix(index, table+"_")
+}
+
+// rowsRead sums the rows the scans of table in a plan read (nodeRowsRead);
+// with bitmaps, also the entries the bitmap scans of table's indexes
+// returned.
+func rowsRead(plan map[string]any, table string, bitmaps bool) float64 {
+	var n float64
+	eachNode(plan, func(node map[string]any) {
+		if node["Relation Name"] == table || bitmaps && node["Node Type"] == "Bitmap Index Scan" && ofIndex(node, table) {
+			n += nodeRowsRead(node)
+		}
+	})
 	return n
 }
 
-// indexCondsWith counts, over a plan's node and its children, the scans
-// of table's indexes (named table_…) whose index condition holds cond.
-func indexCondsWith(node map[string]any, table, cond string) int {
+// rowsReadFiltered sums the rows read by the scans of table in a plan
+// whose filter holds cond.
+func rowsReadFiltered(plan map[string]any, table, cond string) float64 {
+	var n float64
+	eachNode(plan, func(node map[string]any) {
+		if filter, _ := node["Filter"].(string); node["Relation Name"] == table && strings.Contains(filter, cond) {
+			n += nodeRowsRead(node)
+		}
+	})
+	return n
+}
+
+// indexCondsWith counts the scans of table's indexes in a plan whose
+// index condition holds cond.
+func indexCondsWith(plan map[string]any, table, cond string) int {
 	n := 0
-	index, _ := node["Index Name"].(string)
-	if ic, _ := node["Index Cond"].(string); strings.HasPrefix(index, table+"_") && strings.Contains(ic, cond) {
-		n++
-	}
-	children, _ := node["Plans"].([]any)
-	for _, c := range children {
-		n += indexCondsWith(c.(map[string]any), table, cond)
-	}
-	return n
-}
-
-// rowsReadFiltered sums, over a plan's node and its children, the rows
-// read by the scans of table whose filter holds cond: those they returned
-// and those their filters removed.
-func rowsReadFiltered(node map[string]any, table, cond string) float64 {
-	var n float64
-	if filter, _ := node["Filter"].(string); node["Relation Name"] == table && strings.Contains(filter, cond) {
-		loops, _ := node["Actual Loops"].(float64)
-		kept, _ := node["Actual Rows"].(float64)
-		removed, _ := node["Rows Removed by Filter"].(float64)
-		n += (kept + removed) * loops
-	}
-	children, _ := node["Plans"].([]any)
-	for _, c := range children {
-		n += rowsReadFiltered(c.(map[string]any), table, cond)
-	}
+	eachNode(plan, func(node map[string]any) {
+		if ic, _ := node["Index Cond"].(string); ofIndex(node, table) && strings.Contains(ic, cond) {
+			n++
+		}
+	})
 	return n
 }
