@@ -72,11 +72,11 @@ func (p *preparedQuery) findingsRead() float64 {
 	return rowsRead(p.explain(), "findings", false)
 }
 
-// explain executes the statement under EXPLAIN (ANALYZE, BUFFERS) and
-// returns its plan's top node.
+// explain executes the statement under EXPLAIN ANALYZE and returns its
+// plan's top node.
 func (p *preparedQuery) explain() map[string]any {
 	p.t.Helper()
-	rows, err := p.tx.Query(p.ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+p.exec)
+	rows, err := p.tx.Query(p.ctx, "EXPLAIN (ANALYZE, FORMAT JSON) "+p.exec)
 	require.NoError(p.t, err)
 	plans, err := pgx.CollectRows(rows, pgx.RowTo[[]map[string]any])
 	require.NoError(p.t, err)
