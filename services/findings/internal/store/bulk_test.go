@@ -149,7 +149,7 @@ func TestApplyBulkFilterTooWide(t *testing.T) {
 	for _, mode := range planModes {
 		t.Run(mode, func(t *testing.T) {
 			p := u.prepare(t, mode, "bulk_match", "uuid, text, int", bulkMatchSQL(where, 3), u.org, "open", strconv.Itoa(MaxBulk+1))
-			assert.LessOrEqual(t, p.findingsRead(), float64(MaxBulk+1), "findings rows read to find the filter too wide")
+			assert.LessOrEqual(t, findingsRead(p), float64(MaxBulk+1), "findings rows read to find the filter too wide")
 		})
 	}
 }

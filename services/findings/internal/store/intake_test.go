@@ -397,8 +397,8 @@ func TestLockSeenReadsOnlyItsFindings(t *testing.T) {
 	for _, mode := range planModes {
 		t.Run(mode, func(t *testing.T) {
 			p := u.prepare(t, mode, "lock_seen", "uuid, text, text[]", lockSeenSQL, u.org, sc.repoKey(), "{"+strings.Join(seen, ",")+"}")
-			assert.Equal(t, float64(len(seen)), p.findingsRead(), "findings rows the lock read (kept or filtered out)")
-			fps, err := pgx.CollectRows(p.run(), func(r pgx.CollectableRow) (string, error) {
+			assert.Equal(t, float64(len(seen)), findingsRead(p), "findings rows the lock read (kept or filtered out)")
+			fps, err := pgx.CollectRows(p.Run(), func(r pgx.CollectableRow) (string, error) {
 				var id, fp, state, status string
 				var dup *string
 				err := r.Scan(&id, &fp, &state, &status, &dup)

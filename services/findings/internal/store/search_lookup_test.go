@@ -111,15 +111,15 @@ func TestKeyLookupReadsOnlyItsOrganization(t *testing.T) {
 			for _, mode := range planModes {
 				t.Run(q+"/"+st.name+"/"+mode, func(t *testing.T) {
 					p := u.prepareWith(t, []string{noSeqScans}, mode, "key_lookup_"+q+"_"+st.name, st.types, st.sql, st.args...)
-					plan := p.explain()
+					plan := p.Explain()
 					// Each text or path is read at most twice: its index
 					// entry and its row.
-					assert.LessOrEqual(t, rowsRead(plan, "search_texts", true), float64(2*ownTexts), "texts read (the organization has %d)", ownTexts)
-					assert.LessOrEqual(t, rowsRead(plan, "search_files", true), float64(2*ownFiles), "paths read (the organization has %d)", ownFiles)
+					assert.LessOrEqual(t, dbtest.RowsRead(plan, "search_texts", true), float64(2*ownTexts), "texts read (the organization has %d)", ownTexts)
+					assert.LessOrEqual(t, dbtest.RowsRead(plan, "search_files", true), float64(2*ownFiles), "paths read (the organization has %d)", ownFiles)
 					if !hasTrigram(q) {
 						// LIKE (~~) as an index condition: the trigram index
 						// asked for a pattern without trigrams.
-						assert.Zero(t, indexCondsWith(plan, "search_texts", "~~")+indexCondsWith(plan, "search_files", "~~"),
+						assert.Zero(t, dbtest.IndexCondsWith(plan, "search_texts", "~~")+dbtest.IndexCondsWith(plan, "search_files", "~~"),
 							"trigram index scans for a q without trigrams")
 					}
 				})
@@ -156,7 +156,7 @@ func TestComplementReadsTextsOnce(t *testing.T) {
 				u.org, "", "", nilScan, "true", f.textArg())
 			// NOT LIKE, as EXPLAIN prints it: the test for a text that
 			// does not match.
-			assert.Zero(t, rowsReadFiltered(p.explain(), "search_texts", "!~~"), "text rows read to find those that do not match")
+			assert.Zero(t, dbtest.RowsReadFiltered(p.Explain(), "search_texts", "!~~"), "text rows read to find those that do not match")
 			m, err := matchKeys(u.ctx, u.s.Pool, f, true)
 			require.NoError(t, err)
 			assert.Equal(t, [3]bool{false, true, false}, m.not, "descriptions held as their complement")

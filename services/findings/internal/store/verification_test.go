@@ -118,7 +118,7 @@ func TestVerificationCountsReadOnlyUnapproved(t *testing.T) {
 	for _, mode := range planModes {
 		t.Run(mode, func(t *testing.T) {
 			p := u.prepare(t, mode, "verification_counts", "uuid, uuid[]", verificationCountsSQL, u.org, "{"+sc.ID+"}")
-			assert.Equal(t, float64(4), p.findingsRead(), "findings rows read: the scan's four findings that are not approved")
+			assert.Equal(t, float64(4), findingsRead(p), "findings rows read: the scan's four findings that are not approved")
 		})
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -187,29 +189,60 @@ type ListQuery struct {
 
 var sortColumns = map[string]string{"created_at": "created_at", "updated_at": "updated_at", "status": "status"}
 
-// List returns a page of the organization's started scans and their total.
+// List returns a page of the organization's started scans and their total,
+// read in one snapshot and one round trip. Each sort order, with or
+// without a status, has an index (migration 0003) that holds the page's
+// order: the page's ids are read from it up to the page's end and only
+// the page's rows from the table, and the total counts the organization's
+// (or the status's) index entries.
 func (st *Store) List(ctx context.Context, q ListQuery) ([]Scan, int32, error) {
 	col, ok := sortColumns[q.SortBy]
 	if !ok {
 		return nil, 0, fmt.Errorf("bad sort column %q", q.SortBy)
 	}
+	countSQL, countArgs, pageSQL, pageArgs := listQueries(q, col)
+	var total int32
+	var out []Scan
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY`)
+	b.Queue(countSQL, countArgs...).QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
+	b.Queue(pageSQL, pageArgs...).Query(func(rows pgx.Rows) error {
+		var err error
+		out, err = collectScans(rows)
+		return err
+	})
+	b.Queue(`COMMIT`)
+	// A batch that fails part way leaves its connection in the
+	// transaction; the pool closes such a connection rather than reuse it.
+	if err := st.Pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+// listQueries renders List's total and page statements for sort column
+// col. The status condition is present only when the list has one, so
+// that each statement's plan, generic or not, reads the index of its own
+// order.
+func listQueries(q ListQuery, col string) (countSQL string, countArgs []any, pageSQL string, pageArgs []any) {
 	dir := "DESC"
 	if q.SortOrder == "ASC" {
 		dir = "ASC"
 	}
-	where := `org_id = $1 AND start_state = 'started' AND ($2 = '' OR status = $2)`
-	var total int32
-	if err := st.Pool.QueryRow(ctx, `SELECT count(*) FROM scan.scans WHERE `+where, q.OrgID, q.Status).Scan(&total); err != nil {
-		return nil, 0, err
+	where := `org_id = $1 AND start_state = 'started'`
+	args := []any{q.OrgID}
+	if q.Status != "" {
+		where += ` AND status = $2`
+		args = append(args, q.Status)
 	}
-	rows, err := st.Pool.Query(ctx, `SELECT `+scanColumns+` FROM scan.scans WHERE `+where+
-		` ORDER BY `+col+` `+dir+`, created_at `+dir+`, id `+dir+` LIMIT $3 OFFSET $4`,
-		q.OrgID, q.Status, q.Limit, int64(q.Page-1)*int64(q.Limit))
-	if err != nil {
-		return nil, 0, err
+	order := func(a string) string {
+		return a + col + ` ` + dir + `, ` + a + `created_at ` + dir + `, ` + a + `id ` + dir
 	}
-	out, err := collectScans(rows)
-	return out, total, err
+	n := len(args)
+	countSQL = `SELECT count(*) FROM scan.scans WHERE ` + where
+	pageSQL = `SELECT ` + scanColumns + ` FROM (SELECT id FROM scan.scans WHERE ` + where + ` ORDER BY ` + order("") +
+		` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p JOIN scan.scans s USING (id) ORDER BY ` + order("s.")
+	return countSQL, args, pageSQL, append(slices.Clone(args), q.Limit, int64(q.Page-1)*int64(q.Limit))
 }
 
 // ErrNotRunnable means the scan is no longer pending or running (it was
@@ -284,14 +317,18 @@ func (st *Store) Fail(ctx context.Context, id, msg string) (bool, error) {
 	return failed && err == nil, err
 }
 
+// strandedSQL is Stranded's statement: it reads the unfinished scans
+// (their own index, migration 0003) from the longest idle.
+const strandedSQL = `SELECT ` + scanColumns + ` FROM scan.scans s
+	WHERE s.start_state = 'started' AND s.status IN ('pending', 'running') AND s.updated_at < now() - $1::interval
+	AND NOT EXISTS (SELECT 1 FROM scan.river_job j WHERE j.kind = 'run_scan' AND j.args->>'scan_id' = s.id::text
+		AND j.state IN ('available', 'pending', 'running', 'retryable', 'scheduled'))
+	ORDER BY s.updated_at LIMIT 100`
+
 // Stranded returns started scans, not yet finished and idle for longer than
 // idle, that no live River job will run any more.
 func (st *Store) Stranded(ctx context.Context, idle time.Duration) ([]Scan, error) {
-	rows, err := st.Pool.Query(ctx, `SELECT `+scanColumns+` FROM scan.scans s
-		WHERE s.start_state = 'started' AND s.status IN ('pending', 'running') AND s.updated_at < now() - $1::interval
-		AND NOT EXISTS (SELECT 1 FROM scan.river_job j WHERE j.kind = 'run_scan' AND j.args->>'scan_id' = s.id::text
-			AND j.state IN ('available', 'pending', 'running', 'retryable', 'scheduled'))
-		ORDER BY s.updated_at LIMIT 100`, idle)
+	rows, err := st.Pool.Query(ctx, strandedSQL, idle)
 	if err != nil {
 		return nil, err
 	}

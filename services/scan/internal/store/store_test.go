@@ -158,7 +158,8 @@ func TestList(t *testing.T) {
 	var ids []string
 	for i, s := range []vocab.ScanStatus{vocab.ScanCompleted, vocab.ScanRunning, vocab.ScanCompleted, vocab.ScanFailed} {
 		id := storetest.Insert(t, st, storetest.Scan(org), s, store.Started)
-		_, err := st.Pool.Exec(ctx, `UPDATE scan.scans SET created_at = now() - make_interval(mins => $2) WHERE id = $1`, id, 10-i)
+		_, err := st.Pool.Exec(ctx, `UPDATE scan.scans SET created_at = now() - make_interval(mins => $2),
+			updated_at = now() - make_interval(mins => $3) WHERE id = $1`, id, 10-i, []int{3, 1, 4, 2}[i])
 		require.NoError(t, err)
 		ids = append(ids, id)
 	}
@@ -183,6 +184,18 @@ func TestList(t *testing.T) {
 	require.Equal(t, int32(4), total)
 	got, total = list(store.ListQuery{Status: string(vocab.ScanCompleted), SortBy: "created_at", SortOrder: "ASC", Page: 1, Limit: 10})
 	require.Equal(t, []string{ids[0], ids[2]}, got)
+	require.Equal(t, int32(2), total)
+	got, _ = list(store.ListQuery{SortBy: "updated_at", SortOrder: "DESC", Page: 1, Limit: 10})
+	require.Equal(t, []string{ids[1], ids[3], ids[0], ids[2]}, got)
+	got, _ = list(store.ListQuery{SortBy: "updated_at", SortOrder: "ASC", Page: 2, Limit: 2})
+	require.Equal(t, []string{ids[3], ids[1]}, got)
+	got, _ = list(store.ListQuery{SortBy: "status", SortOrder: "DESC", Page: 1, Limit: 10})
+	require.Equal(t, []string{ids[1], ids[3], ids[2], ids[0]}, got, "by status, then created_at")
+	got, total = list(store.ListQuery{Status: string(vocab.ScanCompleted), SortBy: "updated_at", SortOrder: "DESC", Page: 1, Limit: 10})
+	require.Equal(t, []string{ids[0], ids[2]}, got)
+	require.Equal(t, int32(2), total)
+	got, total = list(store.ListQuery{Status: string(vocab.ScanCompleted), SortBy: "created_at", SortOrder: "ASC", Page: 3, Limit: 10})
+	require.Empty(t, got, "a page past the end")
 	require.Equal(t, int32(2), total)
 	_, _, err := st.List(ctx, store.ListQuery{OrgID: org, SortBy: "credits", Page: 1, Limit: 1})
 	require.Error(t, err, "only the documented sort columns")

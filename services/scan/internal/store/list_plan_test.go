@@ -1,0 +1,160 @@
+package store_test
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/dbtest"
+	"github.com/vulnscan/vulnscan/services/scan/internal/store"
+	"github.com/vulnscan/vulnscan/services/scan/internal/store/storetest"
+)
+
+// seedScans inserts n started scans of org straight into the table, in
+// created_at order with updated_at in another order, a fifth running and
+// the rest completed, failed or cancelled in turn; and returns how many
+// have each status.
+func seedScans(t testing.TB, st *store.Store, org string, n int) map[string]int {
+	t.Helper()
+	_, err := st.Pool.Exec(t.Context(), `INSERT INTO scan.scans (id, org_id, user_id, task_id, status, start_state, cost_estimation_id, repos, credits, created_at, updated_at)
+		SELECT gen_random_uuid(), $1, gen_random_uuid(), 'scan_test',
+			CASE WHEN i % 5 = 0 THEN 'running' ELSE (ARRAY['completed', 'failed', 'cancelled'])[1 + i % 3] END,
+			'started', gen_random_uuid(), '[]', 1,
+			now() - make_interval(secs => i), now() - make_interval(secs => (i * 7919) % $2)
+		FROM generate_series(1, $2) i`, org, n)
+	require.NoError(t, err)
+	counts := map[string]int{}
+	for i := 1; i <= n; i++ {
+		s := []string{"completed", "failed", "cancelled"}[i%3]
+		if i%5 == 0 {
+			s = "running"
+		}
+		counts[s]++
+	}
+	return counts
+}
+
+// TestListReadsOnlyItsPage: with either plan, a page of an organization's
+// scans reads its index entries up to the page's end and the page's rows
+// alone, in every sort order, with and without a status, and its total
+// counts only the organization's (or the status's) entries, among a
+// hundred other organizations. Before migration 0003 a page in update or
+// status order, or of one status, read and sorted every scan of the
+// organization. The unfinished-scan sweep reads only unfinished scans.
+func TestListReadsOnlyItsPage(t *testing.T) {
+	ctx, st, org := setup(t)
+	const own, limit = 3000, 20
+	counts := seedScans(t, st, org, own)
+	for range 100 {
+		seedScans(t, st, uuid.NewString(), 30)
+	}
+	_, err := st.Pool.Exec(ctx, `VACUUM ANALYZE scan.scans`)
+	require.NoError(t, err)
+
+	for _, sortBy := range []string{"created_at", "updated_at", "status"} {
+		for _, status := range []string{"", "running", "completed"} {
+			for _, dir := range []string{"DESC", "ASC"} {
+				for _, page := range []int32{1, 40} {
+					q := store.ListQuery{OrgID: org, Status: status, SortBy: sortBy, SortOrder: dir, Page: page, Limit: limit}
+					countSQL, countArgs, pageSQL, pageArgs := store.ListQueries(q, sortBy)
+					want := own
+					if status != "" {
+						want = counts[status]
+					}
+					for _, mode := range dbtest.PlanModes {
+						name := fmt.Sprintf("%s_%s_%s_%d", sortBy, status, dir, page)
+						t.Run(name+"_"+mode, func(t *testing.T) {
+							p := dbtest.Prepare(t, st.Pool, nil, mode, "page_"+name, types(pageArgs), pageSQL, literals(pageArgs)...)
+							end := float64((page-1)*limit) + limit
+							assert.LessOrEqual(t, dbtest.RowsRead(p.Explain(), "scans", true), end+limit,
+								"index entries up to the page's end (%v) and the page's rows", end)
+							c := dbtest.Prepare(t, st.Pool, nil, mode, "count_"+name, types(countArgs), countSQL, literals(countArgs)...)
+							assert.LessOrEqual(t, dbtest.RowsRead(c.Explain(), "scans", true), float64(want), "entries counted")
+							var n int
+							rows := c.Run()
+							require.True(t, rows.Next())
+							require.NoError(t, rows.Scan(&n))
+							rows.Close()
+							assert.Equal(t, want, n)
+						})
+					}
+				}
+			}
+		}
+	}
+
+	// A handful of idle unfinished scans among thousands of ended ones.
+	_, err = st.Pool.Exec(ctx, `UPDATE scan.scans SET updated_at = now() - interval '1 hour' WHERE status = 'running' AND org_id = $1`, org)
+	require.NoError(t, err)
+	_, err = st.Pool.Exec(ctx, `VACUUM ANALYZE scan.scans`)
+	require.NoError(t, err)
+	unfinished := counts["running"] + 100*(30/5)
+	for _, mode := range dbtest.PlanModes {
+		p := dbtest.Prepare(t, st.Pool, nil, mode, "stranded", "interval", store.StrandedSQL, "5 minutes")
+		assert.LessOrEqual(t, dbtest.RowsRead(p.Explain(), "scans", true), float64(unfinished), "%s: scans read by the sweep", mode)
+	}
+}
+
+// types renders the parameter types of List's statements' arguments.
+func types(args []any) string {
+	s := "uuid"
+	for _, a := range args[1:] {
+		switch a.(type) {
+		case string:
+			s += ", text"
+		default:
+			s += ", bigint"
+		}
+	}
+	return s
+}
+
+// literals renders List's statements' arguments for dbtest.Prepare.
+func literals(args []any) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			out[i] = v
+		case int32:
+			out[i] = strconv.Itoa(int(v))
+		case int64:
+			out[i] = strconv.FormatInt(v, 10)
+		}
+	}
+	return out
+}
+
+// BenchmarkList: a page of an organization's 100,000 scans (beside a
+// hundred organizations of 100), in each sort order, of every status and
+// of the running ones (a fifth), at page 1 and page 100 of 20, with the
+// total.
+func BenchmarkList(b *testing.B) {
+	st := storetest.New(b, key)
+	org := uuid.NewString()
+	seedScans(b, st, org, 100_000)
+	for range 100 {
+		seedScans(b, st, uuid.NewString(), 100)
+	}
+	_, err := st.Pool.Exec(b.Context(), `VACUUM ANALYZE scan.scans`)
+	require.NoError(b, err)
+	for _, sortBy := range []string{"created_at", "updated_at", "status"} {
+		for _, status := range []string{"", "running"} {
+			for _, page := range []int32{1, 100} {
+				q := store.ListQuery{OrgID: org, Status: status, SortBy: sortBy, SortOrder: "DESC", Page: page, Limit: 20}
+				b.Run(fmt.Sprintf("sort=%s/status=%s/page=%d", sortBy, status, page), func(b *testing.B) {
+					for b.Loop() {
+						scans, _, err := st.List(b.Context(), q)
+						if err != nil || len(scans) != 20 {
+							b.Fatal(len(scans), err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
