@@ -145,3 +145,21 @@ func IndexCondsWith(plan map[string]any, table, cond string) int {
 	})
 	return n
 }
+
+// CondsWith counts the conditions (filters, index conditions and their
+// rechecks) of the scans of table and of its indexes in a plan that hold
+// cond.
+func CondsWith(plan map[string]any, table, cond string) int {
+	n := 0
+	EachNode(plan, func(node map[string]any) {
+		if node["Relation Name"] != table && !OfIndex(node, table) {
+			return
+		}
+		for _, k := range []string{"Filter", "Index Cond", "Recheck Cond"} {
+			if c, _ := node[k].(string); strings.Contains(c, cond) {
+				n++
+			}
+		}
+	})
+	return n
+}

@@ -37,9 +37,9 @@ func TestHasTrigram(t *testing.T) {
 		}
 		// Without a trigram, the condition is one no index serves: a
 		// trigram index would read every entry it holds.
-		want := "t.folded LIKE lower($6)"
+		want := "t.folded LIKE (SELECT lower($6))"
 		if !tc.want {
-			want = "(t.folded || '') LIKE lower($6)"
+			want = "(t.folded || '') LIKE (SELECT lower($6))"
 		}
 		if got := foldedLike("t", 6, tc.q); got != want {
 			t.Errorf("foldedLike(%q) = %s, want %s", tc.q, got, want)
@@ -116,6 +116,10 @@ func TestKeyLookupReadsOnlyItsOrganization(t *testing.T) {
 					// entry and its row.
 					assert.LessOrEqual(t, dbtest.RowsRead(plan, "search_texts", true), float64(2*ownTexts), "texts read (the organization has %d)", ownTexts)
 					assert.LessOrEqual(t, dbtest.RowsRead(plan, "search_files", true), float64(2*ownFiles), "paths read (the organization has %d)", ownFiles)
+					// The pattern is lowered once, not for every text or
+					// path tested (see lowered).
+					assert.Zero(t, dbtest.CondsWith(plan, "search_texts", "lower(")+dbtest.CondsWith(plan, "search_files", "lower("),
+						"conditions lowering the pattern for each row")
 					if !hasTrigram(q) {
 						// LIKE (~~) as an index condition: the trigram index
 						// asked for a pattern without trigrams.
