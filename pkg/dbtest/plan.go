@@ -25,12 +25,12 @@ type Prepared struct {
 	exec string // EXECUTE with the arguments
 }
 
-// Prepare prepares query (with parameters of types, "uuid, text[]") as
-// name under plan mode, in a transaction of its own on pool that is rolled
-// back when t ends (with the locks the statement took), after settings
-// (SET LOCAL statements, as the code under test applies them). EXPLAIN
-// EXECUTE takes no parameters, so args are written into the EXECUTE as
-// literals.
+// Prepare prepares query (with parameters of types, "uuid, text[]", or of
+// the types the server infers when types is "") as name under plan mode,
+// in a transaction of its own on pool that is rolled back when t ends
+// (with the locks the statement took), after settings (SET LOCAL
+// statements, as the code under test applies them). EXPLAIN EXECUTE takes
+// no parameters, so args are written into the EXECUTE as literals.
 func Prepare(t testing.TB, pool *pgxpool.Pool, settings []string, mode, name, types, query string, args ...string) *Prepared {
 	t.Helper()
 	ctx := context.Background()
@@ -47,7 +47,10 @@ func Prepare(t testing.TB, pool *pgxpool.Pool, settings []string, mode, name, ty
 	// A prepared statement outlives the transaction, on its connection:
 	// each mode prepares its own.
 	name += "_" + mode
-	if _, err := tx.Exec(ctx, "PREPARE "+name+"("+types+") AS "+query); err != nil {
+	if types != "" {
+		types = "(" + types + ")"
+	}
+	if _, err := tx.Exec(ctx, "PREPARE "+name+types+" AS "+query); err != nil {
 		t.Fatalf("prepare %s: %v", name, err)
 	}
 	lits := make([]string, len(args))

@@ -258,6 +258,35 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 			measure("search: "+sr.name, f)
 		}
 	}
+	// A scan's export (GET /v1/scans/{id}/findings/export): every matching
+	// finding streamed in list order, page 0 in the table.
+	exports := []struct {
+		name string
+		f    Filter
+	}{
+		{"export: scan42(10k)", Filter{ScanID: scan}},
+		{"export: scan42+q=sql", Filter{ScanID: scan, Text: "sql"}},
+		{"export: rescan(100k)", Filter{ScanID: rescan}},
+		{"export: rescan+state=resolved", Filter{ScanID: rescan, State: "resolved"}},
+	}
+	for _, ex := range exports {
+		f := ex.f
+		f.OrgID, f.SortBy, f.Desc = org, "severity", true
+		r := &result{filter: ex.name, sort: "severity desc"}
+		r.name = strings.ReplaceAll(ex.name, "/", "|")
+		results = append(results, r)
+		b.Run(r.name, func(b *testing.B) {
+			var n int64
+			for i := 0; i < b.N; i++ {
+				n = 0
+				if err := s.Each(ctx, f, func(Finding, Extra) error { n++; return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n), "total")
+			r.perOp, r.total = b.Elapsed()/time.Duration(b.N), n
+		})
+	}
 	sort.SliceStable(results, func(i, j int) bool { return results[i].filter < results[j].filter })
 	var t strings.Builder
 	fmt.Fprintf(&t, "\n%-52s %-15s %5s %8s %8s\n", "filter", "sort", "page", "ms/op", "total")

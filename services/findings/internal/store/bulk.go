@@ -96,10 +96,10 @@ func lockTargets(ctx context.Context, tx pgx.Tx, orgID string, ids []string, fil
 		// match after the first read is not added.
 		f := *filter
 		f.OrgID = orgID
-		where, args := f.where()
 		var found pgx.Rows
 		var matched []string
-		found, err = tx.Query(ctx, bulkMatchSQL(where, len(args)+1), append(args, MaxBulk+1)...)
+		match, matchArgs := f.bulkMatchSQL(MaxBulk + 1)
+		found, err = tx.Query(ctx, match, matchArgs...)
 		if err != nil {
 			return nil, fmt.Errorf("find findings: %w", err)
 		}
@@ -109,6 +109,7 @@ func lockTargets(ctx context.Context, tx pgx.Tx, orgID string, ids []string, fil
 		if len(matched) > MaxBulk {
 			return nil, &InvalidError{Msg: fmt.Sprintf("filter matches more than %d findings; narrow it or give ids", MaxBulk)}
 		}
+		where, args := f.where()
 		rows, err = tx.Query(ctx, fmt.Sprintf(`SELECT f.id::text FROM findings.findings f WHERE f.id = ANY($%d::uuid[]) AND %s
 			ORDER BY f.id FOR UPDATE OF f`, len(args)+1, where), append(args, matched)...)
 	}
@@ -136,8 +137,20 @@ func lockTargets(ctx context.Context, tx pgx.Tx, orgID string, ids []string, fil
 	return got, nil
 }
 
-// bulkMatchSQL reads the ids of the findings matching where, at most as
-// many as its parameter $limit, in no particular order (see lockTargets).
-func bulkMatchSQL(where string, limit int) string {
-	return fmt.Sprintf(`SELECT f.id::text FROM findings.findings f WHERE %s LIMIT $%d`, where, limit)
+// bulkMatchSQL renders the statement reading the ids of the findings f
+// matches, at most limit of them, in no particular order (see
+// lockTargets), with its arguments. With a scan, they are read from the
+// scan's occurrences, which carry copies of their findings' list keys
+// (the lock checks the findings themselves again): checking each of the
+// organization's findings for an occurrence in the scan read up to all of
+// them to find a small scan's.
+func (f Filter) bulkMatchSQL(limit int) (string, []any) {
+	if f.ScanID != "" {
+		where, args := f.scanWhere(true)
+		args = append(args, limit)
+		return fmt.Sprintf(`SELECT o.finding_id::text FROM findings.occurrences o WHERE %s LIMIT $%d`, where, len(args)), args
+	}
+	where, args := f.where()
+	args = append(args, limit)
+	return fmt.Sprintf(`SELECT f.id::text FROM findings.findings f WHERE %s LIMIT $%d`, where, len(args)), args
 }

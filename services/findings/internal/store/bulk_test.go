@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/dbtest"
 )
 
 // TestApplyBulk: one bulk change over findings of two scans counts what it
@@ -144,12 +146,52 @@ func TestApplyBulkFilterTooWide(t *testing.T) {
 	require.Contains(t, inv.Msg, "filter matches more than 1000 findings")
 	require.Equal(t, 0, u.count(`SELECT count(*) FROM findings.findings WHERE org_id = $1 AND severity <> 'high'`, u.org))
 
-	where, args := Filter{OrgID: u.org, State: "open"}.where()
-	require.Len(t, args, 2)
+	match, args := Filter{OrgID: u.org, State: "open"}.bulkMatchSQL(MaxBulk + 1)
+	require.Len(t, args, 3)
 	for _, mode := range planModes {
 		t.Run(mode, func(t *testing.T) {
-			p := u.prepare(t, mode, "bulk_match", "uuid, text, int", bulkMatchSQL(where, 3), u.org, "open", strconv.Itoa(MaxBulk+1))
+			p := u.prepare(t, mode, "bulk_match", "uuid, text, int", match, u.org, "open", strconv.Itoa(MaxBulk+1))
 			assert.LessOrEqual(t, findingsRead(p), float64(MaxBulk+1), "findings rows read to find the filter too wide")
+		})
+	}
+}
+
+// TestApplyBulkScanFilter: a filter naming a scan changes that scan's
+// matching findings alone, and finds them among its occurrences, with
+// either plan, without reading the organization's other findings.
+func TestApplyBulkScanFilter(t *testing.T) {
+	u := newUnit(t)
+	large := u.scan("https://git.example.com/acme/large")
+	u.reportMany(large, 1200, func(i int) Reported {
+		return Reported{Fingerprint: fmt.Sprintf("fp-%05d", i), Title: "t", Category: "injection", Severity: "high", Verified: true}
+	})
+	sc := u.scan("https://git.example.com/acme/app")
+	var batch []Reported
+	for i, sev := range []string{"high", "high", "low", "high"} {
+		batch = append(batch, Reported{Fingerprint: fmt.Sprintf("app-%d", i), Title: "t", Category: "injection", Severity: sev, Verified: i != 3})
+	}
+	_, err := u.s.Report(u.ctx, sc, batch, true)
+	require.NoError(t, err)
+
+	f := Filter{ScanID: sc.ID, Severity: "high"}
+	res, err := u.s.ApplyBulk(u.ctx, u.org, nil, &f, Update{State: ptr("resolved")}, apiActor)
+	require.NoError(t, err)
+	require.Equal(t, 2, res.Matched, "the scan's two approved high findings")
+	require.Equal(t, 2, res.Changed)
+	require.Equal(t, 2, u.count(`SELECT count(*) FROM findings.findings WHERE org_id = $1 AND state = 'resolved'`, u.org))
+
+	f.OrgID = u.org
+	match, args := f.bulkMatchSQL(MaxBulk + 1)
+	require.Len(t, args, 4)
+	for _, mode := range planModes {
+		t.Run(mode, func(t *testing.T) {
+			lits := make([]string, len(args))
+			for i, a := range args {
+				lits[i] = fmt.Sprint(a)
+			}
+			p := u.prepare(t, mode, "bulk_scan_match", "", match, lits...)
+			assert.Zero(t, findingsRead(p), "findings rows read to find the scan's")
+			assert.LessOrEqual(t, dbtest.RowsRead(p.Explain(), "occurrences", true), float64(len(batch)), "occurrences read")
 		})
 	}
 }

@@ -1574,9 +1574,8 @@ func (f Filter) hourCountQuery(byRank bool) (q string, args []any, ok bool) {
 // Each streams every approved finding matching f (Limit and Offset
 // ignored) to fn, row by row, without holding them in memory.
 func (s *Store) Each(ctx context.Context, f Filter, fn func(Finding, Extra) error) error {
-	where, args := f.where()
-	rows, err := s.Pool.Query(ctx, `SELECT `+findingCols+`, f.fingerprint, f.start_line, f.end_line
-		FROM findings.findings f WHERE `+where+` ORDER BY `+f.orderBy("f"), args...)
+	sql, args := f.eachQuery()
+	rows, err := s.Pool.Query(ctx, sql, args...)
 	if err != nil {
 		return fmt.Errorf("export findings: %w", err)
 	}
@@ -1592,6 +1591,27 @@ func (s *Store) Each(ctx context.Context, f Filter, fn func(Finding, Extra) erro
 		}
 	}
 	return rows.Err()
+}
+
+// eachQuery renders Each's statement. With a scan, the rows are the
+// scan's occurrences in list order (each occurrence index holds one order
+// of a scan's approved occurrences, with copies of their findings' list
+// keys, migrations 0002 and 0020), each finding looked up by its id (OFFSET
+// 0 keeps it a lookup, which a plan made while the tables were small would
+// otherwise turn into a scan of every finding): an export reads the scan's
+// findings alone. Checking every finding of the organization for an
+// occurrence in the scan instead read them all: 1.8 s for a scan of 10,000
+// among 1,000,000 findings.
+func (f Filter) eachQuery() (string, []any) {
+	cols := findingCols + `, f.fingerprint, f.start_line, f.end_line`
+	if f.ScanID != "" {
+		where, args := f.scanWhere(true)
+		return `SELECT ` + cols + ` FROM findings.occurrences o CROSS JOIN LATERAL (
+				SELECT * FROM findings.findings f WHERE f.id = o.finding_id AND f.org_id = $1 AND f.verification_status = 'approved' OFFSET 0) f
+			WHERE ` + where + ` ORDER BY ` + f.orderByID("o", "finding_id"), args
+	}
+	where, args := f.where()
+	return `SELECT ` + cols + ` FROM findings.findings f WHERE ` + where + ` ORDER BY ` + f.orderBy("f"), args
 }
 
 // Extra holds the columns an export adds.

@@ -8,7 +8,11 @@ import (
 	"testing/fstest"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
@@ -29,27 +33,64 @@ func outOfSync(t *testing.T, pool *pgxpool.Pool) int {
 	return n
 }
 
+// scanMembers returns the findings with an occurrence in scan, from the
+// occurrences' finding ids alone (not their copies of the findings' keys).
+func scanMembers(t *testing.T, s *Store, scan string) map[string]bool {
+	t.Helper()
+	rows, err := s.Pool.Query(context.Background(), `SELECT finding_id::text FROM findings.occurrences WHERE scan_id = $1`, scan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]bool{}
+	for _, id := range ids {
+		in[id] = true
+	}
+	return in
+}
+
+// eachID returns the ids Each streams for f, in order.
+func eachID(t *testing.T, s *Store, f Filter) []string {
+	t.Helper()
+	var ids []string
+	if err := s.Each(context.Background(), f, func(fd Finding, _ Extra) error {
+		ids = append(ids, fd.ID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
 // checkScanLists compares every scan-filtered list (each filter, sort,
-// order and page size) with the same list computed from the findings
-// themselves, and its total with the number of matches.
+// order and page size) and export with the same list computed from the
+// findings themselves (the organization's, in order, that have an
+// occurrence in the scan), and its total with the number of matches.
 func checkScanLists(t *testing.T, s *Store, org string, scans []string) {
 	t.Helper()
-	ctx := context.Background()
 	for _, scan := range scans {
+		in := scanMembers(t, s, scan)
 		for _, sev := range append([]string{""}, Severities...) {
 			for _, state := range append([]string{""}, States...) {
 				for _, sortBy := range []string{"found_at", "updated_at", "severity"} {
 					for _, desc := range []bool{false, true} {
 						f := Filter{OrgID: org, ScanID: scan, Severity: sev, State: state, SortBy: sortBy, Desc: desc}
+						all := f
+						all.ScanID = ""
 						var want []string
-						if err := s.Each(ctx, f, func(fd Finding, _ Extra) error {
-							want = append(want, fd.ID)
-							return nil
-						}); err != nil {
-							t.Fatal(err)
+						for _, id := range eachID(t, s, all) {
+							if in[id] {
+								want = append(want, id)
+							}
 						}
-						checkPages(t, s, f, want, []int{1, 4, 100},
-							fmt.Sprintf("scan %s sev=%q state=%q sort=%s desc=%t", scan, sev, state, sortBy, desc))
+						label := fmt.Sprintf("scan %s sev=%q state=%q sort=%s desc=%t", scan, sev, state, sortBy, desc)
+						if got := eachID(t, s, f); fmt.Sprint(got) != fmt.Sprint(want) {
+							t.Fatalf("%s: export\n got %v\nwant %v", label, got, want)
+						}
+						checkPages(t, s, f, want, []int{1, 4, 100}, label)
 					}
 				}
 			}
@@ -237,4 +278,44 @@ func TestOccurrenceKeysBackfilled(t *testing.T) {
 		t.Fatalf("%d occurrences not backfilled", n)
 	}
 	checkScanLists(t, &Store{Pool: pool}, org, []string{"00000000-0000-0000-0000-00000000000a", "00000000-0000-0000-0000-00000000000b"})
+}
+
+// TestExportReadsOnlyItsScan: an export of a scan's findings reads the
+// scan's occurrences and their findings, with either plan, whatever else
+// the organization holds (it used to check each of the organization's
+// findings for an occurrence in the scan), and streams them in list order.
+func TestExportReadsOnlyItsScan(t *testing.T) {
+	u := newUnit(t)
+	large := u.scan("https://git.example.com/acme/large")
+	u.reportMany(large, 1200, func(i int) Reported {
+		return Reported{Fingerprint: fmt.Sprintf("fp-%05d", i), Title: "t", Category: "injection", Severity: "high", Verified: true}
+	})
+	sc := u.scan("https://git.example.com/acme/app")
+	var batch []Reported
+	for i, sev := range []string{"low", "critical", "medium", "high", "low"} {
+		batch = append(batch, Reported{Fingerprint: fmt.Sprintf("app-%d", i), Title: "t", Category: "injection", Severity: sev, Verified: i != 4})
+	}
+	_, err := u.s.Report(u.ctx, sc, batch, true)
+	require.NoError(t, err)
+	in := scanMembers(t, u.s, sc.ID)
+	f := Filter{OrgID: u.org, ScanID: sc.ID, SortBy: "severity", Desc: true}
+	all := f
+	all.ScanID = ""
+	var want []string
+	for _, id := range eachID(t, u.s, all) {
+		if in[id] {
+			want = append(want, id)
+		}
+	}
+	require.Len(t, want, 4, "the scan's approved findings")
+	require.Equal(t, want, eachID(t, u.s, f))
+
+	sql, args := f.eachQuery()
+	require.Len(t, args, 2)
+	for _, mode := range planModes {
+		t.Run(mode, func(t *testing.T) {
+			p := u.prepare(t, mode, "export_scan", "uuid, uuid", sql, u.org, sc.ID)
+			assert.LessOrEqual(t, findingsRead(p), float64(len(in)), "findings rows read: the scan's")
+		})
+	}
 }

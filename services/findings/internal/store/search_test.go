@@ -188,17 +188,7 @@ func TestSearchFilters(t *testing.T) {
 	}
 	inScan := map[string]map[string]bool{}
 	for _, sc := range scans[:3] {
-		var ids []string
-		if err := s.Each(ctx, Filter{OrgID: org, ScanID: sc.ID, SortBy: "found_at"}, func(fd Finding, _ Extra) error {
-			ids = append(ids, fd.ID)
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-		inScan[sc.ID] = map[string]bool{}
-		for _, id := range ids {
-			inScan[sc.ID][id] = true
-		}
+		inScan[sc.ID] = scanMembers(t, s, sc.ID)
 	}
 	at := func(s string) time.Time {
 		v, err := time.Parse(time.RFC3339, s)
