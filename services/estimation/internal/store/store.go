@@ -156,6 +156,10 @@ func (s *Store) DeleteUpload(ctx context.Context, id string) error {
 	return err
 }
 
+// runningSQL counts the organization's running estimations other than
+// one, through their own index (migration 0003).
+const runningSQL = `SELECT count(*) FROM estimation.estimations WHERE org_id = $1 AND status = 'running' AND id <> $2`
+
 // StartRunning marks a pending estimation running if its organization has
 // fewer than limit other estimations running (0: no bound) and reports
 // whether the estimation may run. The count and the update happen under a
@@ -168,7 +172,7 @@ func (s *Store) StartRunning(ctx context.Context, id, orgID string, limit int) (
 				return err
 			}
 			var n int
-			if err := tx.QueryRow(ctx, `SELECT count(*) FROM estimation.estimations WHERE org_id = $1 AND status = 'running' AND id <> $2`, orgID, id).Scan(&n); err != nil {
+			if err := tx.QueryRow(ctx, runningSQL, orgID, id).Scan(&n); err != nil {
 				return err
 			}
 			if n >= limit {
@@ -402,15 +406,19 @@ func (s *Store) finish(ctx context.Context, tx pgx.Tx, id string) error {
 	return nil
 }
 
+// strandedSQL is Stranded's statement: it reads the unfinished
+// estimations (their own index, migration 0003) from the longest idle.
+const strandedSQL = `SELECT e.id::text FROM estimation.estimations e
+	WHERE e.status IN ('pending', 'running') AND e.updated_at < now() - $1::interval
+	AND NOT EXISTS (SELECT 1 FROM estimation.river_job j WHERE j.kind = 'estimate' AND j.args->>'estimation_id' = e.id::text
+		AND j.state IN ('available', 'pending', 'running', 'retryable', 'scheduled'))
+	ORDER BY e.updated_at LIMIT 100`
+
 // Stranded returns estimations, not yet terminal and idle for longer than
 // idle, that no live River job will run any more (River discards the job of
 // a process that died on its last attempt without running it again).
 func (s *Store) Stranded(ctx context.Context, idle time.Duration) ([]string, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT e.id::text FROM estimation.estimations e
-		WHERE e.status IN ('pending', 'running') AND e.updated_at < now() - $1::interval
-		AND NOT EXISTS (SELECT 1 FROM estimation.river_job j WHERE j.kind = 'estimate' AND j.args->>'estimation_id' = e.id::text
-			AND j.state IN ('available', 'pending', 'running', 'retryable', 'scheduled'))
-		ORDER BY e.updated_at LIMIT 100`, idle)
+	rows, err := s.Pool.Query(ctx, strandedSQL, idle)
 	if err != nil {
 		return nil, err
 	}

@@ -327,3 +327,38 @@ func TestEstimationsAndUploads(t *testing.T) {
 	require.ErrorIs(t, s.CheckUploadQuota(ctx, org, 401, UploadQuota{MaxCount: 2, MaxBytes: 1000}), ErrQuota)
 	require.ErrorIs(t, s.CheckUploadQuota(ctx, org, 1, UploadQuota{MaxCount: 1, MaxBytes: 1000}), ErrQuota)
 }
+
+// TestUnfinishedLookupsReadOnlyUnfinished: with either plan, a start's
+// count of its organization's running estimations and the stranded sweep
+// read the unfinished estimations alone, among thousands of finished ones
+// (before migration 0003 they read every estimation of the organization,
+// or of every organization).
+func TestUnfinishedLookupsReadOnlyUnfinished(t *testing.T) {
+	t.Parallel()
+	s, e := setup(t)
+	ctx := context.Background()
+	_, err := s.Pool.Exec(ctx, `INSERT INTO estimation.estimations (id, org_id, user_id, name, status, updated_at)
+		SELECT gen_random_uuid(), CASE WHEN i % 2 = 0 THEN $1::uuid ELSE gen_random_uuid() END, gen_random_uuid(), 'n',
+			CASE WHEN i % 500 = 0 THEN 'running' ELSE 'completed' END, now() - interval '1 hour'
+		FROM generate_series(1, 4000) i`, e.OrgID)
+	require.NoError(t, err)
+	_, err = s.Pool.Exec(ctx, `VACUUM ANALYZE estimation.estimations`)
+	require.NoError(t, err)
+	var unfinished, ownRunning int
+	require.NoError(t, s.Pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status IN ('pending', 'running')),
+		count(*) FILTER (WHERE status = 'running' AND org_id = $1) FROM estimation.estimations`, e.OrgID).Scan(&unfinished, &ownRunning))
+	require.Equal(t, 8, ownRunning)
+	for _, mode := range dbtest.PlanModes {
+		t.Run(mode, func(t *testing.T) {
+			p := dbtest.Prepare(t, s.Pool, nil, mode, "running", "uuid, uuid", runningSQL, e.OrgID, e.ID)
+			// Each running estimation read at most twice: its index entry
+			// and its row.
+			require.LessOrEqual(t, dbtest.RowsRead(p.Explain(), "estimations", true), float64(2*ownRunning), "estimations read by the running count")
+			p = dbtest.Prepare(t, s.Pool, nil, mode, "stranded", "interval", strandedSQL, "5 minutes")
+			require.LessOrEqual(t, dbtest.RowsRead(p.Explain(), "estimations", true), float64(2*unfinished), "estimations read by the sweep")
+		})
+	}
+	ok, err := s.StartRunning(ctx, e.ID, e.OrgID, 8)
+	require.NoError(t, err)
+	require.False(t, ok, "eight running already")
+}
