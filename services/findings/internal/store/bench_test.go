@@ -250,6 +250,8 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 		{"scan42+q=sql", Filter{ScanID: scan, Text: "sql"}},
 		{"rescan+file=src/svc7/", Filter{ScanID: rescan, FilePrefix: "src/svc7/"}},
 		{"rescan+q=sql(20k)", Filter{ScanID: rescan, Text: "sql"}},
+		{"scan42+tag=cwe-7", Filter{ScanID: scan, Tag: "cwe-7"}},
+		{"rescan+tag=pci", Filter{ScanID: rescan, Tag: "pci"}},
 	}
 	for _, sr := range searches {
 		for _, sortBy := range []string{"found_at", "severity", "updated_at"} {

@@ -1145,7 +1145,10 @@ func (f Filter) scanWhere(keys bool) (string, []any) {
 		conds = append(conds, "EXISTS (SELECT 1 FROM findings.findings f WHERE f.id = o.finding_id AND "+strings.Join(fconds, " AND ")+" OFFSET 0)")
 	}
 	if f.Tag != "" {
-		add("EXISTS (SELECT 1 FROM findings.finding_tags t WHERE t.org_id = $1 AND t.approved AND t.tag = ? AND t.finding_id = o.finding_id)", f.Tag)
+		// The occurrence's finding has the tag: a lookup in the tag rows'
+		// primary key alone (the occurrence is approved, as its finding and
+		// so its tag rows are, and the scan is the organization's).
+		add("EXISTS (SELECT 1 FROM findings.finding_tags t WHERE t.finding_id = o.finding_id AND t.tag = ?)", f.Tag)
 	}
 	return strings.Join(conds, " AND "), args
 }
@@ -1244,15 +1247,18 @@ func (f Filter) rowsPage(a, from string, args []any, recheck string) (string, []
 
 // tagFrom renders the rows of f's tag (finding_tags, alias t), with the
 // severity, state and found_at conditions on the tag rows' own copies of the
-// list keys, joined to the findings only when f has other filters (which
-// the outer query cannot apply before the limit).
+// list keys, joined to the findings only when f has other search filters
+// (which the outer query cannot apply before the limit). A scan is checked
+// on the tag row itself, through the scan's occurrence of its finding (an
+// index-only lookup): joining the findings to check it read each tag row's
+// finding, 200 ms for a tag of 25,000 findings.
 func (f Filter) tagFrom() (string, []any) {
 	rest := f
 	rest.Tag, rest.Severity, rest.State, rest.FoundSince, rest.FoundUntil = "", "", "", time.Time{}, time.Time{}
 	from := "findings.finding_tags t"
 	var conds []string
 	args := []any{f.OrgID}
-	if rest.Searching() || rest.ScanID != "" {
+	if rest.Searching() {
 		var where string
 		where, args = rest.where()
 		from += " JOIN findings.findings f ON f.id = t.finding_id AND " + where
@@ -1260,6 +1266,9 @@ func (f Filter) tagFrom() (string, []any) {
 	add := func(cond string, v any) {
 		args = append(args, v)
 		conds = append(conds, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
+	}
+	if f.ScanID != "" && !rest.Searching() {
+		add("EXISTS (SELECT 1 FROM findings.occurrences o WHERE o.scan_id = ? AND o.finding_id = t.finding_id)", f.ScanID)
 	}
 	conds = append(conds, "t.org_id = $1", "t.approved")
 	add("t.tag = ?", f.Tag)

@@ -319,3 +319,53 @@ func TestExportReadsOnlyItsScan(t *testing.T) {
 		})
 	}
 }
+
+// TestScanTagReadsNoFindings: a scan's findings with a tag are found from
+// the tag's rows, each checked against the scan's occurrences: with either
+// plan the total reads no finding, however many findings of the
+// organization carry the tag (each tag row's finding used to be read to
+// check the scan), and the page is the scan's.
+func TestScanTagReadsNoFindings(t *testing.T) {
+	u := newUnit(t)
+	large := u.scan("https://git.example.com/acme/large")
+	u.reportMany(large, 1200, func(i int) Reported {
+		return Reported{Fingerprint: fmt.Sprintf("fp-%05d", i), Title: "t", Category: "injection", Severity: "high", Verified: true, Tags: []string{"pci"}}
+	})
+	sc := u.scan("https://git.example.com/acme/app")
+	var batch []Reported
+	for i := range 6 {
+		tags := []string{"pci"}
+		if i%3 == 0 {
+			tags = []string{"gdpr"}
+		}
+		batch = append(batch, Reported{Fingerprint: fmt.Sprintf("app-%d", i), Title: "t", Category: "injection", Severity: "low", Verified: i != 5, Tags: tags})
+	}
+	_, err := u.s.Report(u.ctx, sc, batch, true)
+	require.NoError(t, err)
+
+	f := Filter{OrgID: u.org, ScanID: sc.ID, Tag: "pci", SortBy: "found_at", Desc: true, Limit: 2}
+	list, total, err := u.s.List(u.ctx, f)
+	require.NoError(t, err)
+	require.EqualValues(t, 3, total, "the scan's approved findings with the tag")
+	require.Len(t, list, 2)
+	all := f
+	all.Limit = 10
+	want := eachID(t, u.s, all)
+	require.Len(t, want, 3)
+	require.Equal(t, want[:2], []string{list[0].ID, list[1].ID})
+
+	_, _, count, countArgs := f.Queries()
+	lits := func(args []any) []string {
+		out := make([]string, len(args))
+		for i, a := range args {
+			out[i] = fmt.Sprint(a)
+		}
+		return out
+	}
+	for _, mode := range planModes {
+		t.Run(mode, func(t *testing.T) {
+			c := u.prepare(t, mode, "scan_tag_count", "", count, lits(countArgs)...)
+			assert.Zero(t, findingsRead(c), "findings rows read for the total")
+		})
+	}
+}
