@@ -59,8 +59,8 @@ func seedFindings(ctx context.Context, pool *pgxpool.Pool, org string, n int) (s
 				'approved', timestamptz '2026-01-01' + (g / 3) * interval '1 second', timestamptz '2026-06-01' - (g %% 9973) * interval '1 minute'
 			FROM generate_series(0, %[3]d - 1) g;
 		INSERT INTO findings.occurrences (scan_id, finding_id, approved, severity_rank, state, found_at, updated_at,
-				title_key, description_key, file_key)
-			SELECT scan_id, id, true, severity_rank, state, found_at, updated_at, title_key, description_key, file_key
+				title_key, description_key, file_key, category)
+			SELECT scan_id, id, true, severity_rank, state, found_at, updated_at, title_key, description_key, file_key, category
 			FROM findings.findings WHERE org_id = '%[1]s';
 		INSERT INTO findings.finding_counts (org_id, scan_id, severity, state, n)
 			SELECT org_id, '00000000-0000-0000-0000-000000000000'::uuid, severity, state, count(*) FROM findings.findings WHERE org_id = '%[1]s' GROUP BY 1, 2, 3, 4

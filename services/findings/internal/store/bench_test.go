@@ -129,8 +129,8 @@ func seedList1M(ctx context.Context, b *testing.B, pool *pgxpool.Pool, org strin
 	_, err := pool.Exec(ctx, `
 		SET session_replication_role = replica;
 		INSERT INTO findings.scans (id, org_id, repo_url, repo_key, scan_type)
-			SELECT md5('scan' || g)::uuid, '`+org+`', 'https://git.example.com/acme/repo' || (g % 10), 'https://git.example.com/acme/repo' || (g % 10), 'full'
-			FROM generate_series(0, 100) g;
+			SELECT md5('scan' || g)::uuid, '`+org+`', 'https://git.example.com/acme/repo' || r, 'https://git.example.com/acme/repo' || r, 'full'
+			FROM generate_series(0, 100) g, LATERAL (SELECT CASE WHEN g = 100 THEN 2 ELSE g % 10 END AS r) r; -- scan 100 rescans repository 2
 		INSERT INTO findings.findings (id, org_id, repo_key, fingerprint, scan_id, title, category, severity, severity_rank, state,
 			verification_status, found_at, updated_at, description, affected_file, tags)
 			SELECT md5('f' || g)::uuid, '`+org+`', 'https://git.example.com/acme/repo' || ((g / 10000) % 10), 'fp' || g,
@@ -252,6 +252,9 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 		{"rescan+q=sql(20k)", Filter{ScanID: rescan, Text: "sql"}},
 		{"scan42+tag=cwe-7", Filter{ScanID: scan, Tag: "cwe-7"}},
 		{"rescan+tag=pci", Filter{ScanID: rescan, Tag: "pci"}},
+		{"scan42+category=xss", Filter{ScanID: scan, Category: "xss"}},
+		{"rescan+category=xss", Filter{ScanID: rescan, Category: "xss"}},
+		{"rescan+repo", Filter{ScanID: rescan, RepoKey: vocab.RepoKey("https://git.example.com/acme/repo2")}},
 	}
 	for _, sr := range searches {
 		for _, sortBy := range []string{"found_at", "severity", "updated_at"} {

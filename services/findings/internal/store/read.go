@@ -734,7 +734,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 // search indexes (for a tag, the tag rows' indexes) serve.
 func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs []any) {
 	switch {
-	case f.ScanID != "" && !f.Searching():
+	case f.ScanID != "" && (!f.Searching() || f.scanRepoOnly()):
 		page, pageArgs = f.scanPage()
 	case f.Tag != "":
 		page, pageArgs = f.tagPage()
@@ -1092,10 +1092,11 @@ func (f Filter) keyBound(col, where string, args []any, k, end int) (string, []a
 
 // scanWhere renders the conditions selecting the occurrences of f's scan
 // (alias o) whose findings are approved and match f, with the arguments.
-// An occurrence carries copies of its finding's list keys and key columns
-// (migrations 0002 and 0020), so the spec's filters, the found_at window,
-// q and the file prefix are checked on the occurrence itself; only a
-// repository, a category or a tag look up the finding. The scan must be
+// An occurrence carries copies of its finding's list keys, key columns and
+// category (migrations 0002, 0020 and 0032), so the spec's filters, the
+// found_at window, q, the file prefix and the category are checked on the
+// occurrence itself, a repository on the scan and a tag in the tag rows'
+// primary key; none looks up the finding. The scan must be
 // the organization's: the keys are those of its texts, which another
 // organization's findings may share. With keys false, q and the file
 // prefix are left out (see scanKeyPage).
@@ -1129,20 +1130,15 @@ func (f Filter) scanWhere(keys bool) (string, []any) {
 		rest.FilePrefix, rest.keys = "", nil
 		conds, args = rest.keyConds("o", conds, args)
 	}
-	var fconds []string
-	addF := func(cond string, v any) {
-		args = append(args, v)
-		fconds = append(fconds, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
-	}
 	if f.RepoKey != "" {
-		addF("f.repo_key = ?", f.RepoKey)
+		// A scan's findings are all of its repository's: a finding is
+		// its organization's, repository's and fingerprint's, and a scan
+		// records occurrences only of its own repository's findings
+		// (Report). The repository is checked once, on the scan.
+		add("EXISTS (SELECT 1 FROM findings.scans s WHERE s.id = $2 AND s.repo_key = ?)", f.RepoKey)
 	}
 	if f.Category != "" {
-		addF("f.category = ?", f.Category)
-	}
-	if len(fconds) > 0 {
-		// OFFSET 0 keeps the check a lookup per occurrence.
-		conds = append(conds, "EXISTS (SELECT 1 FROM findings.findings f WHERE f.id = o.finding_id AND "+strings.Join(fconds, " AND ")+" OFFSET 0)")
+		add("o.category = ?", f.Category) // the occurrence's copy (migration 0032)
 	}
 	if f.Tag != "" {
 		// The occurrence's finding has the tag: a lookup in the tag rows'
@@ -1313,6 +1309,10 @@ func (f Filter) scanPage() (string, []any) {
 		args = append(args, f.State)
 		conds = append(conds, "o.state = $"+strconv.Itoa(len(args)))
 	}
+	if f.RepoKey != "" { // see scanRepoOnly
+		args = append(args, f.RepoKey)
+		conds = append(conds, "EXISTS (SELECT 1 FROM findings.scans s WHERE s.id = $2 AND s.repo_key = $"+strconv.Itoa(len(args))+")")
+	}
 	n := len(args)
 	args = append(args, f.Limit, f.Offset)
 	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
@@ -1322,6 +1322,16 @@ func (f Filter) scanPage() (string, []any) {
 		WHERE f.org_id = $1 AND f.verification_status = 'approved'
 		ORDER BY ` + f.orderBy("p")
 	return q, args
+}
+
+// scanRepoOnly reports whether f's only search filter is a repository,
+// within a scan: the scan's findings are all of its own repository's (see
+// scanWhere), so the filter keeps all of them or none, as the scan's
+// repository says, and the scan's list and counters serve it.
+func (f Filter) scanRepoOnly() bool {
+	rest := f
+	rest.RepoKey = ""
+	return f.ScanID != "" && f.RepoKey != "" && !rest.Searching()
 }
 
 // Count returns the exact number of approved findings matching f.
@@ -1409,11 +1419,17 @@ func (f Filter) countQuery() (string, []any) {
 	if q, args, ok := f.keyCountQuery(); ok {
 		return q, args
 	}
-	if f.Searching() && f.ScanID != "" {
+	if f.Searching() && f.ScanID != "" && !f.scanRepoOnly() {
 		// The keys' indexes or a walk of the scan, as the planner finds
 		// cheaper for the keys' sizes.
 		where, args := f.scanWhere(true)
 		return `SELECT count(*) FROM findings.occurrences o WHERE ` + where, args
+	}
+	if f.scanRepoOnly() {
+		return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_counts
+		WHERE org_id = $1 AND scan_id = $2 AND ($3 = '' OR severity = $3) AND ($4 = '' OR state = $4)
+			AND EXISTS (SELECT 1 FROM findings.scans s WHERE s.id = $2 AND s.repo_key = $5)`,
+			[]any{f.OrgID, f.ScanID, f.Severity, f.State, f.RepoKey}
 	}
 	if f.keys != nil && f.keys.not == [3]bool{} {
 		union, args, _ := f.keyUnion(false)

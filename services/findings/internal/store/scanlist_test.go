@@ -18,15 +18,17 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
 )
 
-// outOfSync counts the occurrences whose copied list keys or key columns
-// differ from their finding's.
+// outOfSync counts the occurrences whose copied list keys, key columns or
+// category differ from their finding's, or whose finding is of another
+// repository than their scan (a scan's search relies on both).
 func outOfSync(t *testing.T, pool *pgxpool.Pool) int {
 	t.Helper()
 	var n int
 	err := pool.QueryRow(context.Background(), `SELECT count(*) FROM findings.occurrences o JOIN findings.findings f ON f.id = o.finding_id
-		WHERE (o.approved, o.severity_rank, o.state, o.found_at, o.updated_at, o.title_key, o.description_key, o.file_key)
+		JOIN findings.scans s ON s.id = o.scan_id
+		WHERE (o.approved, o.severity_rank, o.state, o.found_at, o.updated_at, o.title_key, o.description_key, o.file_key, o.category, s.repo_key)
 			IS DISTINCT FROM (f.verification_status = 'approved', f.severity_rank, f.state, f.found_at, f.updated_at,
-				f.title_key, f.description_key, f.file_key)`).Scan(&n)
+				f.title_key, f.description_key, f.file_key, f.category, f.repo_key)`).Scan(&n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,41 +322,30 @@ func TestExportReadsOnlyItsScan(t *testing.T) {
 	}
 }
 
-// TestScanTagReadsNoFindings: a scan's findings with a tag are found from
-// the tag's rows, each checked against the scan's occurrences: with either
-// plan the total reads no finding, however many findings of the
-// organization carry the tag (each tag row's finding used to be read to
-// check the scan), and the page is the scan's.
-func TestScanTagReadsNoFindings(t *testing.T) {
+// TestScanFiltersReadNoFindings: a scan's findings with a tag, a category
+// or a repository are found without reading the findings: the tag's rows
+// each checked against the scan's occurrences, the occurrences' copies of
+// their findings' categories (migration 0032), the scan's own repository.
+// With either plan the total reads no finding, however many findings of
+// the organization carry the tag or the category (each tag row's finding,
+// or each occurrence's, used to be read), and the pages are the scan's.
+func TestScanFiltersReadNoFindings(t *testing.T) {
 	u := newUnit(t)
 	large := u.scan("https://git.example.com/acme/large")
 	u.reportMany(large, 1200, func(i int) Reported {
-		return Reported{Fingerprint: fmt.Sprintf("fp-%05d", i), Title: "t", Category: "injection", Severity: "high", Verified: true, Tags: []string{"pci"}}
+		return Reported{Fingerprint: fmt.Sprintf("fp-%05d", i), Title: "t", Category: "xss", Severity: "high", Verified: true, Tags: []string{"pci"}}
 	})
 	sc := u.scan("https://git.example.com/acme/app")
 	var batch []Reported
 	for i := range 6 {
-		tags := []string{"pci"}
+		tags, category := []string{"pci"}, "xss"
 		if i%3 == 0 {
-			tags = []string{"gdpr"}
+			tags, category = []string{"gdpr"}, "injection"
 		}
-		batch = append(batch, Reported{Fingerprint: fmt.Sprintf("app-%d", i), Title: "t", Category: "injection", Severity: "low", Verified: i != 5, Tags: tags})
+		batch = append(batch, Reported{Fingerprint: fmt.Sprintf("app-%d", i), Title: "t", Category: category, Severity: "low", Verified: i != 5, Tags: tags})
 	}
 	_, err := u.s.Report(u.ctx, sc, batch, true)
 	require.NoError(t, err)
-
-	f := Filter{OrgID: u.org, ScanID: sc.ID, Tag: "pci", SortBy: "found_at", Desc: true, Limit: 2}
-	list, total, err := u.s.List(u.ctx, f)
-	require.NoError(t, err)
-	require.EqualValues(t, 3, total, "the scan's approved findings with the tag")
-	require.Len(t, list, 2)
-	all := f
-	all.Limit = 10
-	want := eachID(t, u.s, all)
-	require.Len(t, want, 3)
-	require.Equal(t, want[:2], []string{list[0].ID, list[1].ID})
-
-	_, _, count, countArgs := f.Queries()
 	lits := func(args []any) []string {
 		out := make([]string, len(args))
 		for i, a := range args {
@@ -362,10 +353,38 @@ func TestScanTagReadsNoFindings(t *testing.T) {
 		}
 		return out
 	}
-	for _, mode := range planModes {
-		t.Run(mode, func(t *testing.T) {
-			c := u.prepare(t, mode, "scan_tag_count", "", count, lits(countArgs)...)
-			assert.Zero(t, findingsRead(c), "findings rows read for the total")
+	for _, tc := range []struct {
+		name string
+		f    Filter
+		want int
+	}{
+		{"tag", Filter{Tag: "pci"}, 3},
+		{"category", Filter{Category: "xss"}, 3},
+		{"category_severity", Filter{Category: "injection", Severity: "low"}, 2},
+		{"repository", Filter{RepoKey: sc.repoKey()}, 5},
+		{"other_repository", Filter{RepoKey: large.repoKey()}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tc.f
+			f.OrgID, f.ScanID, f.SortBy, f.Desc, f.Limit = u.org, sc.ID, "found_at", true, 2
+			list, total, err := u.s.List(u.ctx, f)
+			require.NoError(t, err)
+			require.EqualValues(t, tc.want, total)
+			all := f
+			all.Limit = 10
+			want := eachID(t, u.s, all)
+			require.Len(t, want, tc.want)
+			var got []string
+			for _, fd := range list {
+				got = append(got, fd.ID)
+			}
+			require.Equal(t, want[:min(2, len(want))], got)
+
+			_, _, count, countArgs := f.Queries()
+			for _, mode := range planModes {
+				c := u.prepare(t, mode, "scan_filter_count_"+tc.name, "", count, lits(countArgs)...)
+				assert.Zero(t, findingsRead(c), "%s: findings rows read for the total", mode)
+			}
 		})
 	}
 }

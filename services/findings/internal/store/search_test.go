@@ -1047,6 +1047,10 @@ func TestScanSearch(t *testing.T) {
 	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET affected_file = 'lib/moved.go' WHERE org_id = $1 AND fingerprint = 'f42'`, org); err != nil {
 		t.Fatal(err)
 	}
+	// And a category changed the same way.
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET category = 'crypto' WHERE org_id = $1 AND fingerprint IN ('f43', 'f44')`, org); err != nil {
+		t.Fatal(err)
+	}
 	if n := outOfSync(t, pool); n != 0 {
 		t.Fatalf("%d occurrences out of step with their findings", n)
 	}
@@ -1061,6 +1065,7 @@ func TestScanSearch(t *testing.T) {
 			f.State != "" && fd.State != f.State,
 			!f.FoundSince.IsZero() && fd.FoundAt.Before(f.FoundSince),
 			f.Category != "" && fd.Category != f.Category,
+			f.RepoKey != "" && f.RepoKey != first.repoKey(), // every finding of these scans is first's repository's
 			f.FilePrefix != "" && !strings.HasPrefix(fd.AffectedFile, f.FilePrefix),
 			f.Text != "" && !slices.ContainsFunc([]string{fd.Title, fd.Description, fd.AffectedFile}, func(field string) bool {
 				return strings.Contains(lower(field), lower(f.Text))
@@ -1089,6 +1094,12 @@ func TestScanSearch(t *testing.T) {
 		{Filter{FilePrefix: "src/m1/", Severity: "low", State: "open"}, 1},
 		{Filter{Text: "rule 3", Category: Categories[1]}, 2},
 		{Filter{FilePrefix: "src/", FoundSince: at}, 10},
+		{Filter{Category: Categories[2]}, 10},
+		{Filter{Category: "crypto"}, 1}, // changed behind the store's back
+		{Filter{Category: Categories[0], Severity: "high"}, 1},
+		{Filter{RepoKey: first.repoKey()}, 40},
+		{Filter{RepoKey: first.repoKey(), Category: Categories[1], Text: "sink"}, 5},
+		{Filter{RepoKey: "https://git.example.com/acme/other"}, 0},
 	}
 	for _, sc := range []Scan{first, again} {
 		for _, tc := range cases {
@@ -1120,10 +1131,15 @@ func TestScanSearch(t *testing.T) {
 						}
 						exp := want[min(f.Offset, len(want)):min(f.Offset+f.Limit, len(want))]
 						for _, walk := range []bool{false, true} {
-							if r.keys.hits != 0 && r.keys.not != [3]bool{} && !walk {
+							if r.keys == nil && walk {
+								break // no keys: one way only
+							}
+							if r.keys != nil && r.keys.hits != 0 && r.keys.not != [3]bool{} && !walk {
 								continue // the keys' indexes need the matching keys themselves
 							}
-							r.keys.walk = walk
+							if r.keys != nil {
+								r.keys.walk = walk
+							}
 							got, n := runQueries(t, pool, r)
 							var ids []string
 							for _, fd := range got {
