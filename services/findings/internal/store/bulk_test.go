@@ -161,10 +161,7 @@ func TestApplyBulkFilterTooWide(t *testing.T) {
 // either plan, without reading the organization's other findings.
 func TestApplyBulkScanFilter(t *testing.T) {
 	u := newUnit(t)
-	large := u.scan("https://git.example.com/acme/large")
-	u.reportMany(large, 1200, func(i int) Reported {
-		return Reported{Fingerprint: fmt.Sprintf("fp-%05d", i), Title: "t", Category: "injection", Severity: "high", Verified: true}
-	})
+	u.largeScan(1200, "injection")
 	sc := u.scan("https://git.example.com/acme/app")
 	var batch []Reported
 	for i, sev := range []string{"high", "high", "low", "high"} {
@@ -185,11 +182,7 @@ func TestApplyBulkScanFilter(t *testing.T) {
 	require.Len(t, args, 4)
 	for _, mode := range planModes {
 		t.Run(mode, func(t *testing.T) {
-			lits := make([]string, len(args))
-			for i, a := range args {
-				lits[i] = fmt.Sprint(a)
-			}
-			p := u.prepare(t, mode, "bulk_scan_match", "", match, lits...)
+			p := u.prepare(t, mode, "bulk_scan_match", "", match, literals(args)...)
 			assert.Zero(t, findingsRead(p), "findings rows read to find the scan's")
 			assert.LessOrEqual(t, dbtest.RowsRead(p.Explain(), "occurrences", true), float64(len(batch)), "occurrences read")
 		})

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -50,6 +51,28 @@ func (u *unit) reportMany(sc Scan, n int, mk func(i int) Reported) {
 		_, err := u.s.Report(u.ctx, sc, batch, true)
 		require.NoError(u.t, err)
 	}
+}
+
+// largeScan reports, in a scan of its own, n approved high findings of
+// category with tags: the rest of an organization, beside the scan a test
+// looks at.
+func (u *unit) largeScan(n int, category string, tags ...string) Scan {
+	u.t.Helper()
+	sc := u.scan("https://git.example.com/acme/large")
+	u.reportMany(sc, n, func(i int) Reported {
+		return Reported{Fingerprint: fmt.Sprintf("fp-%05d", i), Title: "t", Category: category, Severity: "high", Verified: true, Tags: tags}
+	})
+	return sc
+}
+
+// literals renders a statement's arguments for prepare, which writes them
+// into the EXECUTE as literals.
+func literals(args []any) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = fmt.Sprint(a)
+	}
+	return out
 }
 
 // findings reports one verified (so approved) high finding per

@@ -288,10 +288,7 @@ func TestOccurrenceKeysBackfilled(t *testing.T) {
 // findings for an occurrence in the scan), and streams them in list order.
 func TestExportReadsOnlyItsScan(t *testing.T) {
 	u := newUnit(t)
-	large := u.scan("https://git.example.com/acme/large")
-	u.reportMany(large, 1200, func(i int) Reported {
-		return Reported{Fingerprint: fmt.Sprintf("fp-%05d", i), Title: "t", Category: "injection", Severity: "high", Verified: true}
-	})
+	u.largeScan(1200, "injection")
 	sc := u.scan("https://git.example.com/acme/app")
 	var batch []Reported
 	for i, sev := range []string{"low", "critical", "medium", "high", "low"} {
@@ -331,10 +328,7 @@ func TestExportReadsOnlyItsScan(t *testing.T) {
 // or each occurrence's, used to be read), and the pages are the scan's.
 func TestScanFiltersReadNoFindings(t *testing.T) {
 	u := newUnit(t)
-	large := u.scan("https://git.example.com/acme/large")
-	u.reportMany(large, 1200, func(i int) Reported {
-		return Reported{Fingerprint: fmt.Sprintf("fp-%05d", i), Title: "t", Category: "xss", Severity: "high", Verified: true, Tags: []string{"pci"}}
-	})
+	large := u.largeScan(1200, "xss", "pci")
 	sc := u.scan("https://git.example.com/acme/app")
 	var batch []Reported
 	for i := range 6 {
@@ -346,13 +340,6 @@ func TestScanFiltersReadNoFindings(t *testing.T) {
 	}
 	_, err := u.s.Report(u.ctx, sc, batch, true)
 	require.NoError(t, err)
-	lits := func(args []any) []string {
-		out := make([]string, len(args))
-		for i, a := range args {
-			out[i] = fmt.Sprint(a)
-		}
-		return out
-	}
 	for _, tc := range []struct {
 		name string
 		f    Filter
@@ -382,7 +369,7 @@ func TestScanFiltersReadNoFindings(t *testing.T) {
 
 			_, _, count, countArgs := f.Queries()
 			for _, mode := range planModes {
-				c := u.prepare(t, mode, "scan_filter_count_"+tc.name, "", count, lits(countArgs)...)
+				c := u.prepare(t, mode, "scan_filter_count_"+tc.name, "", count, literals(countArgs)...)
 				assert.Zero(t, findingsRead(c), "%s: findings rows read for the total", mode)
 			}
 		})
