@@ -43,9 +43,10 @@ func seedScans(t testing.TB, st *store.Store, org string, n int) map[string]int 
 // alone, in every sort order, with and without a status, and its total
 // counts only the organization's (or the status's) entries, among a
 // hundred other organizations holding ten times as many (an organization
-// holding half the table is rightly counted by a scan of the table). Before migration 0003 a page in update or
-// status order, or of one status, read and sorted every scan of the
-// organization. The unfinished-scan sweep reads only unfinished scans.
+// holding half the table is rightly counted by a scan of the table).
+// Before migration 0003 a page in update or status order, or of one
+// status, read and sorted every scan of the organization. The
+// unfinished-scan sweep reads only unfinished scans.
 func TestListReadsOnlyItsPage(t *testing.T) {
 	ctx, st, org := setup(t)
 	const own, limit = 1500, 20
@@ -88,7 +89,8 @@ func TestListReadsOnlyItsPage(t *testing.T) {
 		}
 	}
 
-	// A handful of idle unfinished scans among thousands of ended ones.
+	// The running scans (a fifth) made idle, among four times as many
+	// ended ones.
 	_, err = st.Pool.Exec(ctx, `UPDATE scan.scans SET updated_at = now() - interval '1 hour' WHERE status = 'running' AND org_id = $1`, org)
 	require.NoError(t, err)
 	_, err = st.Pool.Exec(ctx, `VACUUM ANALYZE scan.scans`)
@@ -96,7 +98,9 @@ func TestListReadsOnlyItsPage(t *testing.T) {
 	unfinished := counts["running"] + 100*(150/5)
 	for _, mode := range dbtest.PlanModes {
 		p := dbtest.Prepare(t, st.Pool, nil, mode, "stranded", "interval", store.StrandedSQL, "5 minutes")
-		assert.LessOrEqual(t, dbtest.RowsRead(p.Explain(), "scans", true), float64(unfinished), "%s: scans read by the sweep", mode)
+		// Each unfinished scan read at most twice: its index entry and
+		// its row.
+		assert.LessOrEqual(t, dbtest.RowsRead(p.Explain(), "scans", true), float64(2*unfinished), "%s: scans read by the sweep", mode)
 	}
 }
 
