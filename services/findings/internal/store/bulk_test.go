@@ -184,7 +184,9 @@ func TestApplyBulkScanFilter(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			p := u.prepare(t, mode, "bulk_scan_match", "", match, literals(args)...)
 			assert.Zero(t, findingsRead(p), "findings rows read to find the scan's")
-			assert.LessOrEqual(t, dbtest.RowsRead(p.Explain(), "occurrences", true), float64(len(batch)), "occurrences read")
+			// The scan's occurrences alone, each read at most twice: an
+			// index entry, and its row when read through a bitmap.
+			assert.LessOrEqual(t, dbtest.RowsRead(p.Explain(), "occurrences", true), float64(2*len(batch)), "occurrences read")
 		})
 	}
 }

@@ -41,7 +41,7 @@ func seedScans(t testing.TB, st *store.Store, org string, n int) map[string]int 
 // TestListReadsOnlyItsPage: with either plan, a page of an organization's
 // scans reads its index entries up to the page's end and the page's rows
 // alone, in every sort order, with and without a status, and its total
-// counts only the organization's (or the status's) entries, among a
+// reads only the organization's (or the status's) scans, among a
 // hundred other organizations holding ten times as many (an organization
 // holding half the table is rightly counted by a scan of the table).
 // Before migration 0003 a page in update or status order, or of one
@@ -75,7 +75,10 @@ func TestListReadsOnlyItsPage(t *testing.T) {
 							assert.LessOrEqual(t, dbtest.RowsRead(p.Explain(), "scans", true), end+limit,
 								"index entries up to the page's end (%v) and the page's rows", end)
 							c := dbtest.Prepare(t, st.Pool, nil, mode, "count_"+name, types(countArgs), countSQL, literals(countArgs)...)
-							assert.LessOrEqual(t, dbtest.RowsRead(c.Explain(), "scans", true), float64(want), "entries counted")
+							// Its own scans alone, each read at most twice: an
+							// index entry, and its row when the server reads
+							// them through a bitmap.
+							assert.LessOrEqual(t, dbtest.RowsRead(c.Explain(), "scans", true), float64(2*want), "entries counted")
 							var n int
 							rows := c.Run()
 							require.True(t, rows.Next())
