@@ -2,6 +2,7 @@ package dbtest
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -30,8 +31,9 @@ type Prepared struct {
 // in a transaction of its own on pool that is rolled back when t ends
 // (with the locks the statement took), after settings (SET LOCAL
 // statements, as the code under test applies them). EXPLAIN EXECUTE takes
-// no parameters, so args are written into the EXECUTE as literals.
-func Prepare(t testing.TB, pool *pgxpool.Pool, settings []string, mode, name, types, query string, args ...string) *Prepared {
+// no parameters, so args are written into the EXECUTE as literals (each as
+// fmt prints it).
+func Prepare(t testing.TB, pool *pgxpool.Pool, settings []string, mode, name, types, query string, args ...any) *Prepared {
 	t.Helper()
 	ctx := context.Background()
 	tx, err := pool.Begin(ctx)
@@ -55,7 +57,7 @@ func Prepare(t testing.TB, pool *pgxpool.Pool, settings []string, mode, name, ty
 	}
 	lits := make([]string, len(args))
 	for i, a := range args {
-		lits[i] = "'" + strings.ReplaceAll(a, "'", "''") + "'"
+		lits[i] = "'" + strings.ReplaceAll(fmt.Sprint(a), "'", "''") + "'"
 	}
 	return &Prepared{t: t, ctx: ctx, tx: tx, exec: "EXECUTE " + name + "(" + strings.Join(lits, ", ") + ")"}
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"testing"
 
 	"github.com/google/uuid"
@@ -150,7 +149,7 @@ func TestApplyBulkFilterTooWide(t *testing.T) {
 	require.Len(t, args, 3)
 	for _, mode := range planModes {
 		t.Run(mode, func(t *testing.T) {
-			p := u.prepare(t, mode, "bulk_match", "uuid, text, int", match, u.org, "open", strconv.Itoa(MaxBulk+1))
+			p := u.prepare(t, mode, "bulk_match", "uuid, text, int", match, args...)
 			assert.LessOrEqual(t, findingsRead(p), float64(MaxBulk+1), "findings rows read to find the filter too wide")
 		})
 	}
@@ -182,7 +181,7 @@ func TestApplyBulkScanFilter(t *testing.T) {
 	require.Len(t, args, 4)
 	for _, mode := range planModes {
 		t.Run(mode, func(t *testing.T) {
-			p := u.prepare(t, mode, "bulk_scan_match", "", match, literals(args)...)
+			p := u.prepare(t, mode, "bulk_scan_match", "", match, args...)
 			assert.Zero(t, findingsRead(p), "findings rows read to find the scan's")
 			// The scan's occurrences alone, each read at most twice: an
 			// index entry, and its row when read through a bitmap.

@@ -65,16 +65,6 @@ func (u *unit) largeScan(n int, category string, tags ...string) Scan {
 	return sc
 }
 
-// literals renders a statement's arguments for prepare, which writes them
-// into the EXECUTE as literals.
-func literals(args []any) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = fmt.Sprint(a)
-	}
-	return out
-}
-
 // findings reports one verified (so approved) high finding per
 // fingerprint in a new scan of repo and returns their ids in order.
 func (u *unit) findings(repo string, fps ...string) []string {

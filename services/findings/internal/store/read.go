@@ -1135,7 +1135,7 @@ func (f Filter) scanWhere(keys bool) (string, []any) {
 		// its organization's, repository's and fingerprint's, and a scan
 		// records occurrences only of its own repository's findings
 		// (Report). The repository is checked once, on the scan.
-		add("EXISTS (SELECT 1 FROM findings.scans s WHERE s.id = $2 AND s.repo_key = ?)", f.RepoKey)
+		add(scanRepoCond("?"), f.RepoKey)
 	}
 	if f.Category != "" {
 		add("o.category = ?", f.Category) // the occurrence's copy (migration 0032)
@@ -1311,7 +1311,7 @@ func (f Filter) scanPage() (string, []any) {
 	}
 	if f.RepoKey != "" { // see scanRepoOnly
 		args = append(args, f.RepoKey)
-		conds = append(conds, "EXISTS (SELECT 1 FROM findings.scans s WHERE s.id = $2 AND s.repo_key = $"+strconv.Itoa(len(args))+")")
+		conds = append(conds, scanRepoCond("$"+strconv.Itoa(len(args))))
 	}
 	n := len(args)
 	args = append(args, f.Limit, f.Offset)
@@ -1332,6 +1332,12 @@ func (f Filter) scanRepoOnly() bool {
 	rest := f
 	rest.RepoKey = ""
 	return f.ScanID != "" && f.RepoKey != "" && !rest.Searching()
+}
+
+// scanRepoCond renders the condition that the scan ($2) is of the
+// repository p: every finding of the scan is then of it (see scanWhere).
+func scanRepoCond(p string) string {
+	return "EXISTS (SELECT 1 FROM findings.scans s WHERE s.id = $2 AND s.repo_key = " + p + ")"
 }
 
 // Count returns the exact number of approved findings matching f.
@@ -1428,7 +1434,7 @@ func (f Filter) countQuery() (string, []any) {
 	if f.scanRepoOnly() {
 		return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_counts
 		WHERE org_id = $1 AND scan_id = $2 AND ($3 = '' OR severity = $3) AND ($4 = '' OR state = $4)
-			AND EXISTS (SELECT 1 FROM findings.scans s WHERE s.id = $2 AND s.repo_key = $5)`,
+			AND ` + scanRepoCond("$5"),
 			[]any{f.OrgID, f.ScanID, f.Severity, f.State, f.RepoKey}
 	}
 	if f.keys != nil && f.keys.not == [3]bool{} {

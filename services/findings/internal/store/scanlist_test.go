@@ -54,6 +54,22 @@ func scanMembers(t *testing.T, s *Store, scan string) map[string]bool {
 	return in
 }
 
+// scanReference returns the findings f (which names a scan) selects,
+// computed from the organization's findings in f's order without the scan,
+// kept when the scan has an occurrence of them (in, see scanMembers).
+func scanReference(t *testing.T, s *Store, f Filter, in map[string]bool) []string {
+	t.Helper()
+	all := f
+	all.ScanID = ""
+	var want []string
+	for _, id := range eachID(t, s, all) {
+		if in[id] {
+			want = append(want, id)
+		}
+	}
+	return want
+}
+
 // eachID returns the ids Each streams for f, in order.
 func eachID(t *testing.T, s *Store, f Filter) []string {
 	t.Helper()
@@ -80,14 +96,7 @@ func checkScanLists(t *testing.T, s *Store, org string, scans []string) {
 				for _, sortBy := range []string{"found_at", "updated_at", "severity"} {
 					for _, desc := range []bool{false, true} {
 						f := Filter{OrgID: org, ScanID: scan, Severity: sev, State: state, SortBy: sortBy, Desc: desc}
-						all := f
-						all.ScanID = ""
-						var want []string
-						for _, id := range eachID(t, s, all) {
-							if in[id] {
-								want = append(want, id)
-							}
-						}
+						want := scanReference(t, s, f, in)
 						label := fmt.Sprintf("scan %s sev=%q state=%q sort=%s desc=%t", scan, sev, state, sortBy, desc)
 						if got := eachID(t, s, f); fmt.Sprint(got) != fmt.Sprint(want) {
 							t.Fatalf("%s: export\n got %v\nwant %v", label, got, want)
@@ -298,14 +307,7 @@ func TestExportReadsOnlyItsScan(t *testing.T) {
 	require.NoError(t, err)
 	in := scanMembers(t, u.s, sc.ID)
 	f := Filter{OrgID: u.org, ScanID: sc.ID, SortBy: "severity", Desc: true}
-	all := f
-	all.ScanID = ""
-	var want []string
-	for _, id := range eachID(t, u.s, all) {
-		if in[id] {
-			want = append(want, id)
-		}
-	}
+	want := scanReference(t, u.s, f, in)
 	require.Len(t, want, 4, "the scan's approved findings")
 	require.Equal(t, want, eachID(t, u.s, f))
 
@@ -369,7 +371,7 @@ func TestScanFiltersReadNoFindings(t *testing.T) {
 
 			_, _, count, countArgs := f.Queries()
 			for _, mode := range planModes {
-				c := u.prepare(t, mode, "scan_filter_count_"+tc.name, "", count, literals(countArgs)...)
+				c := u.prepare(t, mode, "scan_filter_count_"+tc.name, "", count, countArgs...)
 				assert.Zero(t, findingsRead(c), "%s: findings rows read for the total", mode)
 			}
 		})

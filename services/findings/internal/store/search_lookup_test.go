@@ -102,11 +102,11 @@ func TestKeyLookupReadsOnlyItsOrganization(t *testing.T) {
 		// holds when they are not resolved first.
 		for _, st := range []struct {
 			name, types, sql string
-			args             []string
+			args             []any
 		}{
-			{"match", "uuid, text, text, uuid, boolean, text", match, []string{u.org, "", "", nilScan, "false", f.textArg()}},
-			{"texts", "uuid, text", textKeys(2, q), []string{u.org, f.textArg()}},
-			{"paths", "uuid, text", fileTextKeys(2, q), []string{u.org, f.textArg()}},
+			{"match", "uuid, text, text, uuid, boolean, text", match, args},
+			{"texts", "uuid, text", textKeys(2, q), []any{u.org, f.textArg()}},
+			{"paths", "uuid, text", fileTextKeys(2, q), []any{u.org, f.textArg()}},
 		} {
 			for _, mode := range planModes {
 				t.Run(q+"/"+st.name+"/"+mode, func(t *testing.T) {
@@ -156,8 +156,7 @@ func TestComplementReadsTextsOnce(t *testing.T) {
 	require.Len(t, args, 6)
 	for _, mode := range planModes {
 		t.Run(mode, func(t *testing.T) {
-			p := u.prepareWith(t, []string{noSeqScans}, mode, "complement", "uuid, text, text, uuid, boolean, text", match,
-				u.org, "", "", nilScan, "true", f.textArg())
+			p := u.prepareWith(t, []string{noSeqScans}, mode, "complement", "uuid, text, text, uuid, boolean, text", match, args...)
 			// NOT LIKE, as EXPLAIN prints it: the test for a text that
 			// does not match.
 			assert.Zero(t, dbtest.RowsReadFiltered(p.Explain(), "search_texts", "!~~"), "text rows read to find those that do not match")
