@@ -31,8 +31,8 @@ type Prepared struct {
 // in a transaction of its own on pool that is rolled back when t ends
 // (with the locks the statement took), after settings (SET LOCAL
 // statements, as the code under test applies them). EXPLAIN EXECUTE takes
-// no parameters, so args are written into the EXECUTE as literals (each as
-// fmt prints it).
+// no parameters, so args are written into the EXECUTE as literals: a
+// []string as an array, anything else as fmt prints it.
 func Prepare(t testing.TB, pool *pgxpool.Pool, settings []string, mode, name, types, query string, args ...any) *Prepared {
 	t.Helper()
 	ctx := context.Background()
@@ -57,7 +57,15 @@ func Prepare(t testing.TB, pool *pgxpool.Pool, settings []string, mode, name, ty
 	}
 	lits := make([]string, len(args))
 	for i, a := range args {
-		lits[i] = "'" + strings.ReplaceAll(fmt.Sprint(a), "'", "''") + "'"
+		v := fmt.Sprint(a)
+		if elems, ok := a.([]string); ok {
+			quoted := make([]string, len(elems))
+			for j, e := range elems {
+				quoted[j] = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(e) + `"`
+			}
+			v = "{" + strings.Join(quoted, ",") + "}"
+		}
+		lits[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
 	}
 	return &Prepared{t: t, ctx: ctx, tx: tx, exec: "EXECUTE " + name + "(" + strings.Join(lits, ", ") + ")"}
 }

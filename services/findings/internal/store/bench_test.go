@@ -255,6 +255,12 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 		{"scan42+category=xss", Filter{ScanID: scan, Category: "xss"}},
 		{"rescan+category=xss", Filter{ScanID: rescan, Category: "xss"}},
 		{"rescan+repo", Filter{ScanID: rescan, RepoKey: vocab.RepoKey("https://git.example.com/acme/repo2")}},
+		// Two search filters together, each matching many findings.
+		{"file=src/svc7/+category=xss(3.3k)", Filter{FilePrefix: "src/svc7/", Category: "xss"}},
+		{"file=src/svc7/+repo(2k)", Filter{FilePrefix: "src/svc7/", RepoKey: vocab.RepoKey("https://git.example.com/acme/repo3")}},
+		{"q=handler42+category=xss(1.9k)", Filter{Text: "handler42", Category: "xss"}},
+		{"q=traversal+repo(20k)", Filter{Text: "traversal", RepoKey: vocab.RepoKey("https://git.example.com/acme/repo3")}},
+		{"tag=cwe-7+repo(2.5k)", Filter{Tag: "cwe-7", RepoKey: vocab.RepoKey("https://git.example.com/acme/repo3")}},
 	}
 	for _, sr := range searches {
 		for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
