@@ -1242,15 +1242,18 @@ func (f Filter) rowsPage(a, from string, args []any, recheck string) (string, []
 }
 
 // tagFrom renders the rows of f's tag (finding_tags, alias t), with the
-// severity, state and found_at conditions on the tag rows' own copies of the
-// list keys, joined to the findings only when f has other search filters
-// (which the outer query cannot apply before the limit). A scan is checked
-// on the tag row itself, through the scan's occurrence of its finding (an
-// index-only lookup): joining the findings to check it read each tag row's
-// finding, 200 ms for a tag of 25,000 findings.
+// severity, state, found_at, category and repository conditions on the tag
+// rows' own copies of the list keys and of those columns (migration 0035),
+// joined to the findings only when f has other search filters (q, a file
+// prefix; the outer query cannot apply them before the limit). A scan is
+// checked on the tag row itself, through the scan's occurrence of its
+// finding (an index-only lookup): joining the findings to check it read
+// each tag row's finding, 200 ms for a tag of 25,000 findings, and so did
+// a category or a repository, 21–59 ms for a tag of 25,000 with one.
 func (f Filter) tagFrom() (string, []any) {
 	rest := f
 	rest.Tag, rest.Severity, rest.State, rest.FoundSince, rest.FoundUntil = "", "", "", time.Time{}, time.Time{}
+	rest.Category, rest.RepoKey = "", ""
 	from := "findings.finding_tags t"
 	var conds []string
 	args := []any{f.OrgID}
@@ -1279,6 +1282,12 @@ func (f Filter) tagFrom() (string, []any) {
 	}
 	if !f.FoundUntil.IsZero() {
 		add("t.found_at < ?", f.FoundUntil)
+	}
+	if f.Category != "" {
+		add("t.category = ?", f.Category)
+	}
+	if f.RepoKey != "" {
+		add("t.repo_key = ?", f.RepoKey)
 	}
 	return from + " WHERE " + strings.Join(conds, " AND "), args
 }

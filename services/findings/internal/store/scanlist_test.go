@@ -20,15 +20,23 @@ import (
 
 // outOfSync counts the occurrences whose copied list keys, key columns or
 // category differ from their finding's, or whose finding is of another
-// repository than their scan (a scan's search relies on both).
+// repository than their scan (a scan's search relies on both), and the tag
+// rows missing, left over, or whose copies of their finding's list keys,
+// category and repository differ from it.
 func outOfSync(t *testing.T, pool *pgxpool.Pool) int {
 	t.Helper()
 	var n int
-	err := pool.QueryRow(context.Background(), `SELECT count(*) FROM findings.occurrences o JOIN findings.findings f ON f.id = o.finding_id
+	err := pool.QueryRow(context.Background(), `SELECT
+		(SELECT count(*) FROM findings.occurrences o JOIN findings.findings f ON f.id = o.finding_id
 		JOIN findings.scans s ON s.id = o.scan_id
 		WHERE (o.approved, o.severity_rank, o.state, o.found_at, o.updated_at, o.title_key, o.description_key, o.file_key, o.category, s.repo_key)
 			IS DISTINCT FROM (f.verification_status = 'approved', f.severity_rank, f.state, f.found_at, f.updated_at,
-				f.title_key, f.description_key, f.file_key, f.category, f.repo_key)`).Scan(&n)
+				f.title_key, f.description_key, f.file_key, f.category, f.repo_key))
+		+ (SELECT count(*) FROM findings.finding_tags t FULL JOIN (
+			SELECT DISTINCT f.id, x.tag FROM findings.findings f CROSS JOIN LATERAL unnest(f.tags) x(tag)) e ON e.id = t.finding_id AND e.tag = t.tag
+			LEFT JOIN findings.findings f ON f.id = e.id
+		WHERE (t.org_id, t.approved, t.severity_rank, t.state, t.found_at, t.updated_at, t.category, t.repo_key)
+			IS DISTINCT FROM (f.org_id, f.verification_status = 'approved', f.severity_rank, f.state, f.found_at, f.updated_at, f.category, f.repo_key))`).Scan(&n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +223,7 @@ func TestScanListKeysFollowFindings(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			st.change()
 			if n := outOfSync(t, pool); n != 0 {
-				t.Fatalf("%d occurrences out of step with their findings", n)
+				t.Fatalf("%d occurrences or tag rows out of step with their findings", n)
 			}
 			checkScanLists(t, s, org, []string{scanA.ID, scanB.ID})
 			// A scan of another organization lists nothing.
@@ -237,7 +245,7 @@ func TestScanListKeysFollowFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n := outOfSync(t, pool); n != 0 {
-		t.Fatalf("%d occurrences out of step after a direct update", n)
+		t.Fatalf("%d occurrences or tag rows out of step after a direct update", n)
 	}
 	checkScanLists(t, s, org, []string{scanA.ID, scanB.ID})
 	// An unknown severity matches nothing.
@@ -248,7 +256,9 @@ func TestScanListKeysFollowFindings(t *testing.T) {
 }
 
 // TestOccurrenceKeysBackfilled applies the first migration, records
-// findings, then the rest: existing occurrences get their findings' keys.
+// findings, then the rest: existing occurrences get their findings' keys,
+// and existing tags their rows with the findings' keys, categories and
+// repositories.
 func TestOccurrenceKeysBackfilled(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
@@ -264,11 +274,12 @@ func TestOccurrenceKeysBackfilled(t *testing.T) {
 		`INSERT INTO findings.scans (id, org_id, repo_url, repo_key, scan_type) VALUES
 			('00000000-0000-0000-0000-00000000000a', $1, 'r', 'r', 'full'), ('00000000-0000-0000-0000-00000000000b', $1, 'r', 'r', 'full')`,
 		`INSERT INTO findings.findings (id, org_id, repo_key, fingerprint, scan_id, title, category, severity, severity_rank, state,
-			verification_status, found_at, updated_at)
-			SELECT gen_random_uuid(), $1, 'r', 'fp' || g, '00000000-0000-0000-0000-00000000000a', 't', 'injection',
+			verification_status, found_at, updated_at, tags)
+			SELECT gen_random_uuid(), $1, 'r', 'fp' || g, '00000000-0000-0000-0000-00000000000a', 't', (ARRAY['injection','xss'])[1 + g % 2],
 				(ARRAY['critical','high','medium','low','info'])[1 + g % 5], 5 - g % 5,
 				(ARRAY['open','true_positive','false_positive','accepted_risk','resolved'])[1 + g % 5],
-				(ARRAY['approved','pending','rejected'])[1 + g % 3], now() - g * interval '1 hour', now() - g * interval '1 minute'
+				(ARRAY['approved','pending','rejected'])[1 + g % 3], now() - g * interval '1 hour', now() - g * interval '1 minute',
+				ARRAY['cwe-' || g % 3, 'pci']
 			FROM generate_series(0, 29) g`,
 		`INSERT INTO findings.occurrences (scan_id, finding_id) SELECT scan_id, id FROM findings.findings WHERE org_id = $1`,
 		`INSERT INTO findings.occurrences (scan_id, finding_id) SELECT '00000000-0000-0000-0000-00000000000b', id FROM findings.findings
@@ -285,8 +296,11 @@ func TestOccurrenceKeysBackfilled(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM findings.occurrences`).Scan(&n); err != nil || n < 40 {
 		t.Fatalf("occurrences: %d, %v", n, err)
 	}
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM findings.finding_tags`).Scan(&n); err != nil || n != 60 {
+		t.Fatalf("tag rows: %d, %v", n, err)
+	}
 	if n := outOfSync(t, pool); n != 0 {
-		t.Fatalf("%d occurrences not backfilled", n)
+		t.Fatalf("%d occurrences or tag rows not backfilled", n)
 	}
 	checkScanLists(t, &Store{Pool: pool}, org, []string{"00000000-0000-0000-0000-00000000000a", "00000000-0000-0000-0000-00000000000b"})
 }
