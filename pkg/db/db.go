@@ -27,8 +27,15 @@ type DBTX interface {
 // with, sent when it opens. JIT compilation is off: the services run short
 // statements that read a few index pages, and a plan whose estimated cost
 // crosses jit_above_cost (a list over many keys, say) would spend several
-// milliseconds compiling for a query that runs in one.
-var sessionSettings = map[string]string{"jit": "off"}
+// milliseconds compiling for a query that runs in one. Parallel plans are
+// off too: a statement's workers are processes started for it, which took
+// about 40 ms to deliver their first rows on a 2-core server (a page of a
+// scan's findings with a tag, planned as a parallel walk of the tag's rows,
+// took 63–68 ms against 8–11 ms run by one process), and the services
+// answer many requests at once, whose own processes already keep the
+// cores busy; the exports, the longest statements, took the same time
+// either way.
+var sessionSettings = map[string]string{"jit": "off", "max_parallel_workers_per_gather": "0"}
 
 // Configure applies sessionSettings to cfg, except those its URL sets.
 func Configure(cfg *pgx.ConnConfig) {

@@ -14,7 +14,7 @@ import (
 )
 
 // TestOpenAppliesSessionSettings: a pool from Open runs every connection
-// with JIT compilation off, unless the URL sets it.
+// with JIT compilation and parallel plans off, unless the URL sets them.
 func TestOpenAppliesSessionSettings(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -23,10 +23,11 @@ func TestOpenAppliesSessionSettings(t *testing.T) {
 	t.Cleanup(drop)
 
 	tests := []struct {
-		name, url, want string
+		name, url         string
+		jit, parallelWork string
 	}{
-		{"default", url, "off"},
-		{"set by the url", url + "&jit=on", "on"},
+		{"default", url, "off", "0"},
+		{"set by the url", url + "&jit=on&max_parallel_workers_per_gather=2", "on", "2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,9 +43,11 @@ func TestOpenAppliesSessionSettings(t *testing.T) {
 				conns = append(conns, c.Conn())
 			}
 			for _, c := range conns {
-				var jit string
-				require.NoError(t, c.QueryRow(ctx, "SHOW jit").Scan(&jit))
-				require.Equal(t, tt.want, jit)
+				var jit, parallelWork string
+				require.NoError(t, c.QueryRow(ctx, "SELECT current_setting('jit'), current_setting('max_parallel_workers_per_gather')").
+					Scan(&jit, &parallelWork))
+				require.Equal(t, tt.jit, jit)
+				require.Equal(t, tt.parallelWork, parallelWork)
 			}
 		})
 	}
