@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -396,7 +395,7 @@ func TestLockSeenReadsOnlyItsFindings(t *testing.T) {
 	seen := []string{"fp-00007", "fp-00500", "fp-01199"} // sorted, as report sends them
 	for _, mode := range planModes {
 		t.Run(mode, func(t *testing.T) {
-			p := u.prepare(t, mode, "lock_seen", "uuid, text, text[]", lockSeenSQL, u.org, sc.repoKey(), "{"+strings.Join(seen, ",")+"}")
+			p := u.prepare(t, mode, "lock_seen", "uuid, text, text[]", lockSeenSQL, u.org, sc.repoKey(), seen)
 			assert.Equal(t, float64(len(seen)), findingsRead(p), "findings rows the lock read (kept or filtered out)")
 			fps, err := pgx.CollectRows(p.Run(), func(r pgx.CollectableRow) (string, error) {
 				var id, fp, state, status string

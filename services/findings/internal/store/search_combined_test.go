@@ -20,10 +20,7 @@ import (
 // reads no finding but the page's own; both are those of a plain query
 // over the findings.
 //
-// The organization is small, so the statements run with sequential and
-// bitmap scans off: what is checked is that the key indexes can answer
-// them, which the server chooses at scale (see BenchmarkList1M's rows of
-// two search filters).
+// The organization is small, so the statements run with indexScansOnly.
 func TestKeySearchesCheckCategoryAndRepoInTheirIndexes(t *testing.T) {
 	u := newUnit(t)
 	app := u.combinedFixture()
@@ -42,13 +39,7 @@ func TestKeySearchesCheckCategoryAndRepoInTheirIndexes(t *testing.T) {
 			for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
 				f := tc.f
 				f.OrgID, f.SortBy, f.Desc, f.Limit, f.Offset = u.org, sortBy, true, 5, 5
-				var want []string
-				require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT coalesce(array_agg(id::text ORDER BY `+f.orderBy("f")+`), '{}')
-					FROM findings.findings f WHERE org_id = $1 AND `+tc.where, u.org).Scan(&want))
-				require.Greater(t, len(want), 10, "matches")
-				ids, total := listIDs(t, u.s, f)
-				require.Equal(t, want[5:10], ids, "%s: page 2", sortBy)
-				require.EqualValues(t, len(want), total, "%s: total", sortBy)
+				u.checkAgainstSQL(t, f, tc.where)
 
 				r, err := u.s.Resolve(u.ctx, f)
 				require.NoError(t, err)
@@ -58,10 +49,9 @@ func TestKeySearchesCheckCategoryAndRepoInTheirIndexes(t *testing.T) {
 				for _, mode := range planModes {
 					// A subtest per plan, whose end releases its transactions.
 					t.Run(sortBy+"/"+mode, func(t *testing.T) {
-						off := []string{"SET LOCAL enable_seqscan = off", "SET LOCAL enable_bitmapscan = off"}
-						c := u.prepareWith(t, off, mode, "combined_count_"+tc.name+"_"+sortBy, "", count, countArgs...)
+						c := u.prepareWith(t, indexScansOnly, mode, "combined_count_"+tc.name+"_"+sortBy, "", count, countArgs...)
 						assert.Empty(t, rowScans(c.Explain(), "findings", ""), "finding rows read for the total")
-						p := u.prepareWith(t, off, mode, "combined_page_"+tc.name+"_"+sortBy, "", page, pageArgs...)
+						p := u.prepareWith(t, indexScansOnly, mode, "combined_page_"+tc.name+"_"+sortBy, "", page, pageArgs...)
 						assert.Empty(t, rowScans(p.Explain(), "findings", "findings_pkey"), "finding rows read for the page")
 					})
 				}
@@ -69,6 +59,12 @@ func TestKeySearchesCheckCategoryAndRepoInTheirIndexes(t *testing.T) {
 		})
 	}
 }
+
+// indexScansOnly turns sequential and bitmap scans off for the plan
+// checks of searches over a small organization: what they check is that
+// the indexes can answer a statement, which the server chooses at scale
+// (see BenchmarkList1M's rows of two search filters).
+var indexScansOnly = []string{"SET LOCAL enable_seqscan = off", "SET LOCAL enable_bitmapscan = off"}
 
 // combinedFixture reports the findings the tests of two search filters
 // search, in two repositories, and returns the first's key: beside 2,400
@@ -127,24 +123,16 @@ func TestTagSearchesCheckCategoryAndRepoOnTagRows(t *testing.T) {
 			for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
 				f := tc.f
 				f.OrgID, f.SortBy, f.Desc, f.Limit, f.Offset = u.org, sortBy, true, 5, 5
-				var want []string
-				require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT coalesce(array_agg(id::text ORDER BY `+f.orderBy("f")+`), '{}')
-					FROM findings.findings f WHERE org_id = $1 AND `+tc.where, u.org).Scan(&want))
-				require.Greater(t, len(want), 10, "matches")
-				ids, total := listIDs(t, u.s, f)
-				require.Equal(t, want[5:10], ids, "%s: page 2", sortBy)
-				require.EqualValues(t, len(want), total, "%s: total", sortBy)
+				u.checkAgainstSQL(t, f, tc.where)
 
 				page, pageArgs, count, countArgs := f.Queries()
 				for _, mode := range planModes {
 					t.Run(sortBy+"/"+mode, func(t *testing.T) {
-						// As in TestKeySearchesCheckCategoryAndRepoInTheirIndexes.
-						off := []string{"SET LOCAL enable_seqscan = off", "SET LOCAL enable_bitmapscan = off"}
-						c := u.prepareWith(t, off, mode, "tag_count_"+tc.name+"_"+sortBy, "", count, countArgs...)
+						c := u.prepareWith(t, indexScansOnly, mode, "tag_count_"+tc.name+"_"+sortBy, "", count, countArgs...)
 						plan := c.Explain()
 						assert.Zero(t, dbtest.RowsRead(plan, "findings", false), "finding rows read for the total")
 						assert.Empty(t, rowScans(plan, "finding_tags", ""), "tag rows read for the total")
-						p := u.prepareWith(t, off, mode, "tag_page_"+tc.name+"_"+sortBy, "", page, pageArgs...)
+						p := u.prepareWith(t, indexScansOnly, mode, "tag_page_"+tc.name+"_"+sortBy, "", page, pageArgs...)
 						plan = p.Explain()
 						assert.Empty(t, rowScans(plan, "findings", "findings_pkey"), "finding rows read for the page")
 						assert.Empty(t, rowScans(plan, "finding_tags", ""), "tag rows read for the page")
@@ -153,6 +141,20 @@ func TestTagSearchesCheckCategoryAndRepoOnTagRows(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkAgainstSQL checks f's page (a page of 5 after the first) and its
+// total against a plain query over the organization's findings with the
+// conditions where, which must match more than two pages.
+func (u *unit) checkAgainstSQL(t *testing.T, f Filter, where string) {
+	t.Helper()
+	var want []string
+	require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT coalesce(array_agg(id::text ORDER BY `+f.orderBy("f")+`), '{}')
+		FROM findings.findings f WHERE org_id = $1 AND `+where, u.org).Scan(&want))
+	require.Greater(t, len(want), 10, "matches")
+	ids, total := listIDs(t, u.s, f)
+	require.Equal(t, want[5:10], ids, "%s: page 2", f.SortBy)
+	require.EqualValues(t, len(want), total, "%s: total", f.SortBy)
 }
 
 // rowScans returns the scans of table's rows in a plan, other than
