@@ -1441,10 +1441,7 @@ func (f Filter) countQuery() (string, []any) {
 		return `SELECT count(*) FROM findings.occurrences o WHERE ` + where, args
 	}
 	if f.scanRepoOnly() {
-		return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_counts
-		WHERE org_id = $1 AND scan_id = $2 AND ($3 = '' OR severity = $3) AND ($4 = '' OR state = $4)
-			AND ` + scanRepoCond("$5"),
-			[]any{f.OrgID, f.ScanID, f.Severity, f.State, f.RepoKey}
+		return f.countersQuery()
 	}
 	if f.keys != nil && f.keys.not == [3]bool{} {
 		union, args, _ := f.keyUnion(false)
@@ -1454,13 +1451,27 @@ func (f Filter) countQuery() (string, []any) {
 		where, args := f.where()
 		return `SELECT count(*) FROM findings.findings f WHERE ` + where, args
 	}
+	return f.countersQuery()
+}
+
+// countersQuery renders the sum of the counters (finding_counts) of f's
+// scan, or of the organization's findings without one, with f's severity
+// and state: f's total when it has no search filter, or, within a scan,
+// only its repository (see scanRepoOnly), which keeps the scan's count
+// when the scan is of that repository and nothing otherwise.
+func (f Filter) countersQuery() (string, []any) {
 	scan := f.ScanID
 	if scan == "" {
 		scan = nilScan
 	}
-	return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_counts
-		WHERE org_id = $1 AND scan_id = $2 AND ($3 = '' OR severity = $3) AND ($4 = '' OR state = $4)`,
-		[]any{f.OrgID, scan, f.Severity, f.State}
+	q := `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_counts
+		WHERE org_id = $1 AND scan_id = $2 AND ($3 = '' OR severity = $3) AND ($4 = '' OR state = $4)`
+	args := []any{f.OrgID, scan, f.Severity, f.State}
+	if f.ScanID != "" && f.RepoKey != "" {
+		args = append(args, f.RepoKey)
+		q += ` AND ` + scanRepoCond("$5")
+	}
+	return q, args
 }
 
 // keyCounted reports whether f is a resolved q or file prefix search whose

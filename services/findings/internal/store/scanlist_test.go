@@ -169,6 +169,9 @@ func TestScanListKeysFollowFindings(t *testing.T) {
 	}
 	ids := map[string]string{} // fingerprint → finding id
 	report := func(sc Scan, batch []Reported) {
+		for i := range batch { // tags, whose rows copy their findings' keys too
+			batch[i].Tags = []string{fmt.Sprintf("cwe-%d", i%3), "pci"}
+		}
 		res, err := s.Report(ctx, sc, batch, true)
 		if err != nil {
 			t.Fatal(err)
@@ -326,10 +329,9 @@ func TestExportReadsOnlyItsScan(t *testing.T) {
 	require.Equal(t, want, eachID(t, u.s, f))
 
 	sql, args := f.eachQuery()
-	require.Len(t, args, 2)
 	for _, mode := range planModes {
 		t.Run(mode, func(t *testing.T) {
-			p := u.prepare(t, mode, "export_scan", "uuid, uuid", sql, u.org, sc.ID)
+			p := u.prepare(t, mode, "export_scan", "", sql, args...)
 			assert.LessOrEqual(t, findingsRead(p), float64(len(in)), "findings rows read: the scan's")
 		})
 	}
@@ -370,17 +372,12 @@ func TestScanFiltersReadNoFindings(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.f
 			f.OrgID, f.ScanID, f.SortBy, f.Desc, f.Limit = u.org, sc.ID, "found_at", true, 2
-			list, total, err := u.s.List(u.ctx, f)
-			require.NoError(t, err)
+			got, total := listIDs(t, u.s, f)
 			require.EqualValues(t, tc.want, total)
 			all := f
 			all.Limit = 10
 			want := eachID(t, u.s, all)
 			require.Len(t, want, tc.want)
-			var got []string
-			for _, fd := range list {
-				got = append(got, fd.ID)
-			}
 			require.Equal(t, want[:min(2, len(want))], got)
 
 			_, _, count, countArgs := f.Queries()

@@ -1021,7 +1021,8 @@ func TestScanSearch(t *testing.T) {
 		for i := from; i < to; i++ {
 			out = append(out, Reported{Fingerprint: fmt.Sprint("f", i), Title: fmt.Sprintf("Rule %d finding", i%4),
 				Description: fmt.Sprintf("Sink %d reached", i%5), AffectedFile: fmt.Sprintf("src/m%d/f%d.go", i%3, i%7),
-				Category: Categories[i%3], Severity: Severities[(i*i+i/4)%len(Severities)], Verified: i%11 != 10})
+				Category: Categories[i%3], Severity: Severities[(i*i+i/4)%len(Severities)], Verified: i%11 != 10,
+				Tags: []string{fmt.Sprint("cwe-", i%2)}}) // whose rows copy the category too
 		}
 		return out
 	}
@@ -1052,7 +1053,7 @@ func TestScanSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n := outOfSync(t, pool); n != 0 {
-		t.Fatalf("%d occurrences out of step with their findings", n)
+		t.Fatalf("%d occurrences or tag rows out of step with their findings", n)
 	}
 	if _, err := s.FoldCounts(ctx, 3); err != nil {
 		t.Fatal(err)
