@@ -41,6 +41,15 @@ type Filter struct {
 	keys *searchKeys
 	// rankLo and rankHi, when not zero, bound severity_rank (see rankWindow).
 	rankLo, rankHi int
+	// tagTotal, when tagCounted, is the exact number of findings of a
+	// scan with a tag, read from the counters before the page (see
+	// scanTagCounted), so that a deep page is read from the nearer end.
+	tagTotal   int64
+	tagCounted bool
+	// scanDriven, with tagCounted, says that the scan has no more of the
+	// findings of f's severity and state than the tag: its page is read
+	// from the scan's occurrences, each checked for the tag.
+	scanDriven bool
 }
 
 // searchKeys are the keys of the distinct texts and paths a search
@@ -441,6 +450,28 @@ func (f Filter) searchCounted() bool {
 		f.Tag == "" && f.FilePrefix == "" && f.Text == ""
 }
 
+// scanTagCounted reports whether the scan tag counters
+// (finding_scan_tag_counts) hold f's total: a scan's findings with a tag,
+// with no other search filter (the spec's severity and state aside).
+func (f Filter) scanTagCounted() bool {
+	rest := f
+	rest.Tag = ""
+	return f.ScanID != "" && f.Tag != "" && !rest.Searching() && (f.Severity == "" || slices.Contains(Severities, f.Severity))
+}
+
+// rankBounds adds, through add, the conditions of f's rank bounds (see
+// rankBand) on the severity rank column col: an equality for one rank, so
+// that a rank index yields found_at order.
+func (f Filter) rankBounds(col string, add func(cond string, v any)) {
+	switch {
+	case f.rankHi != 0 && f.rankLo == f.rankHi:
+		add(col+" = ?", f.rankLo)
+	case f.rankHi != 0:
+		add(col+" >= ?", f.rankLo)
+		add(col+" <= ?", f.rankHi)
+	}
+}
+
 // rankIs renders the condition that the severity rank column col holds
 // severity s's rank (the parameter ?), with that rank: never true for an
 // unknown severity, which has no rank.
@@ -479,13 +510,7 @@ func (f Filter) where() (string, []any) {
 		// index of the other filters, often far fewer than the scan's.
 		add("EXISTS (SELECT 1 FROM findings.occurrences o WHERE o.scan_id = ? AND o.finding_id = f.id OFFSET 0)", f.ScanID)
 	}
-	switch {
-	case f.rankHi != 0 && f.rankLo == f.rankHi: // an equality, so that the rank index yields found_at order
-		add("f.severity_rank = ?", f.rankLo)
-	case f.rankHi != 0:
-		add("f.severity_rank >= ?", f.rankLo)
-		add("f.severity_rank <= ?", f.rankHi)
-	}
+	f.rankBounds("f.severity_rank", add)
 	if !f.FoundSince.IsZero() {
 		add("f.found_at >= ?", f.FoundSince)
 	}
@@ -686,12 +711,18 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 			return err
 		}
 		offset := f.Offset
-		f, windowTotal, counted, err := f.windowBand(ctx, q)
+		f, known, counted, err := f.windowBand(ctx, q)
 		if err != nil {
 			return err
 		}
-		if counted && int64(offset) >= windowTotal {
-			total = windowTotal // the page lies past the matches: nothing to read
+		if !counted && f.scanTagCounted() {
+			if f, known, err = f.scanTagSized(ctx, q); err != nil {
+				return err
+			}
+			counted = true
+		}
+		if counted && int64(offset) >= known {
+			total = known // the page lies past the matches: nothing to read
 			return nil
 		}
 		if n, ok := f.keyTotal(); ok && int64(f.Offset) >= n {
@@ -706,7 +737,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 			return err
 		})
 		if counted {
-			total = windowTotal
+			total = known
 		} else {
 			b.Queue(totalSQL, totalArgs...).QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
 		}
@@ -736,6 +767,8 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 	switch {
 	case f.ScanID != "" && (!f.Searching() || f.scanRepoOnly()):
 		page, pageArgs = f.scanPage()
+	case f.tagCounted && f.scanDriven:
+		page, pageArgs = f.scanSearchPage()
 	case f.Tag != "":
 		page, pageArgs = f.tagPage()
 	case f.ScanID != "" && f.keys != nil && f.keys.indexed():
@@ -828,7 +861,16 @@ func (f Filter) unionPage(inner Filter, union string, args []any, bounded bool) 
 // is.
 func (f Filter) reversed() Filter {
 	n, ok := f.keySelected()
-	if !ok || f.Limit <= 0 {
+	if !ok {
+		return f
+	}
+	return f.reversedAt(n)
+}
+
+// reversedAt is reversed for a query that selects n findings before its
+// limit and offset.
+func (f Filter) reversedAt(n int64) Filter {
+	if f.Limit <= 0 {
 		return f
 	}
 	rows := min(int64(f.Limit), n-int64(f.Offset)) // the page's findings
@@ -930,7 +972,7 @@ func (f Filter) rankBand(counts []int64) Filter {
 	lo, hi := 0, 0
 	for _, i := range order {
 		n := counts[i]
-		if before+n > start && before < end {
+		if n > 0 && before+n > start && before < end { // a severity without matches holds no row of the page
 			r := SeverityRank(Severities[i])
 			if hi == 0 {
 				f.Offset -= int(before)
@@ -1113,10 +1155,7 @@ func (f Filter) scanWhere(keys bool) (string, []any) {
 	if f.State != "" {
 		add("o.state = ?", f.State)
 	}
-	if f.rankHi != 0 {
-		add("o.severity_rank >= ?", f.rankLo)
-		add("o.severity_rank <= ?", f.rankHi)
-	}
+	f.rankBounds("o.severity_rank", add)
 	if !f.FoundSince.IsZero() {
 		add("o.found_at >= ?", f.FoundSince)
 	}
@@ -1150,13 +1189,19 @@ func (f Filter) scanWhere(keys bool) (string, []any) {
 }
 
 // scanSearchPage renders the query of one page of a scan's findings with
-// search filters other than a tag, walking the scan's occurrences in list
-// order and checking each one (see scanWhere), stopping at the page: the
-// way when most of the scan matches, or q matches so many texts that
-// reading each key's entries costs more (see Resolve).
+// search filters, walking the scan's occurrences in list order and
+// checking each one (see scanWhere), stopping at the page: the way when
+// most of the scan matches, or q matches so many texts that reading each
+// key's entries costs more (see Resolve), or, for a tag, when the scan has
+// fewer findings than the tag (see scanTagSizesQuery), whose page is then
+// read from the nearer end.
 func (f Filter) scanSearchPage() (string, []any) {
 	where, args := f.scanWhere(true)
-	return f.rowsPage("o", "findings.occurrences o WHERE "+where, args, "")
+	in := f // the page as the inner query reads it
+	if f.tagCounted {
+		in = f.reversedAt(f.tagTotal)
+	}
+	return f.rowsPage(in, "o", "findings.occurrences o WHERE "+where, args, "")
 }
 
 // scanKeyPage renders the query of one page of a resolved q or file prefix
@@ -1193,7 +1238,7 @@ func (f Filter) scanKeyPage() (string, []any) {
 				args = append(args, ranks[0])
 				where += ` AND o.severity_rank = $` + strconv.Itoa(len(args))
 			}
-			return f.rowsPage("o", "findings.occurrences o WHERE "+where, args, "")
+			return f.rowsPage(f, "o", "findings.occurrences o WHERE "+where, args, "")
 		}
 	}
 	branches := make([]string, 0, len(cols))
@@ -1228,14 +1273,15 @@ func (k *searchKeys) ranks(i int) []int16 {
 
 // rowsPage renders the query of one page chosen from rows (alias a) that
 // carry a finding's id (finding_id) and list keys, read from from with
-// args; the outer query fetches the findings, with the extra conditions
-// recheck when not "".
-func (f Filter) rowsPage(a, from string, args []any, recheck string) (string, []any) {
+// args, ordered and cut as in says (f itself, or f read from the other
+// end, see reversed); the outer query fetches the findings, with the extra
+// conditions recheck when not "", in f's order.
+func (f Filter) rowsPage(in Filter, a, from string, args []any, recheck string) (string, []any) {
 	n := len(args)
-	args = append(args, f.Limit, f.Offset)
+	args = append(args, in.Limit, in.Offset)
 	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
 		SELECT ` + a + `.finding_id AS id, ` + a + `.severity_rank, ` + a + `.found_at, ` + a + `.updated_at FROM ` + from +
-		` ORDER BY ` + f.orderByID(a, "finding_id") +
+		` ORDER BY ` + in.orderByID(a, "finding_id") +
 		` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id ` + recheck + `
 		ORDER BY ` + f.orderBy("p")
 	return q, args
@@ -1274,6 +1320,7 @@ func (f Filter) tagFrom() (string, []any) {
 	if f.Severity != "" {
 		add(rankIs("t.severity_rank", f.Severity))
 	}
+	f.rankBounds("t.severity_rank", add)
 	if f.State != "" {
 		add("t.state = ?", f.State)
 	}
@@ -1294,10 +1341,18 @@ func (f Filter) tagFrom() (string, []any) {
 
 // tagPage renders the query of one page of the findings with f's tag: the
 // page is chosen from finding_tags, whose indexes hold the tag's rows in
-// each list order, and the outer query fetches those rows.
+// each list order, and the outer query fetches those rows. With a scan
+// whose total is known (see scanTagCounted), a page nearer the end is read
+// from there: each tag row checks the scan's occurrence of its finding,
+// so the rows read grow with the page's distance from the end it is read
+// from.
 func (f Filter) tagPage() (string, []any) {
 	from, args := f.tagFrom()
-	return f.rowsPage("t", from, args, "WHERE f.org_id = $1 AND f.verification_status = 'approved'")
+	in := f // the page as the inner query reads it
+	if f.tagCounted {
+		in = f.reversedAt(f.tagTotal)
+	}
+	return f.rowsPage(in, "t", from, args, "WHERE f.org_id = $1 AND f.verification_status = 'approved'")
 }
 
 // scanPage renders the query of one page of a scan's findings. The page is
@@ -1388,14 +1443,15 @@ func sendLast(ctx context.Context, q batchDBTX, b *pgx.Batch) error {
 	return q.SendBatch(ctx, b).Close()
 }
 
-// searchSnapshot runs fn on the pool or, when f has q or a file prefix or
-// is a window sorted by severity (see windowBanded), in a read-only
+// searchSnapshot runs fn on the pool or, when f has q or a file prefix, is
+// a window sorted by severity (see windowBanded) or a scan with a tag
+// counted before its page (see scanTagCounted), in a read-only
 // transaction whose statements share one snapshot, so that the keys
 // Resolve reads (complements included), the counters it and windowBand
 // sum and the page agree with each other. The transaction's BEGIN and
 // COMMIT travel with its statements (see snapshot).
 func (s *Store) searchSnapshot(ctx context.Context, f Filter, fn func(q batchDBTX) error) error {
-	if f.Text == "" && f.FilePrefix == "" && !f.windowBanded() {
+	if f.Text == "" && f.FilePrefix == "" && !f.windowBanded() && !f.scanTagCounted() {
 		return fn(s.Pool)
 	}
 	return inSnapshot(ctx, s.Pool, fn)
@@ -1404,14 +1460,24 @@ func (s *Store) searchSnapshot(ctx context.Context, f Filter, fn func(q batchDBT
 // countQuery renders the exact total of f: from the counters when they
 // cover f's filters (finding_counts for the spec's filters,
 // finding_search_counts for repository and category, finding_hour_counts
-// for the whole hours of a found_at window, finding_tag_counts for a tag),
-// else a count of the matches.
+// for the whole hours of a found_at window, finding_tag_counts for a tag,
+// finding_scan_tag_counts for a scan with a tag), else a count of the
+// matches.
 func (f Filter) countQuery() (string, []any) {
 	if f.searchCounted() {
 		return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_search_counts
 		WHERE org_id = $1 AND ($2 = '' OR repo_key = $2) AND ($3 = '' OR category = $3)
 			AND ($4 = '' OR severity = $4) AND ($5 = '' OR state = $5)`,
 			[]any{f.OrgID, f.RepoKey, f.Category, f.Severity, f.State}
+	}
+	if f.scanTagCounted() {
+		rank := int16(0)
+		if f.Severity != "" {
+			rank = int16(SeverityRank(f.Severity))
+		}
+		return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_scan_tag_counts
+			WHERE org_id = $1 AND scan_id = $2 AND tag = $3 AND ($4 = 0 OR severity_rank = $4) AND ($5 = '' OR state = $5)`,
+			[]any{f.OrgID, f.ScanID, f.Tag, rank, f.State}
 	}
 	if f.Tag != "" {
 		rest := f
@@ -1452,6 +1518,72 @@ func (f Filter) countQuery() (string, []any) {
 		return `SELECT count(*) FROM findings.findings f WHERE ` + where, args
 	}
 	return f.countersQuery()
+}
+
+// scanTagSizesQuery renders, for a scan's findings with a tag (see
+// scanTagCounted), the total and the sizes of the two ways to its page,
+// all from counters: the scan's findings and the organization's with the
+// tag, each with f's severity and state. A page is read from the smaller
+// side, each of its rows checked against the other: both spread the
+// matches about as evenly (a tag's findings over the scan's, a scan's over
+// the tag's), except that a scan's new findings are found together, so
+// that walking the tag's rows in found_at order from a scan far from
+// either end reads every tag row between (a scan of 10,000 and a tag of
+// 25,000 in a million findings: 6.6 ms for page 1, 18 ms for the last,
+// against about 1 ms from the scan's occurrences).
+func (f Filter) scanTagSizesQuery() (string, []any) {
+	_, args := f.countQuery()
+	rank := int16(0)
+	if f.Severity != "" {
+		rank = int16(SeverityRank(f.Severity))
+	}
+	args = append(args, f.Severity, rank)
+	var perRank []string
+	for _, s := range Severities {
+		perRank = append(perRank, `coalesce(sum(n) FILTER (WHERE severity_rank = `+strconv.Itoa(SeverityRank(s))+`), 0)::bigint`)
+	}
+	return `SELECT ` + strings.Join(perRank, ", ") + `,
+		(SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_counts
+			WHERE org_id = $1 AND scan_id = $2 AND ($6 = '' OR severity = $6) AND ($5 = '' OR state = $5)),
+		(SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_tag_counts
+			WHERE org_id = $1 AND tag = $3 AND ($7 = 0 OR severity_rank = $7) AND ($5 = '' OR state = $5))
+		FROM findings.finding_scan_tag_counts
+		WHERE org_id = $1 AND scan_id = $2 AND tag = $3 AND ($4 = 0 OR severity_rank = $4) AND ($5 = '' OR state = $5)`, args
+}
+
+// scanTagSized returns f (see scanTagCounted) ready for its page, with its
+// exact total: the counters' sizes (see scanTagSizesQuery) choose the side
+// the page is read from and, sorted by severity, bound the page to the
+// severities it spans (see rankBand), so that it does not read the rows of
+// the severities before it; the page is read from the nearer end of those
+// (see reversedAt). They must come from the page's snapshot.
+func (f Filter) scanTagSized(ctx context.Context, q db.DBTX) (Filter, int64, error) {
+	sql, args := f.scanTagSizesQuery()
+	counts := make([]int64, len(Severities))
+	var inScan, withTag int64
+	dest := make([]any, 0, len(counts)+2)
+	for i := range counts {
+		dest = append(dest, &counts[i])
+	}
+	if err := q.QueryRow(ctx, sql, args...).Scan(append(dest, &inScan, &withTag)...); err != nil {
+		return f, 0, fmt.Errorf("scan tag counts: %w", err)
+	}
+	var total int64
+	for _, n := range counts {
+		total += n
+	}
+	f.tagCounted, f.tagTotal, f.scanDriven = true, total, inScan <= withTag
+	if f.SortBy == "severity" && f.Severity == "" && f.Limit > 0 {
+		if b := f.rankBand(counts); b.rankHi != 0 {
+			f, f.tagTotal = b, 0
+			for i, s := range Severities {
+				if r := SeverityRank(s); r >= b.rankLo && r <= b.rankHi {
+					f.tagTotal += counts[i]
+				}
+			}
+		}
+	}
+	return f, total, nil
 }
 
 // countersQuery renders the sum of the counters (finding_counts) of f's

@@ -1,0 +1,175 @@
+package store
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/dbtest"
+)
+
+// TestScanTagTotalsFromCounters checks a scan's findings with a tag (with
+// the spec's severity and state): every page, in every order, against a
+// plain query over the findings, after triage and a rescan moved the
+// counters and a fold settled some of them; the total read from the scan
+// tag counters alone; and a page nearer the end read from that end.
+func TestScanTagTotalsFromCounters(t *testing.T) {
+	u := newUnit(t)
+	app := u.combinedFixture()
+	var scan string
+	require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT id::text FROM findings.scans WHERE org_id = $1 AND repo_key = $2`, u.org, app).Scan(&scan))
+	// A rescan of the repository sees half of its findings again (an
+	// occurrence of each, counted by the occurrence trigger) and a few new
+	// ones (counted when their occurrence follows their tag rows).
+	rescan := u.scan("https://git.example.com/acme/app")
+	u.reportMany(rescan, 340, func(i int) Reported {
+		fp := fmt.Sprintf("fp-0-%04d", 2*i)
+		if i >= 300 {
+			fp = fmt.Sprintf("fp-new-%04d", i)
+		}
+		return Reported{Fingerprint: fp, Title: "Open redirect", Severity: Severities[i%len(Severities)], Category: "xss",
+			Description: "Redirect target from the query string.", AffectedFile: "src/web/redirect.go",
+			Tags: []string{fmt.Sprintf("cwe-%d", i%4), "pci"}, Verified: true}
+	})
+	// Triage moves the counts of every scan of a finding between states.
+	all, _, err := u.s.List(u.ctx, Filter{OrgID: u.org, ScanID: rescan.ID, SortBy: "found_at", Limit: 1000})
+	require.NoError(t, err)
+	for i, fd := range all {
+		state := []string{"resolved", "false_positive", "open"}[i%3]
+		if i%4 != 0 || state == fd.State {
+			continue
+		}
+		_, err := u.s.Apply(u.ctx, u.org, fd.ID, Update{State: &state}, Actor{UserID: uuid.NewString(), Username: "ana", Source: "api"})
+		require.NoError(t, err)
+	}
+	_, err = u.s.FoldCounts(u.ctx, 5)
+	require.NoError(t, err)
+	require.Zero(t, outOfSync(t, u.s.Pool), "copies and counters out of step with the findings")
+
+	drivers := map[bool]bool{}
+	for _, tc := range []struct {
+		name       string
+		f          Filter
+		min        int
+		scanDriven bool // the scan has fewer of the findings than the tag
+	}{
+		{"scan", Filter{ScanID: scan, Tag: "pci"}, 500, true},
+		{"rescan", Filter{ScanID: rescan.ID, Tag: "cwe-2"}, 80, false},
+		{"rescan_state", Filter{ScanID: rescan.ID, Tag: "pci", State: "resolved"}, 20, true},
+		{"scan_severity_state", Filter{ScanID: scan, Tag: "cwe-1", Severity: "high", State: "open"}, 20, false},
+		{"unknown_severity", Filter{ScanID: scan, Tag: "pci", Severity: "urgent"}, 0, false},
+		{"absent_tag", Filter{ScanID: scan, Tag: "cwe-99"}, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.f.Severity != "urgent", tc.f.scanTagCounted(), "counted")
+			members := scanMembers(t, u.s, tc.f.ScanID)
+			for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
+				for _, desc := range []bool{true, false} {
+					f := tc.f
+					f.OrgID, f.SortBy, f.Desc = u.org, sortBy, desc
+					var want []string
+					for _, id := range eachID(t, u.s, Filter{OrgID: u.org, SortBy: sortBy, Desc: desc, Tag: f.Tag, Severity: f.Severity, State: f.State}) {
+						if members[id] {
+							want = append(want, id)
+						}
+					}
+					require.GreaterOrEqual(t, len(want), tc.min, "fixture matches")
+					if tc.min == 0 {
+						require.Empty(t, want)
+					}
+					checkPages(t, u.s, f, want, []int{7, 100}, fmt.Sprintf("sort=%s desc=%t", sortBy, desc))
+				}
+			}
+			if !tc.f.scanTagCounted() {
+				return
+			}
+			f := tc.f
+			f.OrgID, f.SortBy, f.Desc, f.Limit = u.org, "found_at", true, 7
+			_, _, count, countArgs := f.Queries()
+			for _, mode := range planModes {
+				p := u.prepare(t, mode, "scan_tag_count_"+tc.name, "", count, countArgs...)
+				assert.Equal(t, []string{"finding_scan_tag_counts"}, relations(p.Explain()), "%s: relations the total reads", mode)
+			}
+			// The last page, as List reads it with the total known: from
+			// the other end, with an offset below a page.
+			total, err := u.s.Count(u.ctx, f)
+			require.NoError(t, err)
+			if total == 0 {
+				return
+			}
+			f.Offset = int(total-1) / f.Limit * f.Limit
+			f.tagTotal, f.tagCounted = total, true
+			for _, scanDriven := range []bool{false, true} {
+				f.scanDriven = scanDriven
+				page, args, _, _ := f.Queries()
+				limit, offset := args[len(args)-2].(int), args[len(args)-1].(int)
+				assert.Equal(t, int(total)-f.Offset, limit, "the last page's rows")
+				assert.Zero(t, offset, "the last page read from the other end")
+				assert.Equal(t, scanDriven, strings.Contains(page, "SELECT o.finding_id AS id"), "page read from the scan's occurrences")
+			}
+			// List reads the page from the smaller side and, sorted by
+			// severity, among the severities the page spans.
+			f.tagTotal, f.tagCounted = 0, false
+			sized, n, err := f.scanTagSized(u.ctx, u.s.Pool)
+			require.NoError(t, err)
+			require.Equal(t, total, n)
+			require.Equal(t, tc.scanDriven, sized.scanDriven, "page read from the scan's occurrences")
+			drivers[tc.scanDriven] = true
+			require.Zero(t, sized.rankHi, "found_at order: no rank bounds")
+			if f.Severity == "" {
+				f.SortBy, f.Offset = "severity", int(total/2)
+				sized, _, err = f.scanTagSized(u.ctx, u.s.Pool)
+				require.NoError(t, err)
+				assert.NotZero(t, sized.rankHi, "severity order: the page's severities")
+				assert.Less(t, sized.Offset, f.Offset, "severity order: the severities before the page skipped")
+			}
+		})
+	}
+	require.Len(t, drivers, 2, "both ways to a page checked")
+}
+
+// relations returns the tables and indexes' tables a plan reads, sorted
+// and without repeats.
+func relations(plan map[string]any) []string {
+	var out []string
+	dbtest.EachNode(plan, func(node map[string]any) {
+		if r, ok := node["Relation Name"].(string); ok && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	})
+	slices.Sort(out)
+	return out
+}
+
+// TestRankBand checks the severities a page sorted by severity spans,
+// given the matches of each (critical first): the page's offset within
+// them, and no severity without matches in the band, so that a page of
+// one severity is read as one.
+func TestRankBand(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		counts           []int64
+		desc             bool
+		offset, limit    int
+		lo, hi, offsetIn int
+	}{
+		{"first severity", []int64{10, 10, 10, 10, 10}, true, 0, 5, 5, 5, 0},
+		{"across two", []int64{10, 10, 10, 10, 10}, true, 8, 5, 4, 5, 8},
+		{"second severity", []int64{10, 10, 10, 10, 10}, true, 12, 5, 4, 4, 2},
+		{"ascending starts at info", []int64{10, 10, 10, 10, 10}, false, 12, 5, 2, 2, 2},
+		{"last page before empty severities", []int64{0, 0, 250, 0, 0}, true, 240, 15, 3, 3, 240},
+		{"last page after empty severities, ascending", []int64{0, 0, 250, 0, 0}, false, 240, 15, 3, 3, 240},
+		{"empty severity between", []int64{5, 0, 5, 0, 0}, true, 3, 5, 3, 5, 3},
+		{"past every match", []int64{1, 1, 1, 1, 1}, true, 5, 5, 0, 0, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Filter{SortBy: "severity", Desc: tc.desc, Offset: tc.offset, Limit: tc.limit}.rankBand(tc.counts)
+			assert.Equal(t, []int{tc.lo, tc.hi, tc.offsetIn}, []int{f.rankLo, f.rankHi, f.Offset})
+		})
+	}
+}
