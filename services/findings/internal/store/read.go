@@ -41,12 +41,13 @@ type Filter struct {
 	keys *searchKeys
 	// rankLo and rankHi, when not zero, bound severity_rank (see rankWindow).
 	rankLo, rankHi int
-	// tagTotal, when tagCounted, is the exact number of findings of a
-	// scan with a tag, read from the counters before the page (see
-	// scanTagCounted), so that a deep page is read from the nearer end.
-	tagTotal   int64
-	tagCounted bool
-	// scanDriven, with tagCounted, says that the scan has no more of the
+	// precount, when precounted, is the exact number of findings of a tag
+	// (within the severities rankLo and rankHi bound), read from the
+	// counters before the page (see tagPrecounted), so that a deep page
+	// is read from the nearer end.
+	precount   int64
+	precounted bool
+	// scanDriven, with precounted, says that the scan has no more of the
 	// findings of f's severity and state than the tag: its page is read
 	// from the scan's occurrences, each checked for the tag.
 	scanDriven bool
@@ -450,15 +451,6 @@ func (f Filter) searchCounted() bool {
 		f.Tag == "" && f.FilePrefix == "" && f.Text == ""
 }
 
-// scanTagCounted reports whether the scan tag counters
-// (finding_scan_tag_counts) hold f's total: a scan's findings with a tag,
-// with no other search filter (the spec's severity and state aside).
-func (f Filter) scanTagCounted() bool {
-	rest := f
-	rest.Tag = ""
-	return f.ScanID != "" && f.Tag != "" && !rest.Searching() && (f.Severity == "" || slices.Contains(Severities, f.Severity))
-}
-
 // rankBounds adds, through add, the conditions of f's rank bounds (see
 // rankBand) on the severity rank column col: an equality for one rank, so
 // that a rank index yields found_at order.
@@ -715,8 +707,8 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 		if err != nil {
 			return err
 		}
-		if !counted && f.scanTagCounted() {
-			if f, known, err = f.scanTagSized(ctx, q); err != nil {
+		if !counted && f.tagPrecounted() {
+			if f, known, err = f.tagSized(ctx, q); err != nil {
 				return err
 			}
 			counted = true
@@ -767,7 +759,7 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 	switch {
 	case f.ScanID != "" && (!f.Searching() || f.scanRepoOnly()):
 		page, pageArgs = f.scanPage()
-	case f.tagCounted && f.scanDriven:
+	case f.precounted && f.scanDriven:
 		page, pageArgs = f.scanSearchPage()
 	case f.Tag != "":
 		page, pageArgs = f.tagPage()
@@ -1193,13 +1185,13 @@ func (f Filter) scanWhere(keys bool) (string, []any) {
 // checking each one (see scanWhere), stopping at the page: the way when
 // most of the scan matches, or q matches so many texts that reading each
 // key's entries costs more (see Resolve), or, for a tag, when the scan has
-// fewer findings than the tag (see scanTagSizesQuery), whose page is then
+// fewer findings than the tag (see tagSizesQuery), whose page is then
 // read from the nearer end.
 func (f Filter) scanSearchPage() (string, []any) {
 	where, args := f.scanWhere(true)
 	in := f // the page as the inner query reads it
-	if f.tagCounted {
-		in = f.reversedAt(f.tagTotal)
+	if f.precounted {
+		in = f.reversedAt(f.precount)
 	}
 	return f.rowsPage(in, "o", "findings.occurrences o WHERE "+where, args, "")
 }
@@ -1341,16 +1333,16 @@ func (f Filter) tagFrom() (string, []any) {
 
 // tagPage renders the query of one page of the findings with f's tag: the
 // page is chosen from finding_tags, whose indexes hold the tag's rows in
-// each list order, and the outer query fetches those rows. With a scan
-// whose total is known (see scanTagCounted), a page nearer the end is read
-// from there: each tag row checks the scan's occurrence of its finding,
-// so the rows read grow with the page's distance from the end it is read
-// from.
+// each list order, and the outer query fetches those rows. When the total
+// is known before the page (see tagPrecounted), a page nearer the end is
+// read from there: the tag rows read (each checked for its scan,
+// repository or category) grow with the page's distance from the end it
+// is read from.
 func (f Filter) tagPage() (string, []any) {
 	from, args := f.tagFrom()
 	in := f // the page as the inner query reads it
-	if f.tagCounted {
-		in = f.reversedAt(f.tagTotal)
+	if f.precounted {
+		in = f.reversedAt(f.precount)
 	}
 	return f.rowsPage(in, "t", from, args, "WHERE f.org_id = $1 AND f.verification_status = 'approved'")
 }
@@ -1445,13 +1437,13 @@ func sendLast(ctx context.Context, q batchDBTX, b *pgx.Batch) error {
 
 // searchSnapshot runs fn on the pool or, when f has q or a file prefix, is
 // a window sorted by severity (see windowBanded) or a scan with a tag
-// counted before its page (see scanTagCounted), in a read-only
+// counted before its page (see tagPrecounted), in a read-only
 // transaction whose statements share one snapshot, so that the keys
 // Resolve reads (complements included), the counters it and windowBand
 // sum and the page agree with each other. The transaction's BEGIN and
 // COMMIT travel with its statements (see snapshot).
 func (s *Store) searchSnapshot(ctx context.Context, f Filter, fn func(q batchDBTX) error) error {
-	if f.Text == "" && f.FilePrefix == "" && !f.windowBanded() && !f.scanTagCounted() {
+	if f.Text == "" && f.FilePrefix == "" && !f.windowBanded() && !f.tagPrecounted() {
 		return fn(s.Pool)
 	}
 	return inSnapshot(ctx, s.Pool, fn)
@@ -1460,9 +1452,9 @@ func (s *Store) searchSnapshot(ctx context.Context, f Filter, fn func(q batchDBT
 // countQuery renders the exact total of f: from the counters when they
 // cover f's filters (finding_counts for the spec's filters,
 // finding_search_counts for repository and category, finding_hour_counts
-// for the whole hours of a found_at window, finding_tag_counts for a tag,
-// finding_scan_tag_counts for a scan with a tag), else a count of the
-// matches.
+// for the whole hours of a found_at window, the tag counters for a tag
+// with a scan, a repository or a category, see tagCounters), else a count
+// of the matches.
 func (f Filter) countQuery() (string, []any) {
 	if f.searchCounted() {
 		return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_search_counts
@@ -1470,27 +1462,10 @@ func (f Filter) countQuery() (string, []any) {
 			AND ($4 = '' OR severity = $4) AND ($5 = '' OR state = $5)`,
 			[]any{f.OrgID, f.RepoKey, f.Category, f.Severity, f.State}
 	}
-	if f.scanTagCounted() {
-		rank := int16(0)
-		if f.Severity != "" {
-			rank = int16(SeverityRank(f.Severity))
-		}
-		return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_scan_tag_counts
-			WHERE org_id = $1 AND scan_id = $2 AND tag = $3 AND ($4 = 0 OR severity_rank = $4) AND ($5 = '' OR state = $5)`,
-			[]any{f.OrgID, f.ScanID, f.Tag, rank, f.State}
+	if from, args, ok := f.tagCounters(); ok {
+		return `SELECT coalesce(sum(n), 0)::bigint FROM ` + from, args
 	}
 	if f.Tag != "" {
-		rest := f
-		rest.Tag, rest.Severity, rest.State = "", "", ""
-		if !rest.Searching() && rest.ScanID == "" && (f.Severity == "" || slices.Contains(Severities, f.Severity)) {
-			rank := int16(0)
-			if f.Severity != "" {
-				rank = int16(SeverityRank(f.Severity))
-			}
-			return `SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_tag_counts
-			WHERE org_id = $1 AND tag = $2 AND ($3 = 0 OR severity_rank = $3) AND ($4 = '' OR state = $4)`,
-				[]any{f.OrgID, f.Tag, rank, f.State}
-		}
 		from, args := f.tagFrom()
 		return `SELECT count(*) FROM ` + from, args
 	}
@@ -1520,45 +1495,89 @@ func (f Filter) countQuery() (string, []any) {
 	return f.countersQuery()
 }
 
-// scanTagSizesQuery renders, for a scan's findings with a tag (see
-// scanTagCounted), the total and the sizes of the two ways to its page,
-// all from counters: the scan's findings and the organization's with the
-// tag, each with f's severity and state. A page is read from the smaller
-// side, each of its rows checked against the other: both spread the
-// matches about as evenly (a tag's findings over the scan's, a scan's over
-// the tag's), except that a scan's new findings are found together, so
-// that walking the tag's rows in found_at order from a scan far from
-// either end reads every tag row between (a scan of 10,000 and a tag of
-// 25,000 in a million findings: 6.6 ms for page 1, 18 ms for the last,
-// against about 1 ms from the scan's occurrences).
-func (f Filter) scanTagSizesQuery() (string, []any) {
-	_, args := f.countQuery()
+// tagCounters returns the counter rows (FROM and WHERE, with their
+// arguments) whose sum is the total of f when f is a tag's findings with
+// no search filter but a scan, or a repository and a category, or
+// neither (with the spec's severity and state): finding_scan_tag_counts,
+// finding_tag_search_counts or finding_tag_counts. $1 is the
+// organization, $2 the tag, $3 the severity rank (0 for any) and $4 the
+// state (” for any), then the scan, or the repository and category (” for
+// any). ok is false for other filters.
+func (f Filter) tagCounters() (from string, args []any, ok bool) {
+	rest := f
+	rest.Tag, rest.RepoKey, rest.Category, rest.ScanID = "", "", "", ""
+	if f.Tag == "" || rest.Searching() || (f.Severity != "" && !slices.Contains(Severities, f.Severity)) {
+		return "", nil, false
+	}
 	rank := int16(0)
 	if f.Severity != "" {
 		rank = int16(SeverityRank(f.Severity))
 	}
-	args = append(args, f.Severity, rank)
-	var perRank []string
-	for _, s := range Severities {
-		perRank = append(perRank, `coalesce(sum(n) FILTER (WHERE severity_rank = `+strconv.Itoa(SeverityRank(s))+`), 0)::bigint`)
+	args = []any{f.OrgID, f.Tag, rank, f.State}
+	where := `org_id = $1 AND tag = $2 AND ($3 = 0 OR severity_rank = $3) AND ($4 = '' OR state = $4)`
+	switch {
+	case f.ScanID != "" && f.RepoKey == "" && f.Category == "":
+		return `findings.finding_scan_tag_counts WHERE ` + where + ` AND scan_id = $5`, append(args, f.ScanID), true
+	case f.ScanID != "":
+		return "", nil, false
+	case f.RepoKey != "" || f.Category != "":
+		return `findings.finding_tag_search_counts WHERE ` + where + ` AND ($5 = '' OR repo_key = $5) AND ($6 = '' OR category = $6)`,
+			append(args, f.RepoKey, f.Category), true
+	default:
+		return `findings.finding_tag_counts WHERE ` + where, args, true
 	}
-	return `SELECT ` + strings.Join(perRank, ", ") + `,
-		(SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_counts
-			WHERE org_id = $1 AND scan_id = $2 AND ($6 = '' OR severity = $6) AND ($5 = '' OR state = $5)),
-		(SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_tag_counts
-			WHERE org_id = $1 AND tag = $3 AND ($7 = 0 OR severity_rank = $7) AND ($5 = '' OR state = $5))
-		FROM findings.finding_scan_tag_counts
-		WHERE org_id = $1 AND scan_id = $2 AND tag = $3 AND ($4 = 0 OR severity_rank = $4) AND ($5 = '' OR state = $5)`, args
 }
 
-// scanTagSized returns f (see scanTagCounted) ready for its page, with its
-// exact total: the counters' sizes (see scanTagSizesQuery) choose the side
-// the page is read from and, sorted by severity, bound the page to the
-// severities it spans (see rankBand), so that it does not read the rows of
-// the severities before it; the page is read from the nearer end of those
-// (see reversedAt). They must come from the page's snapshot.
-func (f Filter) scanTagSized(ctx context.Context, q db.DBTX) (Filter, int64, error) {
-	sql, args := f.scanTagSizesQuery()
+// tagPrecounted reports whether List reads f's total from the tag
+// counters (see tagCounters) before its page, to read the page from where
+// it costs least (see tagSized): always within a scan (the page's side
+// depends on the sizes), otherwise for a page past the first (page 1 is
+// read from its start whatever the total).
+func (f Filter) tagPrecounted() bool {
+	if _, _, ok := f.tagCounters(); !ok || f.Limit <= 0 {
+		return false
+	}
+	return f.ScanID != "" || f.Offset > 0
+}
+
+// tagSizesQuery renders, for a tag's findings counted by the tag counters
+// (see tagCounters), the matches of each severity (in Severities' order)
+// and, within a scan, the sizes of the two ways to its page, all from
+// counters: the scan's findings and the organization's with the tag, each
+// with f's severity and state (0 and 0 without a scan). A scan's page is
+// read from the smaller side, each of its rows checked against the other:
+// both spread the matches about as evenly (a tag's findings over the
+// scan's, a scan's over the tag's), except that a scan's new findings are
+// found together, so that walking the tag's rows in found_at order from a
+// scan far from either end reads every tag row between (a scan of 10,000
+// and a tag of 25,000 in a million findings: 6.6 ms for page 1, 18 ms for
+// the last, against about 2 ms from the scan's occurrences).
+func (f Filter) tagSizesQuery() (string, []any) {
+	from, args, _ := f.tagCounters()
+	var cols []string
+	for _, s := range Severities {
+		cols = append(cols, `coalesce(sum(n) FILTER (WHERE severity_rank = `+strconv.Itoa(SeverityRank(s))+`), 0)::bigint`)
+	}
+	if f.ScanID == "" {
+		cols = append(cols, "0::bigint", "0::bigint")
+	} else {
+		args = append(args, f.Severity)
+		cols = append(cols, `(SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_counts
+			WHERE org_id = $1 AND scan_id = $5 AND ($6 = '' OR severity = $6) AND ($4 = '' OR state = $4))`,
+			`(SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_tag_counts
+			WHERE org_id = $1 AND tag = $2 AND ($3 = 0 OR severity_rank = $3) AND ($4 = '' OR state = $4))`)
+	}
+	return `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + from, args
+}
+
+// tagSized returns f (see tagPrecounted) ready for its page, with its
+// exact total: the counters' sizes (see tagSizesQuery) choose, within a
+// scan, the side the page is read from and, sorted by severity, bound the
+// page to the severities it spans (see rankBand), so that it does not read
+// the rows of the severities before it; the page is read from the nearer
+// end of those (see reversedAt). They must come from the page's snapshot.
+func (f Filter) tagSized(ctx context.Context, q db.DBTX) (Filter, int64, error) {
+	sql, args := f.tagSizesQuery()
 	counts := make([]int64, len(Severities))
 	var inScan, withTag int64
 	dest := make([]any, 0, len(counts)+2)
@@ -1566,19 +1585,19 @@ func (f Filter) scanTagSized(ctx context.Context, q db.DBTX) (Filter, int64, err
 		dest = append(dest, &counts[i])
 	}
 	if err := q.QueryRow(ctx, sql, args...).Scan(append(dest, &inScan, &withTag)...); err != nil {
-		return f, 0, fmt.Errorf("scan tag counts: %w", err)
+		return f, 0, fmt.Errorf("tag counts: %w", err)
 	}
 	var total int64
 	for _, n := range counts {
 		total += n
 	}
-	f.tagCounted, f.tagTotal, f.scanDriven = true, total, inScan <= withTag
+	f.precounted, f.precount, f.scanDriven = true, total, f.ScanID != "" && inScan <= withTag
 	if f.SortBy == "severity" && f.Severity == "" && f.Limit > 0 {
 		if b := f.rankBand(counts); b.rankHi != 0 {
-			f, f.tagTotal = b, 0
+			f, f.precount = b, 0
 			for i, s := range Severities {
 				if r := SeverityRank(s); r >= b.rankLo && r <= b.rankHi {
-					f.tagTotal += counts[i]
+					f.precount += counts[i]
 				}
 			}
 		}

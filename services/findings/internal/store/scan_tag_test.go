@@ -13,12 +13,13 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/dbtest"
 )
 
-// TestScanTagTotalsFromCounters checks a scan's findings with a tag (with
-// the spec's severity and state): every page, in every order, against a
-// plain query over the findings, after triage and a rescan moved the
-// counters and a fold settled some of them; the total read from the scan
-// tag counters alone; and a page nearer the end read from that end.
-func TestScanTagTotalsFromCounters(t *testing.T) {
+// TestTagTotalsFromCounters checks a tag's findings, within a scan, with
+// a repository or a category, or alone (with the spec's severity and
+// state): every page, in every order, against a plain query over the
+// findings, after triage and a rescan moved the counters and a fold
+// settled some of them; the total read from the tag counters alone; and a
+// page nearer the end read from that end.
+func TestTagTotalsFromCounters(t *testing.T) {
 	u := newUnit(t)
 	app := u.combinedFixture()
 	var scan string
@@ -52,32 +53,44 @@ func TestScanTagTotalsFromCounters(t *testing.T) {
 	require.Zero(t, outOfSync(t, u.s.Pool), "copies and counters out of step with the findings")
 
 	drivers := map[bool]bool{}
+	inScan := func(id string) string {
+		return ` AND id IN (SELECT finding_id FROM findings.occurrences WHERE scan_id = '` + id + `')`
+	}
 	for _, tc := range []struct {
 		name       string
 		f          Filter
+		where      string // the filter in SQL, besides the tag
+		counters   string // the counter table the total reads ("" for none)
 		min        int
 		scanDriven bool // the scan has fewer of the findings than the tag
 	}{
-		{"scan", Filter{ScanID: scan, Tag: "pci"}, 500, true},
-		{"rescan", Filter{ScanID: rescan.ID, Tag: "cwe-2"}, 80, false},
-		{"rescan_state", Filter{ScanID: rescan.ID, Tag: "pci", State: "resolved"}, 20, true},
-		{"scan_severity_state", Filter{ScanID: scan, Tag: "cwe-1", Severity: "high", State: "open"}, 20, false},
-		{"unknown_severity", Filter{ScanID: scan, Tag: "pci", Severity: "urgent"}, 0, false},
-		{"absent_tag", Filter{ScanID: scan, Tag: "cwe-99"}, 0, false},
+		{"scan", Filter{ScanID: scan, Tag: "pci"}, inScan(scan), "finding_scan_tag_counts", 500, true},
+		{"rescan", Filter{ScanID: rescan.ID, Tag: "cwe-2"}, inScan(rescan.ID), "finding_scan_tag_counts", 80, false},
+		{"rescan_state", Filter{ScanID: rescan.ID, Tag: "pci", State: "resolved"}, inScan(rescan.ID) + ` AND state = 'resolved'`,
+			"finding_scan_tag_counts", 20, true},
+		{"scan_severity_state", Filter{ScanID: scan, Tag: "cwe-1", Severity: "high", State: "open"},
+			inScan(scan) + ` AND severity = 'high' AND state = 'open'`, "finding_scan_tag_counts", 20, false},
+		{"scan_unknown_severity", Filter{ScanID: scan, Tag: "pci", Severity: "urgent"}, ` AND false`, "", 0, false},
+		{"scan_absent_tag", Filter{ScanID: scan, Tag: "cwe-99"}, inScan(scan), "finding_scan_tag_counts", 0, false},
+		{"scan_category", Filter{ScanID: scan, Tag: "pci", Category: "xss"}, inScan(scan) + ` AND category = 'xss'`, "", 100, false},
+		{"tag", Filter{Tag: "cwe-3"}, ``, "finding_tag_counts", 300, false},
+		{"repository", Filter{Tag: "pci", RepoKey: app}, ` AND repo_key = '` + app + `'`, "finding_tag_search_counts", 600, false},
+		{"category_state", Filter{Tag: "cwe-1", Category: "ssrf", State: "open"}, ` AND category = 'ssrf' AND state = 'open'`,
+			"finding_tag_search_counts", 40, false},
+		{"repository_category_severity", Filter{Tag: "pci", RepoKey: app, Category: "xss", Severity: "low"},
+			` AND repo_key = '` + app + `' AND category = 'xss' AND severity = 'low'`, "finding_tag_search_counts", 30, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.f.Severity != "urgent", tc.f.scanTagCounted(), "counted")
-			members := scanMembers(t, u.s, tc.f.ScanID)
+			_, _, counted := tc.f.tagCounters()
+			require.Equal(t, tc.counters != "", counted, "counted")
 			for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
 				for _, desc := range []bool{true, false} {
 					f := tc.f
 					f.OrgID, f.SortBy, f.Desc = u.org, sortBy, desc
 					var want []string
-					for _, id := range eachID(t, u.s, Filter{OrgID: u.org, SortBy: sortBy, Desc: desc, Tag: f.Tag, Severity: f.Severity, State: f.State}) {
-						if members[id] {
-							want = append(want, id)
-						}
-					}
+					require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT coalesce(array_agg(id::text ORDER BY `+f.orderBy("f")+`), '{}')
+						FROM findings.findings f WHERE org_id = $1 AND verification_status = 'approved' AND $2 = ANY(tags)`+tc.where,
+						u.org, f.Tag).Scan(&want))
 					require.GreaterOrEqual(t, len(want), tc.min, "fixture matches")
 					if tc.min == 0 {
 						require.Empty(t, want)
@@ -85,26 +98,31 @@ func TestScanTagTotalsFromCounters(t *testing.T) {
 					checkPages(t, u.s, f, want, []int{7, 100}, fmt.Sprintf("sort=%s desc=%t", sortBy, desc))
 				}
 			}
-			if !tc.f.scanTagCounted() {
+			if !counted {
 				return
 			}
 			f := tc.f
 			f.OrgID, f.SortBy, f.Desc, f.Limit = u.org, "found_at", true, 7
 			_, _, count, countArgs := f.Queries()
 			for _, mode := range planModes {
-				p := u.prepare(t, mode, "scan_tag_count_"+tc.name, "", count, countArgs...)
-				assert.Equal(t, []string{"finding_scan_tag_counts"}, relations(p.Explain()), "%s: relations the total reads", mode)
+				p := u.prepare(t, mode, "tag_count_"+tc.name, "", count, countArgs...)
+				assert.Equal(t, []string{tc.counters}, relations(p.Explain()), "%s: relations the total reads", mode)
 			}
-			// The last page, as List reads it with the total known: from
-			// the other end, with an offset below a page.
 			total, err := u.s.Count(u.ctx, f)
 			require.NoError(t, err)
+			require.Equal(t, f.ScanID != "", f.tagPrecounted(), "page 1 counted first")
 			if total == 0 {
 				return
 			}
+			// The last page, as List reads it with the total known: from
+			// the other end, with an offset below a page.
 			f.Offset = int(total-1) / f.Limit * f.Limit
-			f.tagTotal, f.tagCounted = total, true
+			require.True(t, f.tagPrecounted(), "a later page counted first")
+			f.precount, f.precounted = total, true
 			for _, scanDriven := range []bool{false, true} {
+				if scanDriven && f.ScanID == "" {
+					continue
+				}
 				f.scanDriven = scanDriven
 				page, args, _, _ := f.Queries()
 				limit, offset := args[len(args)-2].(int), args[len(args)-1].(int)
@@ -112,25 +130,27 @@ func TestScanTagTotalsFromCounters(t *testing.T) {
 				assert.Zero(t, offset, "the last page read from the other end")
 				assert.Equal(t, scanDriven, strings.Contains(page, "SELECT o.finding_id AS id"), "page read from the scan's occurrences")
 			}
-			// List reads the page from the smaller side and, sorted by
+			// List reads a scan's page from the smaller side and, sorted by
 			// severity, among the severities the page spans.
-			f.tagTotal, f.tagCounted = 0, false
-			sized, n, err := f.scanTagSized(u.ctx, u.s.Pool)
+			f.precount, f.precounted = 0, false
+			sized, n, err := f.tagSized(u.ctx, u.s.Pool)
 			require.NoError(t, err)
 			require.Equal(t, total, n)
 			require.Equal(t, tc.scanDriven, sized.scanDriven, "page read from the scan's occurrences")
-			drivers[tc.scanDriven] = true
+			if f.ScanID != "" {
+				drivers[tc.scanDriven] = true
+			}
 			require.Zero(t, sized.rankHi, "found_at order: no rank bounds")
 			if f.Severity == "" {
 				f.SortBy, f.Offset = "severity", int(total/2)
-				sized, _, err = f.scanTagSized(u.ctx, u.s.Pool)
+				sized, _, err = f.tagSized(u.ctx, u.s.Pool)
 				require.NoError(t, err)
 				assert.NotZero(t, sized.rankHi, "severity order: the page's severities")
 				assert.Less(t, sized.Offset, f.Offset, "severity order: the severities before the page skipped")
 			}
 		})
 	}
-	require.Len(t, drivers, 2, "both ways to a page checked")
+	require.Len(t, drivers, 2, "both ways to a scan's page checked")
 }
 
 // relations returns the tables and indexes' tables a plan reads, sorted

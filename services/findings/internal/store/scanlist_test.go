@@ -23,8 +23,10 @@ import (
 // repository than their scan (a scan's search relies on both), and the tag
 // rows missing, left over, or whose copies of their finding's list keys,
 // category and repository differ from it, and the scan tag counters
-// (finding_scan_tag_counts) whose sum differs from a count of the scans'
-// approved findings by tag, severity and state.
+// (finding_scan_tag_counts) and tag search counters
+// (finding_tag_search_counts) whose sum differs from a count of the
+// approved findings by scan or by repository and category, tag, severity
+// and state.
 func outOfSync(t *testing.T, pool *pgxpool.Pool) int {
 	t.Helper()
 	var n int
@@ -47,6 +49,15 @@ func outOfSync(t *testing.T, pool *pgxpool.Pool) int {
 			CROSS JOIN LATERAL (SELECT DISTINCT tag FROM unnest(f.tags) t(tag)) x
 			WHERE f.verification_status = 'approved' GROUP BY 1, 2, 3, 4, 5
 		) e USING (org_id, scan_id, tag, severity_rank, state)
+		WHERE c.n IS DISTINCT FROM e.n)
+		+ (SELECT count(*) FROM (
+			SELECT org_id, tag, repo_key, category, severity_rank, state, sum(n) AS n FROM findings.finding_tag_search_counts
+			GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(n) <> 0
+		) c FULL JOIN (
+			SELECT f.org_id, x.tag, f.repo_key, f.category, f.severity_rank, f.state, count(*) AS n
+			FROM findings.findings f CROSS JOIN LATERAL (SELECT DISTINCT tag FROM unnest(f.tags) t(tag)) x
+			WHERE f.verification_status = 'approved' GROUP BY 1, 2, 3, 4, 5, 6
+		) e USING (org_id, tag, repo_key, category, severity_rank, state)
 		WHERE c.n IS DISTINCT FROM e.n)`).Scan(&n)
 	if err != nil {
 		t.Fatal(err)
