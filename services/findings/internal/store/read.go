@@ -41,9 +41,9 @@ type Filter struct {
 	keys *searchKeys
 	// rankLo and rankHi, when not zero, bound severity_rank (see rankWindow).
 	rankLo, rankHi int
-	// precount, when precounted, is the exact number of findings of a tag
-	// (within the severities rankLo and rankHi bound), read from the
-	// counters before the page (see tagPrecounted), so that a deep page
+	// precount, when precounted, is the exact number of findings f
+	// selects (within the severities rankLo and rankHi bound), read before
+	// the page (see tagPrecounted, countPrecounted), so that a deep page
 	// is read from the nearer end.
 	precount   int64
 	precounted bool
@@ -707,11 +707,19 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 		if err != nil {
 			return err
 		}
-		if !counted && f.tagPrecounted() {
+		switch {
+		case counted:
+		case f.tagPrecounted():
 			if f, known, err = f.tagSized(ctx, q); err != nil {
 				return err
 			}
 			counted = true
+		case f.countPrecounted():
+			sql, args := f.countQuery()
+			if err := q.QueryRow(ctx, sql, args...).Scan(&known); err != nil {
+				return fmt.Errorf("count: %w", err)
+			}
+			counted, f.precounted, f.precount = true, true, known
 		}
 		if counted && int64(offset) >= known {
 			total = known // the page lies past the matches: nothing to read
@@ -1189,11 +1197,7 @@ func (f Filter) scanWhere(keys bool) (string, []any) {
 // read from the nearer end.
 func (f Filter) scanSearchPage() (string, []any) {
 	where, args := f.scanWhere(true)
-	in := f // the page as the inner query reads it
-	if f.precounted {
-		in = f.reversedAt(f.precount)
-	}
-	return f.rowsPage(in, "o", "findings.occurrences o WHERE "+where, args, "")
+	return f.rowsPage(f.inner(), "o", "findings.occurrences o WHERE "+where, args, "")
 }
 
 // scanKeyPage renders the query of one page of a resolved q or file prefix
@@ -1206,9 +1210,10 @@ func (f Filter) scanSearchPage() (string, []any) {
 // page is cut, in list order, from their union (a finding matching through
 // two columns counts once).
 func (f Filter) scanKeyPage() (string, []any) {
+	in := f.inner()
 	where, args := f.scanWhere(false)
-	args = append(args, f.Offset+f.Limit)
-	cut := ` ORDER BY ` + f.orderByID("o", "finding_id") + ` LIMIT $` + strconv.Itoa(len(args))
+	args = append(args, in.Offset+in.Limit)
+	cut := ` ORDER BY ` + in.orderByID("o", "finding_id") + ` LIMIT $` + strconv.Itoa(len(args))
 	// found_at order: the index holds it within each severity rank.
 	perRank := f.SortBy != "severity" && f.SortBy != "updated_at" && f.Severity == ""
 	cols, keys := f.keys.columns()
@@ -1230,7 +1235,7 @@ func (f Filter) scanKeyPage() (string, []any) {
 				args = append(args, ranks[0])
 				where += ` AND o.severity_rank = $` + strconv.Itoa(len(args))
 			}
-			return f.rowsPage(f, "o", "findings.occurrences o WHERE "+where, args, "")
+			return f.rowsPage(in, "o", "findings.occurrences o WHERE "+where, args, "")
 		}
 	}
 	branches := make([]string, 0, len(cols))
@@ -1246,7 +1251,17 @@ func (f Filter) scanKeyPage() (string, []any) {
 			SELECT o.finding_id AS id, o.found_at, o.severity_rank, o.updated_at FROM findings.occurrences o
 			WHERE `+where+cond+` AND o.`+col+`_key = k.key`+cut+`) x`)
 	}
-	return f.unionPage(f, strings.Join(branches, " UNION "), args, false)
+	return f.unionPage(in, strings.Join(branches, " UNION "), args, false)
+}
+
+// inner returns f as a page's inner query reads it: from the other end
+// when its total was counted before the page (see reversedAt), otherwise
+// as it is.
+func (f Filter) inner() Filter {
+	if f.precounted {
+		return f.reversedAt(f.precount)
+	}
+	return f
 }
 
 // ranks returns the severity ranks of the findings that match through
@@ -1340,11 +1355,7 @@ func (f Filter) tagFrom() (string, []any) {
 // is read from.
 func (f Filter) tagPage() (string, []any) {
 	from, args := f.tagFrom()
-	in := f // the page as the inner query reads it
-	if f.precounted {
-		in = f.reversedAt(f.precount)
-	}
-	return f.rowsPage(in, "t", from, args, "WHERE f.org_id = $1 AND f.verification_status = 'approved'")
+	return f.rowsPage(f.inner(), "t", from, args, "WHERE f.org_id = $1 AND f.verification_status = 'approved'")
 }
 
 // scanPage renders the query of one page of a scan's findings. The page is
@@ -1436,14 +1447,14 @@ func sendLast(ctx context.Context, q batchDBTX, b *pgx.Batch) error {
 }
 
 // searchSnapshot runs fn on the pool or, when f has q or a file prefix, is
-// a window sorted by severity (see windowBanded) or a scan with a tag
-// counted before its page (see tagPrecounted), in a read-only
+// a window sorted by severity (see windowBanded) or is counted before its
+// page (see tagPrecounted, countPrecounted), in a read-only
 // transaction whose statements share one snapshot, so that the keys
 // Resolve reads (complements included), the counters it and windowBand
 // sum and the page agree with each other. The transaction's BEGIN and
 // COMMIT travel with its statements (see snapshot).
 func (s *Store) searchSnapshot(ctx context.Context, f Filter, fn func(q batchDBTX) error) error {
-	if f.Text == "" && f.FilePrefix == "" && !f.windowBanded() && !f.tagPrecounted() {
+	if f.Text == "" && f.FilePrefix == "" && !f.windowBanded() && !f.tagPrecounted() && !f.countPrecounted() {
 		return fn(s.Pool)
 	}
 	return inSnapshot(ctx, s.Pool, fn)
@@ -1538,6 +1549,21 @@ func (f Filter) tagPrecounted() bool {
 		return false
 	}
 	return f.ScanID != "" || f.Offset > 0
+}
+
+// countPrecounted reports whether List counts f's matches before its
+// page, with the count statement the page would otherwise be sent with: a
+// scan's search or a tag's search that no counters hold, past page 1. The
+// count reads the matches either way; knowing it first lets a page nearer
+// the end be read from there (see inner), for one more round trip.
+func (f Filter) countPrecounted() bool {
+	if f.Offset <= 0 || f.Limit <= 0 {
+		return false
+	}
+	if _, _, ok := f.tagCounters(); ok {
+		return false
+	}
+	return f.Tag != "" || (f.ScanID != "" && f.Searching() && !f.scanRepoOnly())
 }
 
 // tagSizesQuery renders, for a tag's findings counted by the tag counters

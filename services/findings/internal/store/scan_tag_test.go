@@ -193,3 +193,54 @@ func TestRankBand(t *testing.T) {
 		})
 	}
 }
+
+// TestCountedFirstPagesFromNearerEnd checks searches whose total is a
+// count, not counters (within a scan, or with a tag and a filter the tag
+// counters do not hold): past page 1 List counts them first, and a page
+// nearer the end is read from there; every page, in every order, against
+// a plain query over the findings.
+func TestCountedFirstPagesFromNearerEnd(t *testing.T) {
+	u := newUnit(t)
+	app := u.combinedFixture()
+	var scan string
+	require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT id::text FROM findings.scans WHERE org_id = $1 AND repo_key = $2`, u.org, app).Scan(&scan))
+	inScan := ` AND id IN (SELECT finding_id FROM findings.occurrences WHERE scan_id = '` + scan + `')`
+	for _, tc := range []struct {
+		name  string
+		f     Filter
+		where string // the filter in SQL
+	}{
+		{"scan_category", Filter{ScanID: scan, Category: "xss"}, inScan + ` AND category = 'xss'`},
+		{"scan_q", Filter{ScanID: scan, Text: "redirect"}, inScan + ` AND title ILIKE '%redirect%'`},
+		{"scan_tag_category", Filter{ScanID: scan, Tag: "pci", Category: "ssrf"}, inScan + ` AND 'pci' = ANY(tags) AND category = 'ssrf'`},
+		{"tag_q", Filter{Tag: "cwe-2", Text: "sink 1"}, ` AND 'cwe-2' = ANY(tags) AND description ILIKE '%sink 1%'`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
+				for _, desc := range []bool{true, false} {
+					f := tc.f
+					f.OrgID, f.SortBy, f.Desc = u.org, sortBy, desc
+					var want []string
+					require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT coalesce(array_agg(id::text ORDER BY `+f.orderBy("f")+`), '{}')
+						FROM findings.findings f WHERE org_id = $1 AND verification_status = 'approved'`+tc.where, u.org).Scan(&want))
+					require.Greater(t, len(want), 30, "fixture matches")
+					checkPages(t, u.s, f, want, []int{7, 100}, fmt.Sprintf("sort=%s desc=%t", sortBy, desc))
+				}
+			}
+			f := tc.f
+			f.OrgID, f.SortBy, f.Desc, f.Limit = u.org, "found_at", true, 7
+			f, err := u.s.Resolve(u.ctx, f)
+			require.NoError(t, err)
+			require.False(t, f.countPrecounted(), "page 1 sent with its count")
+			total, err := u.s.Count(u.ctx, f)
+			require.NoError(t, err)
+			f.Offset = int(total-1) / f.Limit * f.Limit
+			require.True(t, f.countPrecounted(), "a later page counted first")
+			f.precount, f.precounted = total, true
+			_, args, _, _ := f.Queries()
+			limit, offset := args[len(args)-2].(int), args[len(args)-1].(int)
+			assert.Equal(t, int(total)-f.Offset, limit, "the last page's rows")
+			assert.Zero(t, offset, "the last page read from the other end")
+		})
+	}
+}
