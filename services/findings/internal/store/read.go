@@ -1512,8 +1512,8 @@ func (f Filter) countQuery() (string, []any) {
 // neither (with the spec's severity and state): finding_scan_tag_counts,
 // finding_tag_search_counts or finding_tag_counts. $1 is the
 // organization, $2 the tag, $3 the severity rank (0 for any) and $4 the
-// state (” for any), then the scan, or the repository and category (” for
-// any). ok is false for other filters.
+// state (empty for any), then the scan, or the repository and category
+// (each empty for any). ok is false for other filters.
 func (f Filter) tagCounters() (from string, args []any, ok bool) {
 	rest := f
 	rest.Tag, rest.RepoKey, rest.Category, rest.ScanID = "", "", "", ""
