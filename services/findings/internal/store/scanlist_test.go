@@ -248,7 +248,7 @@ func TestScanListKeysFollowFindings(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			st.change()
 			if n := outOfSync(t, pool); n != 0 {
-				t.Fatalf("%d occurrences, tag rows or scan tag counters out of step with their findings", n)
+				t.Fatalf("%d occurrences, tag rows or tag counters out of step with their findings", n)
 			}
 			checkScanLists(t, s, org, []string{scanA.ID, scanB.ID})
 			// A scan of another organization lists nothing.
@@ -270,7 +270,7 @@ func TestScanListKeysFollowFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n := outOfSync(t, pool); n != 0 {
-		t.Fatalf("%d occurrences, tag rows or scan tag counters out of step after a direct update", n)
+		t.Fatalf("%d occurrences, tag rows or tag counters out of step after a direct update", n)
 	}
 	checkScanLists(t, s, org, []string{scanA.ID, scanB.ID})
 	// An unknown severity matches nothing.
