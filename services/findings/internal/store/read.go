@@ -910,12 +910,19 @@ func (f Filter) keySelected() (n int64, ok bool) {
 	if f.rankHi == 0 {
 		return f.keys.matched[col], true
 	}
+	return f.inBand(f.keys.bySeverity[col]), true
+}
+
+// inBand returns the sum of counts (per severity, in Severities' order) of
+// the severities within f's rank bounds (see rankBand).
+func (f Filter) inBand(counts []int64) int64 {
+	var n int64
 	for i, s := range Severities {
 		if r := SeverityRank(s); r >= f.rankLo && r <= f.rankHi {
-			n += f.keys.bySeverity[col][i]
+			n += counts[i]
 		}
 	}
-	return n, true
+	return n
 }
 
 // rankWindow returns f, sorted by severity, with its page found among the
@@ -1193,7 +1200,7 @@ func (f Filter) scanWhere(keys bool) (string, []any) {
 // checking each one (see scanWhere), stopping at the page: the way when
 // most of the scan matches, or q matches so many texts that reading each
 // key's entries costs more (see Resolve), or, for a tag, when the scan has
-// fewer findings than the tag (see tagSizesQuery), whose page is then
+// fewer findings than the tag (see tagSized), whose page is then
 // read from the nearer end.
 func (f Filter) scanSearchPage() (string, []any) {
 	where, args := f.scanWhere(true)
@@ -1515,9 +1522,8 @@ func (f Filter) countQuery() (string, []any) {
 // state (empty for any), then the scan, or the repository and category
 // (each empty for any). ok is false for other filters.
 func (f Filter) tagCounters() (from string, args []any, ok bool) {
-	rest := f
-	rest.Tag, rest.RepoKey, rest.Category, rest.ScanID = "", "", "", ""
-	if f.Tag == "" || rest.Searching() || (f.Severity != "" && !slices.Contains(Severities, f.Severity)) {
+	table := f.tagCounterTable()
+	if table == "" {
 		return "", nil, false
 	}
 	rank := int16(0)
@@ -1525,17 +1531,33 @@ func (f Filter) tagCounters() (from string, args []any, ok bool) {
 		rank = int16(SeverityRank(f.Severity))
 	}
 	args = []any{f.OrgID, f.Tag, rank, f.State}
-	where := `org_id = $1 AND tag = $2 AND ($3 = 0 OR severity_rank = $3) AND ($4 = '' OR state = $4)`
-	switch {
-	case f.ScanID != "" && f.RepoKey == "" && f.Category == "":
-		return `findings.finding_scan_tag_counts WHERE ` + where + ` AND scan_id = $5`, append(args, f.ScanID), true
-	case f.ScanID != "":
-		return "", nil, false
-	case f.RepoKey != "" || f.Category != "":
-		return `findings.finding_tag_search_counts WHERE ` + where + ` AND ($5 = '' OR repo_key = $5) AND ($6 = '' OR category = $6)`,
-			append(args, f.RepoKey, f.Category), true
+	from = `findings.` + table + ` WHERE org_id = $1 AND tag = $2 AND ($3 = 0 OR severity_rank = $3) AND ($4 = '' OR state = $4)`
+	switch table {
+	case "finding_scan_tag_counts":
+		return from + ` AND scan_id = $5`, append(args, f.ScanID), true
+	case "finding_tag_search_counts":
+		return from + ` AND ($5 = '' OR repo_key = $5) AND ($6 = '' OR category = $6)`, append(args, f.RepoKey, f.Category), true
 	default:
-		return `findings.finding_tag_counts WHERE ` + where, args, true
+		return from, args, true
+	}
+}
+
+// tagCounterTable returns the tag counter table that holds f's total (see
+// tagCounters), or "" when none does.
+func (f Filter) tagCounterTable() string {
+	rest := f
+	rest.Tag, rest.RepoKey, rest.Category, rest.ScanID = "", "", "", ""
+	switch {
+	case f.Tag == "" || rest.Searching() || (f.Severity != "" && !slices.Contains(Severities, f.Severity)):
+		return ""
+	case f.ScanID != "" && (f.RepoKey != "" || f.Category != ""):
+		return ""
+	case f.ScanID != "":
+		return "finding_scan_tag_counts"
+	case f.RepoKey != "" || f.Category != "":
+		return "finding_tag_search_counts"
+	default:
+		return "finding_tag_counts"
 	}
 }
 
@@ -1545,7 +1567,7 @@ func (f Filter) tagCounters() (from string, args []any, ok bool) {
 // depends on the sizes), otherwise for a page past the first (page 1 is
 // read from its start whatever the total).
 func (f Filter) tagPrecounted() bool {
-	if _, _, ok := f.tagCounters(); !ok || f.Limit <= 0 {
+	if f.tagCounterTable() == "" || f.Limit <= 0 {
 		return false
 	}
 	return f.ScanID != "" || f.Offset > 0
@@ -1557,60 +1579,53 @@ func (f Filter) tagPrecounted() bool {
 // count reads the matches either way; knowing it first lets a page nearer
 // the end be read from there (see inner), for one more round trip.
 func (f Filter) countPrecounted() bool {
-	if f.Offset <= 0 || f.Limit <= 0 {
-		return false
-	}
-	if _, _, ok := f.tagCounters(); ok {
+	if f.Offset <= 0 || f.Limit <= 0 || f.tagCounterTable() != "" {
 		return false
 	}
 	return f.Tag != "" || (f.ScanID != "" && f.Searching() && !f.scanRepoOnly())
 }
 
-// tagSizesQuery renders, for a tag's findings counted by the tag counters
-// (see tagCounters), the matches of each severity (in Severities' order)
-// and, within a scan, the sizes of the two ways to its page, all from
-// counters: the scan's findings and the organization's with the tag, each
-// with f's severity and state (0 and 0 without a scan). A scan's page is
-// read from the smaller side, each of its rows checked against the other:
-// both spread the matches about as evenly (a tag's findings over the
-// scan's, a scan's over the tag's), except that a scan's new findings are
-// found together, so that walking the tag's rows in found_at order from a
-// scan far from either end reads every tag row between (a scan of 10,000
-// and a tag of 25,000 in a million findings: 6.6 ms for page 1, 18 ms for
-// the last, against about 2 ms from the scan's occurrences).
-func (f Filter) tagSizesQuery() (string, []any) {
+// tagSized returns f (see tagPrecounted) ready for its page, with its
+// exact total, from counters in one round trip: the matches of each
+// severity and, within a scan, the scan's findings and the organization's
+// with the tag (each with f's severity and state, the totals of the scan
+// alone and of the tag alone). They must come from the page's snapshot.
+//
+// Within a scan the page is read from the smaller side, each of its rows
+// checked against the other: both spread the matches about as evenly (a
+// tag's findings over the scan's, a scan's over the tag's), except that a
+// scan's new findings are found together, so that walking the tag's rows
+// in found_at order from a scan far from either end reads every tag row
+// between (a scan of 10,000 and a tag of 25,000 in a million findings: 6.6
+// ms for page 1, 18 ms for the last, against about 2 ms from the scan's
+// occurrences). Sorted by severity, the page is bound to the severities it
+// spans (see rankBand), so that it does not read the rows of the
+// severities before it; and it is read from the nearer end of those (see
+// reversedAt).
+func (f Filter) tagSized(ctx context.Context, q batchDBTX) (Filter, int64, error) {
 	from, args, _ := f.tagCounters()
 	var cols []string
-	for _, s := range Severities {
-		cols = append(cols, `coalesce(sum(n) FILTER (WHERE severity_rank = `+strconv.Itoa(SeverityRank(s))+`), 0)::bigint`)
-	}
-	if f.ScanID == "" {
-		cols = append(cols, "0::bigint", "0::bigint")
-	} else {
-		args = append(args, f.Severity)
-		cols = append(cols, `(SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_counts
-			WHERE org_id = $1 AND scan_id = $5 AND ($6 = '' OR severity = $6) AND ($4 = '' OR state = $4))`,
-			`(SELECT coalesce(sum(n), 0)::bigint FROM findings.finding_tag_counts
-			WHERE org_id = $1 AND tag = $2 AND ($3 = 0 OR severity_rank = $3) AND ($4 = '' OR state = $4))`)
-	}
-	return `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + from, args
-}
-
-// tagSized returns f (see tagPrecounted) ready for its page, with its
-// exact total: the counters' sizes (see tagSizesQuery) choose, within a
-// scan, the side the page is read from and, sorted by severity, bound the
-// page to the severities it spans (see rankBand), so that it does not read
-// the rows of the severities before it; the page is read from the nearer
-// end of those (see reversedAt). They must come from the page's snapshot.
-func (f Filter) tagSized(ctx context.Context, q db.DBTX) (Filter, int64, error) {
-	sql, args := f.tagSizesQuery()
 	counts := make([]int64, len(Severities))
-	var inScan, withTag int64
-	dest := make([]any, 0, len(counts)+2)
-	for i := range counts {
-		dest = append(dest, &counts[i])
+	dest := make([]any, len(counts))
+	for i, s := range Severities {
+		cols = append(cols, `coalesce(sum(n) FILTER (WHERE severity_rank = `+strconv.Itoa(SeverityRank(s))+`), 0)::bigint`)
+		dest[i] = &counts[i]
 	}
-	if err := q.QueryRow(ctx, sql, args...).Scan(append(dest, &inScan, &withTag)...); err != nil {
+	b := &pgx.Batch{}
+	b.Queue(`SELECT `+strings.Join(cols, ", ")+` FROM `+from, args...).QueryRow(func(row pgx.Row) error { return row.Scan(dest...) })
+	var inScan, withTag int64
+	if f.ScanID != "" {
+		scan, tag := f, f
+		scan.Tag, tag.ScanID = "", ""
+		for _, side := range []struct {
+			f Filter
+			n *int64
+		}{{scan, &inScan}, {tag, &withTag}} {
+			sql, args := side.f.countQuery()
+			b.Queue(sql, args...).QueryRow(func(row pgx.Row) error { return row.Scan(side.n) })
+		}
+	}
+	if err := q.SendBatch(ctx, b).Close(); err != nil {
 		return f, 0, fmt.Errorf("tag counts: %w", err)
 	}
 	var total int64
@@ -1620,12 +1635,7 @@ func (f Filter) tagSized(ctx context.Context, q db.DBTX) (Filter, int64, error) 
 	f.precounted, f.precount, f.scanDriven = true, total, f.ScanID != "" && inScan <= withTag
 	if f.SortBy == "severity" && f.Severity == "" && f.Limit > 0 {
 		if b := f.rankBand(counts); b.rankHi != 0 {
-			f, f.precount = b, 0
-			for i, s := range Severities {
-				if r := SeverityRank(s); r >= b.rankLo && r <= b.rankHi {
-					f.precount += counts[i]
-				}
-			}
+			f, f.precount = b, b.inBand(counts)
 		}
 	}
 	return f, total, nil
