@@ -397,6 +397,29 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 		textMiss = `SELECT t.key FROM findings.search_texts t WHERE t.org_id = $1 AND t.field = v.field AND NOT (t.folded LIKE ` + lowered(6) + `)`
 		fileMiss = `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND NOT (t.folded LIKE ` + lowered(6) + `)`
 	}
+	// The counter rows (alias c) of a key (k.key, of column v.field), of the
+	// findings every key is counted against (the scan's, or the
+	// organization's), and of the organization's: within a repository
+	// and/or a category when the search is scoped to them (see keyScoped).
+	keyRows := `findings.finding_key_counts c WHERE c.org_id = $1 AND c.field = v.field AND c.key = k.key`
+	allRows := `findings.finding_counts c WHERE c.org_id = $1 AND c.scan_id = $4`
+	orgRows := `findings.finding_counts c WHERE c.org_id = $1 AND c.scan_id = '` + nilScan + `'`
+	if f.keyScoped() {
+		var scope string
+		if f.RepoKey != "" {
+			args = append(args, f.RepoKey)
+			scope += ` AND c.repo_key = $` + strconv.Itoa(len(args))
+		}
+		if f.Category != "" {
+			args = append(args, f.Category)
+			scope += ` AND c.category = $` + strconv.Itoa(len(args))
+		}
+		keyRows = `findings.finding_key_search_counts c WHERE c.org_id = $1 AND c.field = v.field AND c.key = k.key` + scope
+		orgRows = `findings.finding_search_counts c WHERE c.org_id = $1` + scope
+		// Without a scan, the findings counted against are the
+		// organization's ($4 is the nil scan; naming it gives it its type).
+		allRows = orgRows + ` AND $4::uuid = '` + nilScan + `'`
+	}
 	// Per column: the matching texts' number and keys (h, gathered for
 	// every column in one pass over the matches); when complements are
 	// allowed and at least complementMin match, the column's texts counted
@@ -410,11 +433,10 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	return `WITH m AS MATERIALIZED (SELECT x.field, count(*) AS hits, array_agg(x.key) AS keys FROM (` + match + `) x GROUP BY x.field)
 		SELECT v.i, CASE WHEN n.neg THEN h.hits ELSE cardinality(x.live) END, n.neg,
 			(CASE WHEN n.neg THEN c.keys ELSE x.live END)::text[], x.every, x.some, x.sevs,
-			(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = $4)::bigint,
-			(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = '` + nilScan + `')::bigint,
-			(SELECT coalesce(sum(n), 0) FROM findings.finding_counts WHERE org_id = $1 AND scan_id = '` + nilScan + `'
-				AND ($2 = '' OR severity = $2) AND ($3 = '' OR state = $3))::bigint,
-			(SELECT ARRAY[` + perSeverity("c") + `] FROM findings.finding_counts c WHERE c.org_id = $1 AND c.scan_id = '` + nilScan + `')::bigint[]
+			(SELECT coalesce(sum(c.n), 0) FROM ` + allRows + `)::bigint,
+			(SELECT coalesce(sum(c.n), 0) FROM ` + orgRows + `)::bigint,
+			(SELECT coalesce(sum(c.n), 0) FROM ` + orgRows + ` AND ($2 = '' OR c.severity = $2) AND ($3 = '' OR c.state = $3))::bigint,
+			(SELECT ARRAY[` + perSeverity("c") + `] FROM ` + orgRows + `)::bigint[]
 		FROM (VALUES (0, 'title'), (1, 'description'), (2, 'file')) v(i, field)
 		CROSS JOIN LATERAL (SELECT coalesce(sum(m.hits), 0) AS hits, coalesce(min(m.keys), '{}') AS keys FROM m WHERE m.field = v.field) h
 		CROSS JOIN LATERAL (SELECT count(*) AS n FROM (
@@ -432,7 +454,7 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 			FROM unnest(CASE WHEN n.neg THEN c.keys ELSE h.keys END) k(key) CROSS JOIN LATERAL (
 				SELECT sum(c.n) AS every, sum(c.n) FILTER (WHERE ($2 = '' OR c.severity = $2) AND ($3 = '' OR c.state = $3)) AS some,
 					` + keySeverityCols("c") + `
-				FROM findings.finding_key_counts c WHERE c.org_id = $1 AND c.field = v.field AND c.key = k.key) c) x
+				FROM ` + keyRows + `) c) x
 		ORDER BY v.i`, args
 }
 
@@ -1662,19 +1684,34 @@ func (f Filter) countersQuery() (string, []any) {
 }
 
 // keyCounted reports whether f is a resolved q or file prefix search whose
-// other filters are at most severity and state, across every scan: the key
-// counters count its matches.
+// other filters are at most severity, state, a repository and a category,
+// across every scan: the key counters count its matches
+// (finding_key_counts, or finding_key_search_counts with a repository or a
+// category, see keyScoped).
 func (f Filter) keyCounted() bool {
 	rest := f
-	rest.Text, rest.FilePrefix, rest.Severity, rest.State = "", "", "", ""
+	rest.Text, rest.FilePrefix, rest.Severity, rest.State, rest.RepoKey, rest.Category = "", "", "", "", "", ""
 	return f.keys != nil && f.ScanID == "" && !rest.Searching() && (f.Text == "" || f.FilePrefix == "")
 }
 
+// keyScoped reports whether Resolve reads the key counters of f within a
+// repository and/or a category (finding_key_search_counts, and the
+// organization's findings from finding_search_counts): f has either, across
+// every scan, with no tag and no found_at window. The counts then hold
+// only f's repository and category, so that the key counters count f's
+// matches (see keyCounted), keys without findings there are dropped, and
+// the choice between reading the keys and walking the list weighs the
+// findings of the repository or category alone.
+func (f Filter) keyScoped() bool {
+	return f.ScanID == "" && (f.RepoKey != "" || f.Category != "") && f.Tag == "" && f.FoundSince.IsZero() && f.FoundUntil.IsZero()
+}
+
 // keyCountQuery renders the exact total of a resolved q or file prefix
-// search whose other filters are at most severity and state, from the key
-// counters (finding_key_counts) as Resolve summed them: every finding has
-// one key per column, so the sum over the matching keys of one column
-// counts each match once. When findings with f's severity and state match
+// search whose other filters are at most severity, state, a repository and
+// a category (see keyCounted), from the key counters as Resolve summed
+// them: every finding has one key per column, so the sum over the matching
+// keys of one column counts each match once. When findings with f's
+// severity and state match
 // through more than one column, whose sums could count a finding twice,
 // the total is a count of the union of the keys' matches instead, read
 // from the key indexes. ok is false when f is not resolved, has other

@@ -33,7 +33,9 @@ func TestKeySearchesCheckCategoryAndRepoInTheirIndexes(t *testing.T) {
 		{"file_category", Filter{FilePrefix: "src/api/", Category: "xss"}, `starts_with(affected_file, 'src/api/') AND category = 'xss'`},
 		{"file_repository", Filter{FilePrefix: "src/api/", RepoKey: app}, `starts_with(affected_file, 'src/api/') AND repo_key = '` + app + `'`},
 		{"q_category", Filter{Text: "SINK 1", Category: "ssrf"}, `description ILIKE '%sink 1%' AND category = 'ssrf'`},
-		{"q_repository", Filter{Text: "sink 1", RepoKey: app}, `description ILIKE '%sink 1%' AND repo_key = '` + app + `'`},
+		// Three descriptions of thirty: a tenth of the repository's findings
+		// (more would be found walking the repository's list).
+		{"q_repository", Filter{Text: "1 unchecked", RepoKey: app}, `description ILIKE '%1 unchecked%' AND repo_key = '` + app + `'`},
 		{"title_category_state", Filter{Text: "injection", Category: "xss", State: "open"}, `title ILIKE '%injection%' AND category = 'xss' AND state = 'open'`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
