@@ -38,17 +38,8 @@ func TestTagTotalsFromCounters(t *testing.T) {
 			Tags: []string{fmt.Sprintf("cwe-%d", i%4), "pci"}, Verified: true}
 	})
 	// Triage moves the counts of every scan of a finding between states.
-	all, _, err := u.s.List(u.ctx, Filter{OrgID: u.org, ScanID: rescan.ID, SortBy: "found_at", Limit: 1000})
-	require.NoError(t, err)
-	for i, fd := range all {
-		state := []string{"resolved", "false_positive", "open"}[i%3]
-		if i%4 != 0 || state == fd.State {
-			continue
-		}
-		_, err := u.s.Apply(u.ctx, u.org, fd.ID, Update{State: &state}, Actor{UserID: uuid.NewString(), Username: "ana", Source: "api"})
-		require.NoError(t, err)
-	}
-	_, err = u.s.FoldCounts(u.ctx, 5)
+	u.triageEvery(t, Filter{ScanID: rescan.ID}, 4)
+	_, err := u.s.FoldCounts(u.ctx, 5)
 	require.NoError(t, err)
 	require.Zero(t, outOfSync(t, u.s.Pool), "copies and counters out of step with the findings")
 
@@ -141,6 +132,23 @@ func TestTagTotalsFromCounters(t *testing.T) {
 		})
 	}
 	require.Len(t, drivers, 2, "both ways to a scan's page checked")
+}
+
+// triageEvery moves every nth of the findings f selects (up to 1,000, in
+// found_at order) to another state, through the triage API.
+func (u *unit) triageEvery(t *testing.T, f Filter, n int) {
+	t.Helper()
+	f.OrgID, f.SortBy, f.Limit = u.org, "found_at", 1000
+	all, _, err := u.s.List(u.ctx, f)
+	require.NoError(t, err)
+	for i, fd := range all {
+		state := []string{"resolved", "false_positive", "open"}[i%3]
+		if i%n != 0 || state == fd.State {
+			continue
+		}
+		_, err := u.s.Apply(u.ctx, u.org, fd.ID, Update{State: &state}, Actor{UserID: uuid.NewString(), Username: "ana", Source: "api"})
+		require.NoError(t, err)
+	}
 }
 
 // checkEveryPage checks every page of f (pages of 7 and of 100) in each

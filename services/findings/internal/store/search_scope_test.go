@@ -23,17 +23,8 @@ func TestKeySearchTotalsWithinRepoAndCategory(t *testing.T) {
 	lib := Scan{RepoURL: "https://git.example.com/acme/lib"}.repoKey()
 	// Triage moves findings between states, and a finding moved to
 	// another category moves its keys' counts with it.
-	all, _, err := u.s.List(u.ctx, Filter{OrgID: u.org, RepoKey: app, SortBy: "found_at", Limit: 1000})
-	require.NoError(t, err)
-	for i, fd := range all {
-		state := []string{"resolved", "false_positive", "open"}[i%3]
-		if i%5 != 0 || state == fd.State {
-			continue
-		}
-		_, err := u.s.Apply(u.ctx, u.org, fd.ID, Update{State: &state}, Actor{UserID: uuid.NewString(), Username: "ana", Source: "api"})
-		require.NoError(t, err)
-	}
-	_, err = u.s.Pool.Exec(u.ctx, `UPDATE findings.findings SET category = 'auth' WHERE org_id = $1 AND repo_key = $2 AND right(fingerprint, 1) IN ('1', '2', '7')`,
+	u.triageEvery(t, Filter{RepoKey: app}, 5)
+	_, err := u.s.Pool.Exec(u.ctx, `UPDATE findings.findings SET category = 'auth' WHERE org_id = $1 AND repo_key = $2 AND right(fingerprint, 1) IN ('1', '2', '7')`,
 		u.org, lib)
 	require.NoError(t, err)
 	_, err = u.s.FoldCounts(u.ctx, 7)
