@@ -13,7 +13,8 @@ import (
 
 // TestCountersAfterUpgrade records tagged findings under the schema before
 // a counter migration, then applies the rest: the counters it backfills
-// (or rebuilds) agree with the findings, and so do the totals they give.
+// (or rebuilds) agree with the findings and their distinct texts, and so
+// do the totals they give.
 func TestCountersAfterUpgrade(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -28,6 +29,8 @@ func TestCountersAfterUpgrade(t *testing.T) {
 		// could have left short.
 		{"tag search counters rebuilt", "0040",
 			`DELETE FROM findings.finding_tag_search_counts WHERE tag = 'pci'`},
+		// 0041 backfills the text counters from the distinct texts.
+		{"text counters", "0041", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

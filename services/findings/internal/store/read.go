@@ -382,13 +382,10 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	// The matching texts and paths, every text and path of a column
 	// (v.field), and those that do not match.
 	var match, textMiss, fileMiss string
-	textAll := `SELECT t.key FROM findings.search_texts t WHERE t.org_id = $1 AND t.field = v.field`
-	fileAll := `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1`
 	if f.FilePrefix != "" {
 		args = append(args, f.prefixArgs()...)
 		match = `SELECT 'file' AS field, x.key FROM (` + prefixKeys(6) + `) x`
-		textAll = `SELECT t.key FROM findings.search_texts t WHERE false` // a prefix matches paths alone
-		textMiss = textAll
+		textMiss = `SELECT t.key FROM findings.search_texts t WHERE false` // a prefix matches paths alone
 		fileMiss = `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND NOT (` + prefixCond("t", 6) + `)`
 	} else {
 		args = append(args, f.textArg())
@@ -421,15 +418,14 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 		allRows = orgRows + ` AND $4::uuid = '` + nilScan + `'`
 	}
 	// Per column: the matching texts' number and keys (h, gathered for
-	// every column in one pass over the matches); when complements are
-	// allowed and at least complementMin match, the column's texts counted
-	// up to twice the matches (a, from the primary key alone): fewer means
-	// that most of them match, and the keys held are then those of the
-	// texts that do not (n.neg, c), read only when there are any; the keys
-	// held, and their findings from the counters, a lookup per key. A word
-	// in every text thus reads the texts once, through the trigram index,
-	// and counts their keys, rather than reading each text again to find
-	// none that does not match.
+	// every column in one pass over the matches); the column's texts, from
+	// the text counters (a, search_text_counts): when complements are
+	// allowed, at least complementMin match and they are most of the
+	// column's texts, the keys held are those of the texts that do not
+	// (n.neg, c), read only when there are any; the keys held, and their
+	// findings from the counters, a lookup per key. A word in every text
+	// thus reads the texts once, through the trigram index, rather than
+	// reading each text again to find none that does not match.
 	return `WITH m AS MATERIALIZED (SELECT x.field, count(*) AS hits, array_agg(x.key) AS keys FROM (` + match + `) x GROUP BY x.field)
 		SELECT v.i, CASE WHEN n.neg THEN h.hits ELSE cardinality(x.live) END, n.neg,
 			(CASE WHEN n.neg THEN c.keys ELSE x.live END)::text[], x.every, x.some, x.sevs,
@@ -439,10 +435,7 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 			(SELECT ARRAY[` + perSeverity("c") + `] FROM ` + orgRows + `)::bigint[]
 		FROM (VALUES (0, 'title'), (1, 'description'), (2, 'file')) v(i, field)
 		CROSS JOIN LATERAL (SELECT coalesce(sum(m.hits), 0) AS hits, coalesce(min(m.keys), '{}') AS keys FROM m WHERE m.field = v.field) h
-		CROSS JOIN LATERAL (SELECT count(*) AS n FROM (
-			SELECT y.key FROM (` + textAll + `) y WHERE v.field <> 'file'
-			UNION ALL SELECT y.key FROM (` + fileAll + `) y WHERE v.field = 'file'
-			LIMIT 2 * h.hits) z WHERE $5 AND h.hits >= ` + strconv.Itoa(complementMin) + `) a
+		CROSS JOIN LATERAL (SELECT coalesce(sum(t.n), 0) AS n FROM findings.search_text_counts t WHERE t.org_id = $1 AND t.field = v.field) a
 		CROSS JOIN LATERAL (SELECT $5 AND h.hits >= ` + strconv.Itoa(complementMin) + ` AND a.n < 2 * h.hits AS neg) n
 		CROSS JOIN LATERAL (SELECT coalesce(array_agg(z.key), '{}') AS keys FROM (
 			SELECT y.key FROM (` + textMiss + `) y WHERE v.field <> 'file'

@@ -27,9 +27,10 @@ import (
 // (finding_scan_tag_counts) and tag search counters
 // (finding_tag_search_counts) whose sum differs from a count of the
 // approved findings by scan or by repository and category, tag, severity
-// and state, and the key search counters (finding_key_search_counts) whose
+// and state, the key search counters (finding_key_search_counts) whose
 // sum differs from a count by key, repository, category, severity and
-// state.
+// state, and the text counters (search_text_counts) whose sum differs from
+// the organization's distinct texts and paths.
 func outOfSync(t *testing.T, pool *pgxpool.Pool) int {
 	t.Helper()
 	var n int
@@ -53,7 +54,9 @@ func outOfSync(t *testing.T, pool *pgxpool.Pool) int {
 			WHERE f.verification_status = 'approved' GROUP BY 1, 2, 3, 4, 5, 6`)+`
 		+ `+counterDrift("finding_key_search_counts", `SELECT f.org_id, k.field, k.key, f.repo_key, f.category, f.severity, f.state, count(*) AS n
 			FROM findings.findings f CROSS JOIN LATERAL findings.finding_field_keys(f.title_key, f.description_key, f.file_key) k
-			WHERE f.verification_status = 'approved' GROUP BY 1, 2, 3, 4, 5, 6, 7`)).Scan(&n)
+			WHERE f.verification_status = 'approved' GROUP BY 1, 2, 3, 4, 5, 6, 7`)+`
+		+ `+counterDrift("search_text_counts", `SELECT org_id, field, count(*) AS n FROM findings.search_texts GROUP BY 1, 2
+			UNION ALL SELECT org_id, 'file', count(*) FROM findings.search_files GROUP BY 1`)).Scan(&n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +258,7 @@ func TestScanListKeysFollowFindings(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			st.change()
 			if n := outOfSync(t, pool); n != 0 {
-				t.Fatalf("%d occurrences, tag rows, tag counters or key search counters out of step with their findings", n)
+				t.Fatalf("%d occurrences, tag rows, tag counters, key search counters or text counters out of step with their findings", n)
 			}
 			checkScanLists(t, s, org, []string{scanA.ID, scanB.ID})
 			// A scan of another organization lists nothing.
@@ -277,7 +280,7 @@ func TestScanListKeysFollowFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n := outOfSync(t, pool); n != 0 {
-		t.Fatalf("%d occurrences, tag rows, tag counters or key search counters out of step after a direct update", n)
+		t.Fatalf("%d occurrences, tag rows, tag counters, key search counters or text counters out of step after a direct update", n)
 	}
 	checkScanLists(t, s, org, []string{scanA.ID, scanB.ID})
 	// An unknown severity matches nothing.

@@ -1053,7 +1053,7 @@ func TestScanSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n := outOfSync(t, pool); n != 0 {
-		t.Fatalf("%d occurrences, tag rows, tag counters or key search counters out of step with their findings", n)
+		t.Fatalf("%d occurrences, tag rows, tag counters, key search counters or text counters out of step with their findings", n)
 	}
 	if _, err := s.FoldCounts(ctx, 3); err != nil {
 		t.Fatal(err)
