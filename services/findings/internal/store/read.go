@@ -379,8 +379,8 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 		scan = nilScan
 	}
 	args := []any{f.OrgID, f.Severity, f.State, scan, complements}
-	// The matching texts and paths, every text and path of a column
-	// (v.field), and those that do not match.
+	// The matching texts and paths, and those of a column (v.field) that do
+	// not match.
 	var match, textMiss, fileMiss string
 	if f.FilePrefix != "" {
 		args = append(args, f.prefixArgs()...)
@@ -1704,10 +1704,9 @@ func (f Filter) keyScoped() bool {
 // a category (see keyCounted), from the key counters as Resolve summed
 // them: every finding has one key per column, so the sum over the matching
 // keys of one column counts each match once. When findings with f's
-// severity and state match
-// through more than one column, whose sums could count a finding twice,
-// the total is a count of the union of the keys' matches instead, read
-// from the key indexes. ok is false when f is not resolved, has other
+// severity and state match through more than one column, whose sums could
+// count a finding twice, the total is a count of the union of the keys'
+// matches instead, read from the key indexes. ok is false when f is not resolved, has other
 // filters, or needs that count with complements (see searchKeys.not).
 func (f Filter) keyCountQuery() (q string, args []any, ok bool) {
 	if !f.keyCounted() {
