@@ -419,9 +419,9 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	}
 	// Per column: the matching texts' number and keys (h, gathered for
 	// every column in one pass over the matches); the column's texts, from
-	// the text counters (a, search_text_counts): when complements are
-	// allowed, at least complementMin match and they are most of the
-	// column's texts, the keys held are those of the texts that do not
+	// the text counters (a, search_text_counts, read only when complements
+	// are allowed and at least complementMin match): when they are most of
+	// the column's texts, the keys held are those of the texts that do not
 	// (n.neg, c), read only when there are any; the keys held, and their
 	// findings from the counters, a lookup per key. A word in every text
 	// thus reads the texts once, through the trigram index, rather than
@@ -435,7 +435,8 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 			(SELECT ARRAY[` + perSeverity("c") + `] FROM ` + orgRows + `)::bigint[]
 		FROM (VALUES (0, 'title'), (1, 'description'), (2, 'file')) v(i, field)
 		CROSS JOIN LATERAL (SELECT coalesce(sum(m.hits), 0) AS hits, coalesce(min(m.keys), '{}') AS keys FROM m WHERE m.field = v.field) h
-		CROSS JOIN LATERAL (SELECT coalesce(sum(t.n), 0) AS n FROM findings.search_text_counts t WHERE t.org_id = $1 AND t.field = v.field) a
+		CROSS JOIN LATERAL (SELECT coalesce(sum(t.n), 0) AS n FROM findings.search_text_counts t
+			WHERE t.org_id = $1 AND t.field = v.field AND $5 AND h.hits >= ` + strconv.Itoa(complementMin) + `) a
 		CROSS JOIN LATERAL (SELECT $5 AND h.hits >= ` + strconv.Itoa(complementMin) + ` AND a.n < 2 * h.hits AS neg) n
 		CROSS JOIN LATERAL (SELECT coalesce(array_agg(z.key), '{}') AS keys FROM (
 			SELECT y.key FROM (` + textMiss + `) y WHERE v.field <> 'file'
@@ -1676,27 +1677,34 @@ func (f Filter) countersQuery() (string, []any) {
 	return q, args
 }
 
-// keyCounted reports whether f is a resolved q or file prefix search whose
-// other filters are at most severity, state, a repository and a category,
-// across every scan: the key counters count its matches
-// (finding_key_counts, or finding_key_search_counts with a repository or a
-// category, see keyScoped).
-func (f Filter) keyCounted() bool {
+// keyCountable reports whether the key counters can count f's q or file
+// prefix: its other filters are at most severity, state, a repository and
+// a category, across every scan.
+func (f Filter) keyCountable() bool {
 	rest := f
 	rest.Text, rest.FilePrefix, rest.Severity, rest.State, rest.RepoKey, rest.Category = "", "", "", "", "", ""
-	return f.keys != nil && f.ScanID == "" && !rest.Searching() && (f.Text == "" || f.FilePrefix == "")
+	return f.ScanID == "" && !rest.Searching()
+}
+
+// keyCounted reports whether f is a resolved q or file prefix search (not
+// both) that the key counters count (see keyCountable):
+// finding_key_counts, or finding_key_search_counts with a repository or a
+// category (see keyScoped).
+func (f Filter) keyCounted() bool {
+	return f.keys != nil && f.keyCountable() && (f.Text == "" || f.FilePrefix == "")
 }
 
 // keyScoped reports whether Resolve reads the key counters of f within a
 // repository and/or a category (finding_key_search_counts, and the
-// organization's findings from finding_search_counts): f has either, across
-// every scan, with no tag and no found_at window. The counts then hold
-// only f's repository and category, so that the key counters count f's
-// matches (see keyCounted), keys without findings there are dropped, and
-// the choice between reading the keys and walking the list weighs the
-// findings of the repository or category alone.
+// organization's findings from finding_search_counts): f has either and
+// the key counters can count it (see keyCountable: across every scan, with
+// no tag and no found_at window). The counts then hold only f's repository
+// and category, so that the key counters count f's matches (see
+// keyCounted), keys without findings there are dropped, and the choice
+// between reading the keys and walking the list weighs the findings of the
+// repository or category alone.
 func (f Filter) keyScoped() bool {
-	return f.ScanID == "" && (f.RepoKey != "" || f.Category != "") && f.Tag == "" && f.FoundSince.IsZero() && f.FoundUntil.IsZero()
+	return (f.RepoKey != "" || f.Category != "") && f.keyCountable()
 }
 
 // keyCountQuery renders the exact total of a resolved q or file prefix
@@ -1706,8 +1714,9 @@ func (f Filter) keyScoped() bool {
 // keys of one column counts each match once. When findings with f's
 // severity and state match through more than one column, whose sums could
 // count a finding twice, the total is a count of the union of the keys'
-// matches instead, read from the key indexes. ok is false when f is not resolved, has other
-// filters, or needs that count with complements (see searchKeys.not).
+// matches instead, read from the key indexes. ok is false when f is not
+// resolved, has other filters, or needs that count with complements (see
+// searchKeys.not).
 func (f Filter) keyCountQuery() (q string, args []any, ok bool) {
 	if !f.keyCounted() {
 		return "", nil, false
