@@ -123,18 +123,24 @@ func (q UploadQuota) check(ctx context.Context, dbq db.DBTX, orgID string, size 
 	return nil
 }
 
+// expiredUploadsSQL lists up to $2 uploads older than $1 seconds that no
+// estimation used within them, oldest first. It reads the uploads past
+// the period in age order (uploads_created) and each one's uses by URL
+// (estimation_repos_url, migration 0004), not both tables whole.
+const expiredUploadsSQL = `SELECT u.id, u.org_id, u.blob_key FROM estimation.uploads u
+	WHERE u.created_at < now() - make_interval(secs => $1)
+	AND NOT EXISTS (SELECT 1 FROM estimation.estimation_repos r JOIN estimation.estimations e ON e.id = r.estimation_id
+		WHERE r.repo_url = 'upload://' || u.id::text
+		AND (e.status IN ('pending', 'running') OR e.updated_at > now() - make_interval(secs => $1) OR e.claimed_at > now() - make_interval(secs => $1)))
+	ORDER BY u.created_at LIMIT $2`
+
 // ExpiredUploads lists up to limit uploads older than retention that no
 // estimation has used within retention: none still pending or running,
 // none updated or claimed by a scan since. Scans read an upload through
 // their estimation soon after claiming it, so a claim within the period
 // keeps the upload.
 func (s *Store) ExpiredUploads(ctx context.Context, retention time.Duration, limit int) ([]Upload, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT u.id, u.org_id, u.blob_key FROM estimation.uploads u
-		WHERE u.created_at < now() - make_interval(secs => $1)
-		AND NOT EXISTS (SELECT 1 FROM estimation.estimation_repos r JOIN estimation.estimations e ON e.id = r.estimation_id
-			WHERE r.repo_url = 'upload://' || u.id::text
-			AND (e.status IN ('pending', 'running') OR e.updated_at > now() - make_interval(secs => $1) OR e.claimed_at > now() - make_interval(secs => $1)))
-		ORDER BY u.created_at LIMIT $2`, retention.Seconds(), limit)
+	rows, err := s.Pool.Query(ctx, expiredUploadsSQL, retention.Seconds(), limit)
 	if err != nil {
 		return nil, fmt.Errorf("list expired uploads: %w", err)
 	}

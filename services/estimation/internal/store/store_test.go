@@ -362,3 +362,54 @@ func TestUnfinishedLookupsReadOnlyUnfinished(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ok, "eight running already")
 }
+
+// TestExpiredUploadsReadTheirIndexes: the hourly purge's lookup reads the
+// uploads past the retention period in age order and each one's uses by
+// URL, under both plans, rather than every upload and every estimation's
+// repositories, and still returns the oldest unused uploads.
+func TestExpiredUploadsReadTheirIndexes(t *testing.T) {
+	t.Parallel()
+	s, _ := setup(t)
+	ctx := context.Background()
+	// 3,400 recent uploads and 600 past the period, one in three of those
+	// used by an estimation updated today; 4,000 idle estimations of
+	// public repositories.
+	_, err := s.Pool.Exec(ctx, `
+		INSERT INTO estimation.uploads (id, org_id, user_id, content_type, size_bytes, sha256, content_hash, blob_key, created_at)
+			SELECT md5('u' || g)::uuid, md5('org')::uuid, md5('user')::uuid, 'application/zip', 1, 's', 'c', 'uploads/' || g,
+				CASE WHEN g < 600 THEN now() - interval '40 days' - g * interval '1 minute' ELSE now() - g * interval '1 second' END
+			FROM generate_series(0, 3999) g;
+		INSERT INTO estimation.estimations (id, org_id, user_id, name, status, updated_at)
+			SELECT md5('e' || g)::uuid, md5('org')::uuid, md5('user')::uuid, 'n', 'completed',
+				CASE WHEN g < 600 THEN now() ELSE now() - interval '60 days' END
+			FROM generate_series(0, 4199) g;
+		INSERT INTO estimation.estimation_repos (estimation_id, position, source, repo_url)
+			SELECT md5('e' || g)::uuid, 0, CASE WHEN g < 600 THEN 'upload' ELSE 'public' END,
+				CASE WHEN g < 600 THEN 'upload://' || md5('u' || g)::uuid ELSE 'https://git.example.com/acme/r' || g END
+			FROM generate_series(0, 4199) g WHERE g >= 600 OR g % 3 = 0;
+		ANALYZE estimation.uploads, estimation.estimations, estimation.estimation_repos`)
+	require.NoError(t, err)
+	var want []string // the 100 oldest unused: the old uploads not a multiple of 3, oldest (largest g) first
+	for g := 599; len(want) < 100; g-- {
+		if g%3 != 0 {
+			var id string
+			require.NoError(t, s.Pool.QueryRow(ctx, `SELECT md5('u' || $1::int)::uuid::text`, g).Scan(&id))
+			want = append(want, id)
+		}
+	}
+	expired, err := s.ExpiredUploads(ctx, 30*24*time.Hour, 100)
+	require.NoError(t, err)
+	var got []string
+	for _, u := range expired {
+		got = append(got, u.ID)
+	}
+	require.Equal(t, want, got)
+	for _, mode := range dbtest.PlanModes {
+		p := dbtest.Prepare(t, s.Pool, nil, mode, "expired_uploads", "float8, int", expiredUploadsSQL, (30 * 24 * time.Hour).Seconds(), 100)
+		plan := p.Explain()
+		// The 150 oldest uploads hold the 100 unused ones; each has at most
+		// one use.
+		require.LessOrEqual(t, dbtest.RowsRead(plan, "uploads", true), 200.0, "%s: uploads read", mode)
+		require.LessOrEqual(t, dbtest.RowsRead(plan, "estimation_repos", true), 200.0, "%s: estimation repositories read", mode)
+	}
+}
