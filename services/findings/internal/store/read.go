@@ -827,8 +827,130 @@ func (f Filter) keyPage() (string, []any) {
 			` AND f.` + cols[0] + `_key = $` + strconv.Itoa(n-2) + ` ORDER BY ` + in.orderBy("f") + ` LIMIT $` + strconv.Itoa(n-1) +
 			` OFFSET $` + strconv.Itoa(n) + `) p ON p.id = f.id ORDER BY ` + f.orderBy("f"), args
 	}
+	if len(cols) == 1 && in.keyBounds(len(keys[0]), cols[0]) && in.Offset >= in.Limit {
+		return f.keyDeepPage(in, cols[0], keys[0])
+	}
 	union, args, bounded := in.keyUnion(true)
 	return f.unionPage(in, union, args, bounded)
+}
+
+// keyDeepPage renders the query of f's page, read as in says (see
+// reversed), past its first page, for keys of one column col whose
+// findings a bound cuts (see keyBound): in.Offset findings come before the
+// page. Where the bound holds, the page is found near it rather than by
+// collecting every finding up to it.
+//
+// Each key's j-th finding (y, the one the bound b is read from) says how
+// many of its findings lie up to the bound: j and those after its j-th up
+// to the bound, a few where keys are spread evenly over the list; a key
+// holding fewer than j is counted up to the bound. With those n (c), the
+// page lies w = n less the offset back from the bound, its last row w-th.
+// A second bound (b2) is read the same way back from the first: with
+// j2 = ceil(w / keys), each key's j2-th finding back from the bound (y2),
+// and the earliest of them when the keys holding one hold at least w
+// findings between them, else none. The findings from the second bound to
+// the first then hold the page's, and are few: each key yields them back
+// from the bound, at most w, and the page is cut from their union in
+// reverse. So the findings up to the bound are skipped inside the indexes
+// (the j-th findings' offsets) and counted mostly from y, and only the
+// findings near the page are fetched and sorted. (Each key's count is a
+// subquery fenced by OFFSET 0, so that the planner does not copy it into
+// each sum that reads it.)
+//
+// Where no bound holds, where a key's count reaches the page's end (each
+// key is counted up to that), or where the findings up to the bound are
+// twice the page's end, the page is cut from each key's findings up to the
+// page's end and the bound, in order (see unionPage).
+func (f Filter) keyDeepPage(in Filter, col string, keys []string) (string, []any) {
+	where, args := in.keyWhere()
+	n := in.Offset + in.Limit
+	args = append(args, n, keys, (n+len(keys)-1)/len(keys), in.Limit, in.Offset)
+	e, k, j, l, o := "$"+strconv.Itoa(len(args)-4), "$"+strconv.Itoa(len(args)-3), "$"+strconv.Itoa(len(args)-2),
+		"$"+strconv.Itoa(len(args)-1)+"::bigint", "$"+strconv.Itoa(len(args))+"::bigint"
+	reverse := in
+	reverse.Desc = !in.Desc
+	b, back := in.boundRows(), reverse.boundRows()
+	from := `FROM findings.findings f WHERE ` + where + ` AND f.` + col + `_key = `
+	upToBound := ` AND (` + b.of("f") + `) ` + b.atOrBefore + ` (SELECT ` + b.of("b") + ` FROM b)`
+	near := `(SELECT b.past FROM b) = 0 AND NOT (SELECT c.capped FROM c) AND (SELECT c.n FROM c) < 2 * ` + e + `::bigint`
+	return `WITH y AS MATERIALIZED (
+			SELECT k.key, z.* FROM unnest(` + k + `::uuid[]) k(key) LEFT JOIN LATERAL (
+				SELECT ` + b.of("f") + ` ` + from + `k.key ORDER BY ` + in.orderBy("f") + ` OFFSET ` + j + ` - 1 LIMIT 1) z ON true),
+		b AS MATERIALIZED (SELECT b.* FROM (
+				(SELECT ` + b.of("y") + `, 0 AS past FROM y WHERE y.id IS NOT NULL AND (SELECT count(y.id) FROM y) * ` + j + ` >= ` + e + `
+					ORDER BY ` + reverse.orderBy("y") + ` LIMIT 1)
+				UNION ALL SELECT ` + b.past + `, 1) b ORDER BY b.past LIMIT 1),
+		c AS MATERIALIZED (SELECT coalesce(sum(z.n), 0)::bigint AS n, coalesce(bool_or(z.n >= ` + e + `), false) AS capped,
+				coalesce(sum(z.n), 0)::bigint - ` + o + ` AS w, greatest((coalesce(sum(z.n), 0)::bigint - ` + o + ` + count(*) - 1) / greatest(count(*), 1), 1) AS j2
+			FROM y CROSS JOIN LATERAL (SELECT CASE WHEN y.id IS NULL
+				THEN (SELECT count(*) FROM (SELECT 1 ` + from + `y.key` + upToBound + ` LIMIT ` + j + `) q)
+				ELSE ` + j + ` + (SELECT count(*) FROM (SELECT 1 ` + from + `y.key AND (` + b.of("f") + `) ` + b.after + ` (` + b.of("y") + `)` + upToBound +
+		` LIMIT ` + e + ` - ` + j + `) q) END AS n OFFSET 0) z
+			WHERE (SELECT b.past FROM b) = 0),
+		y2 AS MATERIALIZED (SELECT z.* FROM unnest(` + k + `::uuid[]) k(key) CROSS JOIN LATERAL (
+				SELECT ` + b.of("f") + ` ` + from + `k.key` + upToBound + ` ORDER BY ` + reverse.orderBy("f") + ` OFFSET (SELECT c.j2 FROM c) - 1 LIMIT 1) z
+			WHERE ` + near + `),
+		b2 AS MATERIALIZED (SELECT b2.* FROM (
+				(SELECT ` + b.of("y2") + `, 0 AS past FROM y2 WHERE (SELECT count(*) FROM y2) * (SELECT c.j2 FROM c) >= (SELECT c.w FROM c)
+					ORDER BY ` + in.orderBy("y2") + ` LIMIT 1)
+				UNION ALL SELECT ` + back.past + `, 1) b2 ORDER BY b2.past LIMIT 1)
+		SELECT ` + findingCols + ` FROM findings.findings f JOIN (
+			(SELECT x.id, x.found_at, x.severity_rank, x.updated_at FROM unnest(` + k + `::uuid[]) k(key) CROSS JOIN LATERAL (
+				SELECT f.id, f.found_at, f.severity_rank, f.updated_at ` + from + `k.key` + upToBound + `
+					AND (` + b.of("f") + `) ` + back.atOrBefore + ` (SELECT ` + b.of("b2") + ` FROM b2)
+				ORDER BY ` + reverse.orderBy("f") + ` LIMIT greatest((SELECT c.w FROM c), 0)) x
+			WHERE ` + near + `
+			ORDER BY ` + reverse.orderBy("x") + ` LIMIT ` + l + ` OFFSET greatest((SELECT c.w FROM c) - ` + l + `, 0))
+			UNION ALL
+			(SELECT x.id, x.found_at, x.severity_rank, x.updated_at FROM unnest(` + k + `::uuid[]) k(key) CROSS JOIN LATERAL (
+				SELECT f.id, f.found_at, f.severity_rank, f.updated_at ` + from + `k.key` + upToBound + ` ORDER BY ` + in.orderBy("f") + ` LIMIT ` + e + `) x
+			WHERE NOT (` + near + `)
+			ORDER BY ` + in.orderBy("x") + ` LIMIT ` + l + ` OFFSET ` + o + `)) p ON p.id = f.id
+		ORDER BY ` + f.orderBy("p"), args
+}
+
+// boundRows renders the comparisons of a finding's place in a list's
+// order with a bound's (see keyBound, keyDeepPage).
+type boundRows struct {
+	cols              []string // the order's columns
+	past              string   // a place past every finding, as a row of the columns' types
+	atOrBefore, after string   // the comparisons of a row at or before another in the order, and strictly after
+}
+
+// of renders the order's columns of alias a, as a row.
+func (b boundRows) of(a string) string {
+	row := make([]string, len(b.cols))
+	for i, c := range b.cols {
+		row[i] = a + "." + c
+	}
+	return strings.Join(row, ", ")
+}
+
+// boundRows returns the boundRows of f's order.
+func (f Filter) boundRows() boundRows {
+	b := boundRows{cols: f.orderCols("id"), atOrBefore: "<=", after: ">"}
+	past := map[string]string{"found_at": "'infinity'::timestamptz", "updated_at": "'infinity'::timestamptz",
+		"id": "'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid", "severity_rank": "6::smallint"}
+	if f.Desc {
+		b.atOrBefore, b.after = ">=", "<"
+		past = map[string]string{"found_at": "'-infinity'::timestamptz", "updated_at": "'-infinity'::timestamptz",
+			"id": "'00000000-0000-0000-0000-000000000000'::uuid", "severity_rank": "0::smallint"}
+	}
+	row := make([]string, len(b.cols))
+	for i, c := range b.cols {
+		row[i] = past[c]
+	}
+	b.past = strings.Join(row, ", ")
+	return b
+}
+
+// keyBounds reports whether keys of column col (see keyBound) are cut at
+// a bound for f's page: they are many and their findings many more than
+// the page's end.
+func (f Filter) keyBounds(keys int, col string) bool {
+	n := f.Offset + f.Limit
+	matched := f.keys.matched[slices.Index(keyColumns, col)]
+	return keys >= 2 && n >= 2*keys && matched >= 2*int64(n)
 }
 
 // unionPage renders the query of f's page cut from union (rows of id,
@@ -1123,36 +1245,26 @@ func (f Filter) keyUnion(limit bool) (union string, args []any, bounded bool) {
 // it, and the page is cut from about n findings rather than every key's
 // (see unionPage).
 func (f Filter) keyBound(col, where string, args []any, k, end int) (string, []any) {
-	n, keys := f.Offset+f.Limit, len(args[k-1].([]string))
-	matched := f.keys.matched[slices.Index(keyColumns, col)]
-	if keys < 2 || n < 2*keys || matched < 2*int64(n) {
+	keys := len(args[k-1].([]string))
+	if !f.keyBounds(keys, col) {
 		return "", args
 	}
-	args = append(args, (n+keys-1)/keys)
+	args = append(args, (f.Offset+f.Limit+keys-1)/keys)
 	j := "$" + strconv.Itoa(len(args))
-	cols := f.orderCols("id")
-	op, past, reverse := "<=", map[string]string{"found_at": "'infinity'::timestamptz", "updated_at": "'infinity'::timestamptz",
-		"id": "'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid", "severity_rank": "6::smallint"}, f
-	if f.Desc {
-		op, past = ">=", map[string]string{"found_at": "'-infinity'::timestamptz", "updated_at": "'-infinity'::timestamptz",
-			"id": "'00000000-0000-0000-0000-000000000000'::uuid", "severity_rank": "0::smallint"}
-	}
+	b := f.boundRows()
+	reverse := f
 	reverse.Desc = !f.Desc
-	row, yRow, bRow, pastRow := make([]string, len(cols)), make([]string, len(cols)), make([]string, len(cols)), make([]string, len(cols))
-	for i, c := range cols {
-		row[i], yRow[i], bRow[i], pastRow[i] = "f."+c, "y."+c, "b."+c, past[c]
-	}
 	// The j-th finding of each key (y), the latest of them with the number
 	// of keys holding one (b), and the bound: b when those keys hold at
 	// least n findings, else past every finding.
-	return ` AND (` + strings.Join(row, ", ") + `) ` + op + ` (SELECT ` + strings.Join(bRow, ", ") + ` FROM (
-				SELECT ` + strings.Join(bRow, ", ") + `, 0 AS past FROM (
-					SELECT ` + strings.Join(yRow, ", ") + `, count(*) OVER () AS keys FROM unnest($` + strconv.Itoa(k) + `::uuid[]) k(key) CROSS JOIN LATERAL (
-						SELECT ` + strings.Join(row, ", ") + ` FROM findings.findings f WHERE ` + where + ` AND f.` + col + `_key = k.key
+	return ` AND (` + b.of("f") + `) ` + b.atOrBefore + ` (SELECT ` + b.of("b") + ` FROM (
+				SELECT ` + b.of("b") + `, 0 AS past FROM (
+					SELECT ` + b.of("y") + `, count(*) OVER () AS keys FROM unnest($` + strconv.Itoa(k) + `::uuid[]) k(key) CROSS JOIN LATERAL (
+						SELECT ` + b.of("f") + ` FROM findings.findings f WHERE ` + where + ` AND f.` + col + `_key = k.key
 						ORDER BY ` + f.orderBy("f") + ` OFFSET ` + j + ` - 1 LIMIT 1) y
 					ORDER BY ` + reverse.orderBy("y") + ` LIMIT 1) b
 				WHERE b.keys * ` + j + ` >= $` + strconv.Itoa(end) + `
-				UNION ALL SELECT ` + strings.Join(pastRow, ", ") + `, 1) b ORDER BY b.past LIMIT 1)`, args
+				UNION ALL SELECT ` + b.past + `, 1) b ORDER BY b.past LIMIT 1)`, args
 }
 
 // scanWhere renders the conditions selecting the occurrences of f's scan

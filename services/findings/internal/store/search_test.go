@@ -1170,14 +1170,16 @@ func TestScanSearch(t *testing.T) {
 // several keys, where each key's findings are cut at a bound read from the
 // keys themselves (see keyBound), at every offset, in found_at and severity
 // order both ways: through keys of even sizes, where the bound cuts, and of
-// very uneven ones, where it must not. Every finding matches q, so each
-// page is the unfiltered list's.
+// very uneven ones, where it must not; through one column's keys, whose
+// deep pages are found near the bound or, where it does not hold, in order
+// (see keyDeepPage), and through two columns' (see unionPage). Every
+// finding matches q, so each page is the unfiltered list's.
 func TestSearchKeyBound(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, pool, sc := reportedScan(t, "b", 90, func(i int, r *Reported) {
-		r.Description = fmt.Sprintf("Sink %d", i%6)  // six keys of 15
-		r.Title = "Rule " + fmt.Sprint(min(i%40, 4)) // four keys of 3 and one of 78
+		r.Description = fmt.Sprintf("Sink %d", i%6)     // six keys of 15
+		r.Title = "Rule in " + fmt.Sprint(min(i%40, 4)) // four keys of 3 and one of 78
 		r.Severity = Severities[(i*i+i/7)%len(Severities)]
 	})
 	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET found_at = timestamptz '2026-03-01' + (md5(fingerprint)::uuid::text < '8')::int * interval '1 hour'
@@ -1187,7 +1189,8 @@ func TestSearchKeyBound(t *testing.T) {
 	}
 	bounded := map[string]bool{}
 	deep := map[bool]bool{} // deep pages cut from the rows up to their end's other end (true), or sorted (false)
-	for _, text := range []string{"sink", "rule"} {
+	near := map[bool]bool{} // deep pages of one column's keys found near the bound (true), or in order (false)
+	for _, text := range []string{"sink", "rule", "in"} {
 		for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
 			for _, desc := range []bool{true, false} {
 				for offset := 0; offset < 95; offset += 4 {
@@ -1208,6 +1211,9 @@ func TestSearchKeyBound(t *testing.T) {
 					}
 					if strings.HasPrefix(page, "WITH m AS MATERIALIZED") {
 						deep[deepPageFromEnd(t, pool, page, args)] = true
+					}
+					if strings.HasPrefix(page, "WITH y AS MATERIALIZED") {
+						near[deepPageNearBound(t, pool, page, args)] = true
 					}
 					if page, n := runQueries(t, pool, r); fmt.Sprint(page) != fmt.Sprint(want) || n != wantTotal {
 						t.Fatalf("%+v: got %d rows total %d, want %d rows total %d", f, len(page), n, len(want), wantTotal)
@@ -1230,6 +1236,53 @@ func TestSearchKeyBound(t *testing.T) {
 	if !deep[true] || !deep[false] {
 		t.Errorf("deep pages taken from the other end / sorted: %v", deep)
 	}
+	if !near[true] || !near[false] {
+		t.Errorf("deep pages of one column's keys found near the bound / in order: %v", near)
+	}
+}
+
+// deepPageNearBound reports which way a deep page of one column's keys
+// (see keyDeepPage) was read, from the plan the database executed: back
+// from the bound (true), the first of the page's two forms, or in order
+// (false), the second.
+func deepPageNearBound(t *testing.T, pool *pgxpool.Pool, page string, args []any) bool {
+	t.Helper()
+	var plans []map[string]any
+	if err := pool.QueryRow(context.Background(), "EXPLAIN (ANALYZE, FORMAT JSON) "+page, args...).Scan(&plans); err != nil {
+		t.Fatal(err)
+	}
+	// The page's two forms are the Append whose two members are Limits,
+	// each under its subquery (the bound's are a Limit and a Result); a
+	// form ran when its keys were unnested.
+	ran := map[int]bool{}
+	forms := 0
+	dbtest.EachNode(plans[0]["Plan"].(map[string]any), func(node map[string]any) {
+		members, _ := node["Plans"].([]any)
+		if node["Node Type"] != "Append" || len(members) != 2 {
+			return
+		}
+		for _, m := range members {
+			m := m.(map[string]any)
+			if sub, _ := m["Plans"].([]any); m["Node Type"] == "Subquery Scan" && len(sub) > 0 {
+				m = sub[0].(map[string]any)
+			}
+			if m["Node Type"] != "Limit" {
+				return
+			}
+		}
+		forms++
+		for i, m := range members {
+			dbtest.EachNode(m.(map[string]any), func(n map[string]any) {
+				if loops, _ := n["Actual Loops"].(float64); n["Function Name"] == "unnest" && loops > 0 {
+					ran[i] = true
+				}
+			})
+		}
+	})
+	if forms != 1 || ran[0] == ran[1] {
+		t.Fatalf("a deep page's forms: %d appends, ran %v", forms, ran)
+	}
+	return ran[0]
 }
 
 // TestUnionPageForms: only a deeper page of a union cut at a bound takes
