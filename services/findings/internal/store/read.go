@@ -945,12 +945,22 @@ func (f Filter) boundRows() boundRows {
 }
 
 // keyBounds reports whether keys of column col (see keyBound) are cut at
-// a bound for f's page: they are many and their findings many more than
-// the page's end.
+// a bound for f's page: they are at least two, their findings at least
+// twice the page's end, and either the page's end reaches twice the keys
+// (so that each key yields its share of it, j >= 2) or the search filters
+// the keys' findings by a repository, a category, a severity or a state.
+// Each key then reads its index entries until it holds the page's end of
+// matches or runs out, and under such a filter a key with fewer matches
+// than that reads every entry it has (a path's findings in every
+// repository, to keep those in one); cut at the bound, each reads about
+// as far as its first match past the other keys' first. Without one, a
+// key's first entries are its matches, and the bound's own reads would
+// only add to a first page's.
 func (f Filter) keyBounds(keys int, col string) bool {
 	n := f.Offset + f.Limit
 	matched := f.keys.matched[slices.Index(keyColumns, col)]
-	return keys >= 2 && n >= 2*keys && matched >= 2*int64(n)
+	filtered := f.RepoKey != "" || f.Category != "" || f.Severity != "" || f.State != ""
+	return keys >= 2 && matched >= 2*int64(n) && (n >= 2*keys || filtered)
 }
 
 // unionPage renders the query of f's page cut from union (rows of id,

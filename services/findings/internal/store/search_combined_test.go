@@ -202,3 +202,59 @@ func rowScans(plan map[string]any, table, except string) []string {
 	slices.Sort(scans)
 	return scans
 }
+
+// TestFilteredKeysFirstPageCutAtBound checks that the first page of a
+// file prefix of twelve paths within one repository (which holds four
+// times as many findings outside it), where each path has fewer findings
+// there than the page holds and four times as many in each of two other
+// repositories, found at the same times, reads the paths'
+// index entries only as far as a bound read from the paths' second
+// findings in the repository (see keyBounds), not every entry of every
+// path; and that the page is the plain query's.
+func TestFilteredKeysFirstPageCutAtBound(t *testing.T) {
+	u := newUnit(t)
+	repos := []Scan{u.scan("https://git.example.com/acme/a"), u.scan("https://git.example.com/acme/b"), u.scan("https://git.example.com/acme/c")}
+	for round := range 10 {
+		for r, sc := range repos {
+			per, other := 4, 0 // findings per path and round; outside the prefix
+			if r == 0 {
+				per, other = 1, 40
+			}
+			u.reportMany(sc, 12*per+other, func(i int) Reported {
+				fp := fmt.Sprintf("r%d-%d-%d", r, round, i)
+				file := fmt.Sprintf("src/p%02d.go", i%12)
+				if i >= 12*per {
+					file = "lib/util.go"
+				}
+				return Reported{Fingerprint: fp, Title: "Finding " + fp, Category: "injection", Severity: "high", Verified: true,
+					AffectedFile: file}
+			})
+		}
+	}
+	u.vacuumAllVisible("findings")
+	repo := repos[0].repoKey()
+	for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
+		f := Filter{OrgID: u.org, FilePrefix: "src/", RepoKey: repo, SortBy: sortBy, Desc: true, Limit: 15}
+		var want []string
+		require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT array_agg(id::text ORDER BY `+f.orderBy("f")+`)
+			FROM (SELECT * FROM findings.findings f WHERE org_id = $1 AND repo_key = $2 AND starts_with(affected_file, 'src/')
+				ORDER BY `+f.orderBy("f")+` LIMIT 15) f`,
+			u.org, repo).Scan(&want))
+		ids, total := listIDs(t, u.s, f)
+		require.Equal(t, want, ids, sortBy)
+		require.EqualValues(t, 120, total, sortBy)
+
+		r, err := u.s.Resolve(u.ctx, f)
+		require.NoError(t, err)
+		require.True(t, r.keys.indexed(), "the keys' indexes serve the search")
+		page, args, _, _ := r.Queries()
+		for _, mode := range planModes {
+			t.Run(sortBy+"/"+mode, func(t *testing.T) {
+				p := u.prepareWith(t, indexScansOnly, mode, "filtered_first_page_"+sortBy, "", page, args...)
+				// Each path holds 90 entries, 10 of them the repository's: read
+				// whole, 1,080. Up to the bound, about two rounds of each.
+				assert.Less(t, findingsRead(p), 500.0, "findings' index entries and rows read")
+			})
+		}
+	}
+}
