@@ -799,6 +799,9 @@ func TestComplementThreshold(t *testing.T) {
 // found_at, severity and update order, reads the index holding each title's
 // findings per state in that order (migrations 0025 and 0027) rather than
 // the title's own, whose entries of the other states it would skip; a page
+// of one title's findings within a repository (a quarter of the title's),
+// in found_at and update order, reads the index holding each repository's
+// findings per title in that order (migration 0042); a page
 // of a repository's, a category's, a title's, a description's or a path's
 // findings in update order reads the index holding them in that order
 // (migrations 0026 and 0028) rather than sorting them all, and so does a
@@ -820,7 +823,7 @@ func TestSearchOrderIndexes(t *testing.T) {
 	}
 	more := reported("to", 900)
 	for i := range more {
-		more[i].Verified, more[i].Title, more[i].Category = true, "Weak hash", "crypto"
+		more[i].Verified, more[i].Title, more[i].Category = true, []string{"Path traversal in upload", "Weak hash"}[i%2], "crypto"
 	}
 	if _, err := s.Report(ctx, other, more, true); err != nil {
 		t.Fatal(err)
@@ -843,6 +846,8 @@ func TestSearchOrderIndexes(t *testing.T) {
 		{Filter{Text: "TRAVERSAL", State: "open", SortBy: "severity"}, `state = 'open' AND title ILIKE '%traversal%'`, "findings_search_title_state_rank"},
 		{Filter{Text: "TRAVERSAL", State: "open", SortBy: "updated_at"}, `state = 'open' AND title ILIKE '%traversal%'`, "findings_search_title_state_updated"},
 		{Filter{Text: "TRAVERSAL", SortBy: "updated_at"}, `title ILIKE '%traversal%'`, "findings_search_title_updated"},
+		{Filter{Text: "TRAVERSAL", RepoKey: repo, SortBy: "found_at"}, `repo_key = '` + repo + `' AND title ILIKE '%traversal%'`, "findings_search_repo_title"},
+		{Filter{Text: "TRAVERSAL", RepoKey: repo, SortBy: "updated_at"}, `repo_key = '` + repo + `' AND title ILIKE '%traversal%'`, "findings_search_repo_title_updated"},
 		{Filter{RepoKey: repo, SortBy: "updated_at"}, `repo_key = '` + repo + `'`, "findings_search_repo_updated"},
 		{Filter{Category: "xss", SortBy: "updated_at"}, `category = 'xss'`, "findings_search_category_updated"},
 		{Filter{Text: "sink 1", SortBy: "updated_at"}, `description ILIKE '%sink 1%'`, "findings_search_description_updated"},
