@@ -25,6 +25,7 @@ var counterTables = []struct{ table, key string }{
 	{"finding_tag_search_counts", "org_id, tag, repo_key, category, severity_rank, state"},
 	{"finding_key_counts", "org_id, field, key, severity, state"},
 	{"finding_key_search_counts", "org_id, field, key, repo_key, category, severity, state"},
+	{"finding_scan_key_counts", "scan_id, field, key, severity_rank, state"},
 	{"search_text_counts", "org_id, field"},
 }
 
@@ -51,7 +52,7 @@ func foldSQL(table, key string) string {
 // FoldCounts replaces, in each counter table (finding_counts,
 // finding_search_counts, finding_hour_counts, finding_tag_counts,
 // finding_scan_tag_counts, finding_tag_search_counts, finding_key_counts,
-// finding_key_search_counts, search_text_counts),
+// finding_key_search_counts, finding_scan_key_counts, search_text_counts),
 // all rows of up to keys
 // counter keys that have pending deltas by a single settled row holding
 // their sum (none when the sum is zero), and returns how many rows it removed. A key's rows are deleted and

@@ -1631,6 +1631,9 @@ func (f Filter) countQuery() (string, []any) {
 	if q, args, ok := f.keyCountQuery(); ok {
 		return q, args
 	}
+	if q, args, ok := f.scanKeyCountQuery(); ok {
+		return q, args
+	}
 	if f.Searching() && f.ScanID != "" && !f.scanRepoOnly() {
 		// The keys' indexes or a walk of the scan, as the planner finds
 		// cheaper for the keys' sizes.
@@ -1649,6 +1652,47 @@ func (f Filter) countQuery() (string, []any) {
 		return `SELECT count(*) FROM findings.findings f WHERE ` + where, args
 	}
 	return f.countersQuery()
+}
+
+// scanKeyCountQuery renders the exact total of a resolved q or file
+// prefix search (not both) within a scan, with at most a severity and a
+// state besides, from the scan's key counters (finding_scan_key_counts):
+// the sum over the keys of the one column whose keys it holds, as every
+// approved occurrence is counted once per column. ok is false when the
+// keys span two columns (a finding matching through both would count
+// twice), are held as a complement, or f has other filters; the matches
+// are then counted.
+func (f Filter) scanKeyCountQuery() (q string, args []any, ok bool) {
+	rest := f
+	rest.Text, rest.FilePrefix, rest.ScanID, rest.Severity, rest.State = "", "", "", "", ""
+	if f.ScanID == "" || f.keys == nil || f.keys.not != [3]bool{} || rest.Searching() || (f.Text != "" && f.FilePrefix != "") ||
+		(f.Severity != "" && !slices.Contains(Severities, f.Severity)) {
+		return "", nil, false
+	}
+	col := -1
+	for i, keys := range f.keys.sets() {
+		if len(keys) > 0 {
+			if col >= 0 {
+				return "", nil, false
+			}
+			col = i
+		}
+	}
+	if col < 0 {
+		return `SELECT 0::bigint`, nil, true
+	}
+	rank := int16(0)
+	if f.Severity != "" {
+		rank = int16(SeverityRank(f.Severity))
+	}
+	// A lookup per key, kept apart from the join (OFFSET 0): the scan's
+	// counter rows of a column hold every key its findings have (a
+	// rescan's, thousands of paths), which a join would read whole.
+	return `SELECT coalesce(sum(c.n), 0)::bigint FROM unnest($4::uuid[]) k(key) CROSS JOIN LATERAL (
+			SELECT c.n FROM findings.finding_scan_key_counts c
+			WHERE c.scan_id = $2 AND c.field = $3 AND c.key = k.key AND ($5 = 0 OR c.severity_rank = $5) AND ($6 = '' OR c.state = $6) OFFSET 0) c
+		WHERE EXISTS (SELECT 1 FROM findings.scans s WHERE s.id = $2 AND s.org_id = $1)`,
+		[]any{f.OrgID, f.ScanID, keyColumns[col], f.keys.sets()[col], rank, f.State}, true
 }
 
 // tagCounters returns the counter rows (FROM and WHERE, with their

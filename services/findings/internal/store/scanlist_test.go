@@ -29,6 +29,8 @@ import (
 // approved findings by scan or by repository and category, tag, severity
 // and state, the key search counters (finding_key_search_counts) whose
 // sum differs from a count by key, repository, category, severity and
+// state, the scan key counters (finding_scan_key_counts) whose sum
+// differs from a count of the approved findings by scan, key, severity and
 // state, and the text counters (search_text_counts) whose sum differs from
 // the organization's distinct texts and paths.
 func outOfSync(t *testing.T, pool *pgxpool.Pool) int {
@@ -55,6 +57,10 @@ func outOfSync(t *testing.T, pool *pgxpool.Pool) int {
 		+ `+counterDrift("finding_key_search_counts", `SELECT f.org_id, k.field, k.key, f.repo_key, f.category, f.severity, f.state, count(*) AS n
 			FROM findings.findings f CROSS JOIN LATERAL findings.finding_field_keys(f.title_key, f.description_key, f.file_key) k
 			WHERE f.verification_status = 'approved' GROUP BY 1, 2, 3, 4, 5, 6, 7`)+`
+		+ `+counterDrift("finding_scan_key_counts", `SELECT o.scan_id, k.field, k.key, f.severity_rank, f.state, count(*) AS n
+			FROM findings.occurrences o JOIN findings.findings f ON f.id = o.finding_id
+			CROSS JOIN LATERAL findings.finding_field_keys(f.title_key, f.description_key, f.file_key) k
+			WHERE f.verification_status = 'approved' GROUP BY 1, 2, 3, 4, 5`)+`
 		+ `+counterDrift("search_text_counts", `SELECT org_id, field, count(*) AS n FROM findings.search_texts GROUP BY 1, 2
 			UNION ALL SELECT org_id, 'file', count(*) FROM findings.search_files GROUP BY 1`)).Scan(&n)
 	if err != nil {

@@ -1478,3 +1478,63 @@ func TestScanOneKeyPage(t *testing.T) {
 		}
 	}
 }
+
+// TestScanSearchTotalFromCounters: the total of a scan's q or file prefix
+// search through one key column is the sum of the scan's key counters
+// (migration 0043), read without an occurrence, with and without a
+// severity and a state; through two columns, where a finding could match
+// twice, or with another search filter, the matches are counted. Every
+// total equals a plain count of the scan's matching findings, after a
+// triage that moves findings between states.
+func TestScanSearchTotalFromCounters(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool, sc := reportedScan(t, "sk", 60, func(i int, r *Reported) {
+		r.Verified = true
+		r.Title = fmt.Sprintf("Rule %d", i%3)
+		r.Description = fmt.Sprintf("Sink %d reached", i%4)
+		r.AffectedFile = fmt.Sprintf("src/m%d/f%d.go", i%2, i%5)
+	})
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET state = 'resolved' WHERE org_id = $1 AND right(fingerprint, 1) IN ('1', '4')`, sc.OrgID); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		f        Filter
+		where    string // the filter in SQL
+		counters bool
+	}{
+		{Filter{Text: "rule 1"}, `title ILIKE '%rule 1%'`, true},
+		{Filter{Text: "SINK", State: "resolved"}, `description ILIKE '%sink%' AND state = 'resolved'`, true},
+		{Filter{FilePrefix: "src/m1/", Severity: "high"}, `starts_with(affected_file, 'src/m1/') AND severity = 'high'`, true},
+		{Filter{Text: "1"}, `(title ILIKE '%1%' OR description ILIKE '%1%' OR affected_file ILIKE '%1%')`, false},
+		{Filter{Text: "rule 1", Category: "xss"}, `title ILIKE '%rule 1%' AND category = 'xss'`, false},
+	} {
+		f := tc.f
+		f.OrgID, f.ScanID, f.Limit = sc.OrgID, sc.ID, 5
+		var want int64
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM findings.findings f WHERE org_id = $1 AND verification_status = 'approved'
+			AND EXISTS (SELECT 1 FROM findings.occurrences o WHERE o.scan_id = $2 AND o.finding_id = f.id) AND `+tc.where, sc.OrgID, sc.ID).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if _, total := listIDs(t, s, f); total != want || want == 0 && tc.f.Category == "" {
+			t.Fatalf("%s: total %d, want %d (and some)", tc.where, total, want)
+		}
+		r, err := s.Resolve(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, count, args := r.Queries()
+		rows, err := pool.Query(ctx, `EXPLAIN `+count, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(plan, "\n")
+		if counted := strings.Contains(text, "finding_scan_key_counts") && !strings.Contains(text, " on occurrences"); counted != tc.counters {
+			t.Errorf("%s: total from the scan's key counters %t, want %t:\n%s", tc.where, counted, tc.counters, text)
+		}
+	}
+}
