@@ -1538,3 +1538,46 @@ func TestScanSearchTotalFromCounters(t *testing.T) {
 		}
 	}
 }
+
+// TestTrigramPendingListBounded: new texts wait in the trigram indexes'
+// pending lists, which every q search scans whole, until a list passes its
+// limit; migration 0044 bounds both lists at 512 kB (64 pages) where the
+// server's default lets them reach 4 MB. After 1,500 new descriptions and
+// paths, reported in batches of 100, neither list holds more than 64
+// pages (375 and 187 with the default limit).
+func TestTrigramPendingListBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool := migratedStore(t)
+	if _, err := pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pgstattuple`); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"search_texts", "search_files"} {
+		// No vacuum merges the lists behind the test's back.
+		if _, err := pool.Exec(ctx, `ALTER TABLE findings.`+table+` SET (autovacuum_enabled = false)`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := newScan(t, s)
+	for b := range 15 {
+		batch := reported(fmt.Sprint("pl", b, "-"), 100)
+		for i := range batch {
+			n := b*100 + i
+			batch[i].Verified = true
+			batch[i].Description = fmt.Sprintf("Untrusted input from request parameter %d reaches sink number %d without validation", n, n*7)
+			batch[i].AffectedFile = fmt.Sprintf("services/module%d/handlers/request_handler_%d.go", n, n*3)
+		}
+		if _, err := s.Report(ctx, sc, batch, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, index := range []string{"search_texts_org_trgm", "search_files_org_trgm"} {
+		var pages int
+		if err := pool.QueryRow(ctx, `SELECT pending_pages FROM pgstatginindex($1::regclass)`, "findings."+index).Scan(&pages); err != nil {
+			t.Fatal(err)
+		}
+		if pages > 64 {
+			t.Errorf("%s: %d pending pages, want at most 64", index, pages)
+		}
+	}
+}
