@@ -1320,17 +1320,9 @@ func TestUnionPageForms(t *testing.T) {
 // than twice those rows, or by sorting them (false).
 func deepPageFromEnd(t *testing.T, pool *pgxpool.Pool, page string, args []any) bool {
 	t.Helper()
-	rows, err := pool.Query(context.Background(), "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) "+page, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The union's rows, counted under CTE c, against the one-time
 	// filters' threshold, twice the rows up to the page's end.
-	text := strings.Join(plan, "\n")
+	text := planText(t, pool, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ", page, args)
 	counted := regexp.MustCompile(`CTE c\n(?:.*\n)*?.*CTE Scan on m .*actual rows=(\d+)`).FindStringSubmatch(text)
 	threshold := regexp.MustCompile(`One-Time Filter: \(\$\d+ < '(\d+)'::bigint\)`).FindStringSubmatch(text)
 	if counted == nil || threshold == nil {
@@ -1524,19 +1516,26 @@ func TestScanSearchTotalFromCounters(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, _, count, args := r.Queries()
-		rows, err := pool.Query(ctx, `EXPLAIN `+count, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Join(plan, "\n")
+		text := planText(t, pool, "EXPLAIN ", count, args)
 		if counted := strings.Contains(text, "finding_scan_key_counts") && !strings.Contains(text, " on occurrences"); counted != tc.counters {
 			t.Errorf("%s: total from the scan's key counters %t, want %t:\n%s", tc.where, counted, tc.counters, text)
 		}
 	}
+}
+
+// planText returns the plan of query under explain (an EXPLAIN with its
+// options), one line per node.
+func planText(t *testing.T, pool *pgxpool.Pool, explain, query string, args []any) string {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), explain+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
 }
 
 // TestTrigramPendingListBounded: new texts wait in the trigram indexes'
