@@ -33,7 +33,7 @@ CREATE FUNCTION finding_scan_key_counts_occurrences() RETURNS trigger LANGUAGE p
 BEGIN
     INSERT INTO findings.finding_scan_key_counts (scan_id, field, key, severity_rank, state, n)
         SELECT o.scan_id, k.field, k.key, o.severity_rank, o.state, count(*)
-        FROM new_rows o CROSS JOIN LATERAL (VALUES ('title', o.title_key), ('description', o.description_key), ('file', o.file_key)) k(field, key)
+        FROM new_rows o CROSS JOIN LATERAL findings.finding_field_keys(o.title_key, o.description_key, o.file_key) k
         WHERE o.approved GROUP BY 1, 2, 3, 4, 5;
     RETURN NULL;
 END $$;
@@ -56,11 +56,11 @@ BEGIN
             SELECT oc.scan_id FROM findings.occurrences oc WHERE oc.finding_id = c.id OFFSET 0) oc
     ), deltas AS (
         SELECT s.scan_id, k.field, k.key, s.old_rank AS severity_rank, s.old_state AS state, -1 AS d
-        FROM scans s CROSS JOIN LATERAL (VALUES ('title', s.old_title), ('description', s.old_description), ('file', s.old_file)) k(field, key)
+        FROM scans s CROSS JOIN LATERAL findings.finding_field_keys(s.old_title, s.old_description, s.old_file) k
         WHERE s.old_on
         UNION ALL
         SELECT s.scan_id, k.field, k.key, s.new_rank, s.new_state, 1
-        FROM scans s CROSS JOIN LATERAL (VALUES ('title', s.new_title), ('description', s.new_description), ('file', s.new_file)) k(field, key)
+        FROM scans s CROSS JOIN LATERAL findings.finding_field_keys(s.new_title, s.new_description, s.new_file) k
         WHERE s.new_on
     )
     INSERT INTO findings.finding_scan_key_counts (scan_id, field, key, severity_rank, state, n)
@@ -73,5 +73,5 @@ CREATE TRIGGER finding_scan_key_counts_update AFTER UPDATE ON findings
 
 INSERT INTO finding_scan_key_counts (scan_id, field, key, severity_rank, state, n, pending)
     SELECT o.scan_id, k.field, k.key, o.severity_rank, o.state, count(*), false
-    FROM occurrences o CROSS JOIN LATERAL (VALUES ('title', o.title_key), ('description', o.description_key), ('file', o.file_key)) k(field, key)
+    FROM occurrences o CROSS JOIN LATERAL finding_field_keys(o.title_key, o.description_key, o.file_key) k
     WHERE o.approved GROUP BY 1, 2, 3, 4, 5;
