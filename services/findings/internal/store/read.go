@@ -1498,9 +1498,63 @@ func (f Filter) tagFrom() (string, []any) {
 // read from there: the tag rows read (each checked for its scan,
 // repository or category) grow with the page's distance from the end it
 // is read from.
+//
+// A page of few matches (see tagFenced) is instead cut from all of them,
+// read through the index that holds their severity and found_at range, and
+// sorted: walking the tag's rows in the list's order would check each of
+// the tag's rows until the page is full, every row of the tag when the
+// matches are fewer than a page.
 func (f Filter) tagPage() (string, []any) {
 	from, args := f.tagFrom()
+	if f.tagFenced() {
+		// OFFSET 0 keeps the planner from reading the rows in the list's
+		// order to stop at the page's end.
+		from = `(SELECT t.finding_id, t.severity_rank, t.found_at, t.updated_at FROM ` + from + ` OFFSET 0) t`
+	}
 	return f.rowsPage(f.inner(), "t", from, args, "WHERE f.org_id = $1 AND f.verification_status = 'approved'")
+}
+
+// tagFenceRows is the most matches a tag's page is cut from by sorting
+// them all (see tagFenced). Sorting a thousand index entries costs about
+// as much as walking a few hundred of the tag's rows, which is what a
+// page of fifteen costs when one of the tag's rows in twenty matches.
+const tagFenceRows = 1000
+
+// tagFenceable reports whether f's only filters besides its tag are a
+// severity and a found_at window that the tag's index yielding f's order
+// (finding_tags_found, _rank or _updated) checks row by row rather than
+// holding them in its leading columns: a severity or a window in update
+// order, or a window in severity order across severities. Such a page
+// reads the tag's rows until it holds a page of matches, so that the
+// matches' share of the tag decides its cost, and every row of the tag is
+// read when none matches; but the tag's rank and found_at indexes hold
+// those filters as a range, which yields the matches and no other row.
+// (A state, category, repository or scan is checked row by row through
+// every tag index: the range would hold the rows they reject too, and the
+// walk at least stops once the page is full.)
+func (f Filter) tagFenceable() bool {
+	rest := f
+	rest.Tag, rest.Severity, rest.FoundSince, rest.FoundUntil = "", "", time.Time{}, time.Time{}
+	if f.Tag == "" || rest.State != "" || rest.ScanID != "" || rest.Searching() {
+		return false
+	}
+	window := !f.FoundSince.IsZero() || !f.FoundUntil.IsZero()
+	switch f.SortBy {
+	case "updated_at":
+		return f.Severity != "" || window
+	case "severity":
+		return window && f.Severity == "" && f.rankHi == 0
+	default:
+		return false
+	}
+}
+
+// tagFenced reports whether f's page, its total known first, is cut from
+// all of its matches rather than by walking the tag's rows in order: its
+// filters allow it (see tagFenceable) and the matches are fewer than
+// tagFenceRows.
+func (f Filter) tagFenced() bool {
+	return f.precounted && f.precount < tagFenceRows && f.tagFenceable()
 }
 
 // scanPage renders the query of one page of a scan's findings. The page is
@@ -1746,23 +1800,32 @@ func (f Filter) tagCounterTable() string {
 // tagPrecounted reports whether List reads f's total from the tag
 // counters (see tagCounters) before its page, to read the page from where
 // it costs least (see tagSized): always within a scan (the page's side
-// depends on the sizes), otherwise for a page past the first (page 1 is
-// read from its start whatever the total).
+// depends on the sizes), otherwise for a page past the first, and for a
+// first page whose walk would check its severity or window row by row (see
+// tagFenceable): a search the counters show to be empty then reads no
+// page, and one of few matches reads only those (see tagFenced). Other
+// first pages are read from their start whatever the total.
 func (f Filter) tagPrecounted() bool {
 	if f.tagCounterTable() == "" || f.Limit <= 0 {
 		return false
 	}
-	return f.ScanID != "" || f.Offset > 0
+	return f.ScanID != "" || f.Offset > 0 || f.tagFenceable()
 }
 
 // countPrecounted reports whether List counts f's matches before its
 // page, with the count statement the page would otherwise be sent with: a
-// scan's search or a tag's search that no counters hold, past page 1. The
-// count reads the matches either way; knowing it first lets a page nearer
-// the end be read from there (see inner), for one more round trip.
+// scan's search or a tag's search that no counters hold, past page 1, and
+// such a tag's first page whose walk would check its window row by row
+// (see tagPrecounted). The count reads the matches either way; knowing it first
+// lets a page nearer the end be read from there (see inner), an empty
+// search skip its page and one of few matches read only those (see
+// tagFenced), for one more round trip.
 func (f Filter) countPrecounted() bool {
-	if f.Offset <= 0 || f.Limit <= 0 || f.tagCounterTable() != "" {
+	if f.Limit <= 0 || f.tagCounterTable() != "" {
 		return false
+	}
+	if f.Offset <= 0 {
+		return f.tagFenceable()
 	}
 	return f.Tag != "" || (f.ScanID != "" && f.Searching() && !f.scanRepoOnly())
 }

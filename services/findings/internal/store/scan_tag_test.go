@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
@@ -248,6 +249,90 @@ func TestCountedFirstPagesFromNearerEnd(t *testing.T) {
 			limit, offset := args[len(args)-2].(int), args[len(args)-1].(int)
 			assert.Equal(t, int(total)-f.Offset, limit, "the last page's rows")
 			assert.Zero(t, offset, "the last page read from the other end")
+		})
+	}
+}
+
+// TestTagPageOfFewMatches checks a tag's first page whose order's index
+// would check a severity or found_at window row by row (see tagFenceable):
+// its total is read first, an empty search reads no page, and a search of
+// few matches reads them through the tag's range index instead of walking
+// the tag's rows in update order past every other one. With a state
+// besides, the page is walked as before. Every page in every order equals
+// a plain query.
+func TestTagPageOfFewMatches(t *testing.T) {
+	u := newUnit(t)
+	sc := u.scan("https://git.example.com/acme/app")
+	mk := func(prefix, severity, tag string) func(i int) Reported {
+		return func(i int) Reported {
+			return Reported{Fingerprint: fmt.Sprintf("%s-%04d", prefix, i), Title: "SQL injection", Category: "injection",
+				Severity: severity, Description: "Query built from input.", AffectedFile: "src/db.go", Tags: []string{tag}, Verified: true}
+		}
+	}
+	// The tag's few high findings first: they come last in update order,
+	// newest first, after every low one. Another tag's high findings make
+	// high findings common, as the planner sees the tag rows.
+	u.reportMany(sc, 4, mk("high", "high", "cwe-89"))
+	var between time.Time
+	require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT clock_timestamp()`).Scan(&between))
+	u.reportMany(sc, 600, mk("low", "low", "cwe-89"))
+	u.reportMany(sc, 600, mk("other", "high", "cwe-79"))
+	u.vacuumAllVisible("finding_tags")
+
+	rec := &statements{}
+	ts := &Store{Pool: tracedPool(t, u.s.Pool, rec, 0)}
+	for _, tc := range []struct {
+		name   string
+		f      Filter
+		where  string
+		total  int64
+		fenced bool // counted first, and cut from its matches
+	}{
+		{"severity", Filter{Tag: "cwe-89", Severity: "high"}, ` AND severity = 'high'`, 4, true},
+		{"window", Filter{Tag: "cwe-89", FoundUntil: between}, ` AND found_at < '` + between.Format(time.RFC3339Nano) + `'`, 4, true},
+		{"severity and state", Filter{Tag: "cwe-89", Severity: "high", State: "open"}, ` AND severity = 'high' AND state = 'open'`, 4, false},
+		{"no match", Filter{Tag: "cwe-89", Severity: "critical"}, ` AND false`, 0, true},
+		{"no match in the window", Filter{Tag: "cwe-89", Severity: "low", FoundUntil: between}, ` AND false`, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, int(tc.total), u.checkEveryPage(t, tc.f, ` AND 'cwe-89' = ANY(tags)`+tc.where))
+			f := tc.f
+			f.OrgID, f.SortBy, f.Desc, f.Limit = u.org, "updated_at", true, 3
+			require.Equal(t, tc.fenced, f.tagFenceable(), "fenceable")
+			rec.reads()
+			list, total, err := ts.List(u.ctx, f)
+			require.NoError(t, err)
+			require.Equal(t, tc.total, total)
+			require.Len(t, list, min(3, int(tc.total)))
+			// Counted first: the total, then the page unless the total
+			// says it is empty. Otherwise the page and its total together.
+			want := 2
+			if tc.fenced && tc.total == 0 {
+				want = 1
+			}
+			assert.Len(t, rec.reads(), want, "statements List ran")
+			if tc.total == 0 {
+				return
+			}
+			f.precounted, f.precount = true, total
+			assert.Equal(t, tc.fenced, f.tagFenced(), "fenced")
+			page, args, _, _ := f.Queries()
+			for i, a := range args {
+				if at, ok := a.(time.Time); ok {
+					args[i] = at.Format(time.RFC3339Nano) // as the prepared statement's text argument
+				}
+			}
+			for _, mode := range planModes {
+				// A small fixture's table is cheaper to read whole: the
+				// indexes are what a large one is read through.
+				p := u.prepareWith(t, indexScansOnly, mode, "tag_few_"+strings.ReplaceAll(tc.name, " ", "_"), "", page, args...)
+				read := dbtest.RowsRead(p.Explain(), "finding_tags", false)
+				if tc.fenced {
+					assert.LessOrEqual(t, read, float64(total), "%s: tag rows the page read", mode)
+				} else {
+					assert.Greater(t, read, float64(100), "%s: the walk reads the low findings' rows", mode)
+				}
+			}
 		})
 	}
 }
