@@ -250,6 +250,7 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 		{"scan42+q=sql", Filter{ScanID: scan, Text: "sql"}},
 		{"rescan+file=src/svc7/", Filter{ScanID: rescan, FilePrefix: "src/svc7/"}},
 		{"rescan+q=sql(20k)", Filter{ScanID: rescan, Text: "sql"}},
+		{"rescan+q=handler42(2.2k,111 texts)", Filter{ScanID: rescan, Text: "handler42"}},
 		{"scan42+tag=cwe-7", Filter{ScanID: scan, Tag: "cwe-7"}},
 		{"rescan+tag=pci", Filter{ScanID: rescan, Tag: "pci"}},
 		{"scan42+category=xss", Filter{ScanID: scan, Category: "xss"}},
