@@ -272,7 +272,7 @@ func TestTagPageOfFewMatches(t *testing.T) {
 	// The tag's few high findings first: they come last in update order,
 	// newest first, after every low one. Another tag's high findings make
 	// high findings common, as the planner sees the tag rows.
-	u.reportMany(sc, 4, mk("high", "high", "cwe-89"))
+	u.reportMany(sc, 20, mk("high", "high", "cwe-89"))
 	var between time.Time
 	require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT clock_timestamp()`).Scan(&between))
 	u.reportMany(sc, 600, mk("low", "low", "cwe-89"))
@@ -288,9 +288,9 @@ func TestTagPageOfFewMatches(t *testing.T) {
 		total  int64
 		fenced bool // counted first, and cut from its matches
 	}{
-		{"severity", Filter{Tag: "cwe-89", Severity: "high"}, ` AND severity = 'high'`, 4, true},
-		{"window", Filter{Tag: "cwe-89", FoundUntil: between}, ` AND found_at < '` + between.Format(time.RFC3339Nano) + `'`, 4, true},
-		{"severity and state", Filter{Tag: "cwe-89", Severity: "high", State: "open"}, ` AND severity = 'high' AND state = 'open'`, 4, false},
+		{"severity", Filter{Tag: "cwe-89", Severity: "high"}, ` AND severity = 'high'`, 20, true},
+		{"window", Filter{Tag: "cwe-89", FoundUntil: between}, ` AND found_at < '` + between.Format(time.RFC3339Nano) + `'`, 20, true},
+		{"severity and state", Filter{Tag: "cwe-89", Severity: "high", State: "open"}, ` AND severity = 'high' AND state = 'open'`, 20, false},
 		{"no match", Filter{Tag: "cwe-89", Severity: "critical"}, ` AND false`, 0, true},
 		{"no match in the window", Filter{Tag: "cwe-89", Severity: "low", FoundUntil: between}, ` AND false`, 0, true},
 	} {
