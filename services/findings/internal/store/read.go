@@ -1816,9 +1816,9 @@ func (f Filter) tagPrecounted() bool {
 // page, with the count statement the page would otherwise be sent with: a
 // scan's search or a tag's search that no counters hold, past page 1, and
 // such a tag's first page whose walk would check its window row by row
-// (see tagPrecounted). The count reads the matches either way; knowing it first
-// lets a page nearer the end be read from there (see inner), an empty
-// search skip its page and one of few matches read only those (see
+// (see tagPrecounted). The count reads the matches either way; knowing it
+// first lets a page nearer the end be read from there (see inner), an
+// empty search skip its page and one of few matches read only those (see
 // tagFenced), for one more round trip.
 func (f Filter) countPrecounted() bool {
 	if f.Limit <= 0 || f.tagCounterTable() != "" {
