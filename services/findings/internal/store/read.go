@@ -1504,14 +1504,59 @@ func (f Filter) tagFrom() (string, []any) {
 // sorted: walking the tag's rows in the list's order would check each of
 // the tag's rows until the page is full, every row of the tag when the
 // matches are fewer than a page.
+//
+// A page that is not counted first and whose tag index checks a state,
+// category or repository row by row (see tagWalkChecks) is read only when
+// the tag counters hold a match (see tagCounters): a search that matches
+// nothing would otherwise read every row of the tag to find none.
 func (f Filter) tagPage() (string, []any) {
 	from, args := f.tagFrom()
+	if !f.precounted && f.tagWalkChecks() {
+		if counters, cargs, ok := f.tagCounters(); ok {
+			// An uncorrelated condition: the server evaluates it once,
+			// before the walk, which it skips when it is false.
+			from += ` AND EXISTS (SELECT 1 FROM ` + shiftParams(counters, len(args)) + ` AND n <> 0)`
+			args = append(args, cargs...)
+		}
+	}
 	if f.tagFenced() {
 		// OFFSET 0 keeps the planner from reading the rows in the list's
 		// order to stop at the page's end.
 		from = `(SELECT t.finding_id, t.severity_rank, t.found_at, t.updated_at FROM ` + from + ` OFFSET 0) t`
 	}
 	return f.rowsPage(f.inner(), "t", from, args, "WHERE f.org_id = $1 AND f.verification_status = 'approved'")
+}
+
+// tagWalkChecks reports whether every tag index checks one of f's filters
+// row by row: a state, a category or a repository, which no tag index
+// leads with. (A severity or a found_at window that the order's index
+// checks row by row is counted first instead, see tagFenceable.)
+func (f Filter) tagWalkChecks() bool {
+	return f.Tag != "" && (f.State != "" || f.Category != "" || f.RepoKey != "")
+}
+
+// shiftParams returns sql with each parameter reference $n renumbered
+// $(n+by), so that a statement's arguments can follow another's.
+func shiftParams(sql string, by int) string {
+	var b strings.Builder
+	for i := 0; i < len(sql); i++ {
+		if sql[i] != '$' {
+			b.WriteByte(sql[i])
+			continue
+		}
+		j := i + 1
+		for j < len(sql) && sql[j] >= '0' && sql[j] <= '9' {
+			j++
+		}
+		if j == i+1 {
+			b.WriteByte('$')
+			continue
+		}
+		n, _ := strconv.Atoi(sql[i+1 : j])
+		b.WriteString("$" + strconv.Itoa(n+by))
+		i = j - 1
+	}
+	return b.String()
 }
 
 // tagFenceRows is the most matches a tag's page is cut from by sorting
