@@ -263,6 +263,7 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 		{"q=traversal+repo(20k)", Filter{Text: "traversal", RepoKey: vocab.RepoKey("https://git.example.com/acme/repo3")}},
 		{"tag=cwe-7+repo(2.5k)", Filter{Tag: "cwe-7", RepoKey: vocab.RepoKey("https://git.example.com/acme/repo3")}},
 		{"tag=cwe-7+category=access_control(8.3k)", Filter{Tag: "cwe-7", Category: "access_control"}},
+		{"tag=cwe-7+category=xss(none)", Filter{Tag: "cwe-7", Category: "xss"}},
 	}
 	for _, sr := range searches {
 		for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
