@@ -45,8 +45,10 @@ func outOfSync(t *testing.T, pool *pgxpool.Pool) int {
 		+ (SELECT count(*) FROM findings.finding_tags t FULL JOIN (
 			SELECT DISTINCT f.id, x.tag FROM findings.findings f CROSS JOIN LATERAL unnest(f.tags) x(tag)) e ON e.id = t.finding_id AND e.tag = t.tag
 			LEFT JOIN findings.findings f ON f.id = e.id
-		WHERE (t.org_id, t.approved, t.severity_rank, t.state, t.found_at, t.updated_at, t.category, t.repo_key)
-			IS DISTINCT FROM (f.org_id, f.verification_status = 'approved', f.severity_rank, f.state, f.found_at, f.updated_at, f.category, f.repo_key))
+		WHERE (t.org_id, t.approved, t.severity_rank, t.state, t.found_at, t.updated_at, t.category, t.repo_key,
+				t.title_key, t.description_key, t.file_key)
+			IS DISTINCT FROM (f.org_id, f.verification_status = 'approved', f.severity_rank, f.state, f.found_at, f.updated_at, f.category, f.repo_key,
+				f.title_key, f.description_key, f.file_key))
 		+ `+counterDrift("finding_scan_tag_counts", `SELECT f.org_id, o.scan_id, x.tag, f.severity_rank, f.state, count(*) AS n
 			FROM findings.occurrences o JOIN findings.findings f ON f.id = o.finding_id
 			CROSS JOIN LATERAL (SELECT DISTINCT tag FROM unnest(f.tags) t(tag)) x
