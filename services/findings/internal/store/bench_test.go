@@ -264,6 +264,9 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 		{"tag=cwe-7+repo(2.5k)", Filter{Tag: "cwe-7", RepoKey: vocab.RepoKey("https://git.example.com/acme/repo3")}},
 		{"tag=cwe-7+category=access_control(8.3k)", Filter{Tag: "cwe-7", Category: "access_control"}},
 		{"tag=cwe-7+category=xss(none)", Filter{Tag: "cwe-7", Category: "xss"}},
+		{"tag=cwe-7+q=sql(none)", Filter{Tag: "cwe-7", Text: "sql"}},
+		{"tag=cwe-7+file=src/svc7/(5k)", Filter{Tag: "cwe-7", FilePrefix: "src/svc7/"}},
+		{"tag=pci+q=handler4200(200)", Filter{Tag: "pci", Text: "handler4200"}},
 	}
 	for _, sr := range searches {
 		for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
