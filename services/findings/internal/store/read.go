@@ -78,6 +78,9 @@ type searchKeys struct {
 	// hits is the number of keys held, and for a column held as its
 	// complement the number of its matching texts.
 	hits int64
+	// tagged is, for a search with a tag, the organization's findings with
+	// the tag, from the tag counters (see keyDriven).
+	tagged int64
 	// walk is set when a page is better found by walking the scan's
 	// occurrences or the organization's list in order, checking each
 	// row's keys, than by reading the keys' indexes (the occurrences' for
@@ -318,7 +321,7 @@ func (m *matched) read(rows pgx.Rows) error {
 		var not bool
 		var keys []string
 		var sevs []int64
-		if err := rows.Scan(&i, &hits, &not, &keys, &every, &some, &sevs, &m.all, &m.org, &m.orgMatching, &m.orgBySeverity); err != nil {
+		if err := rows.Scan(&i, &hits, &not, &keys, &every, &some, &sevs, &m.all, &m.org, &m.orgMatching, &m.orgBySeverity, &m.tagged); err != nil {
 			return err
 		}
 		m.hits += hits
@@ -417,6 +420,12 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 		// organization's ($4 is the nil scan; naming it gives it its type).
 		allRows = orgRows + ` AND $4::uuid = '` + nilScan + `'`
 	}
+	// The organization's findings with the tag, for a search with one.
+	tagged := `0::bigint`
+	if f.Tag != "" {
+		args = append(args, f.Tag)
+		tagged = `(SELECT coalesce(sum(c.n), 0) FROM findings.finding_tag_counts c WHERE c.org_id = $1 AND c.tag = $` + strconv.Itoa(len(args)) + `)::bigint`
+	}
 	// Per column: the matching texts' number and keys (h, gathered for
 	// every column in one pass over the matches); the column's texts, from
 	// the text counters (a, search_text_counts, read only when complements
@@ -432,7 +441,8 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 			(SELECT coalesce(sum(c.n), 0) FROM ` + allRows + `)::bigint,
 			(SELECT coalesce(sum(c.n), 0) FROM ` + orgRows + `)::bigint,
 			(SELECT coalesce(sum(c.n), 0) FROM ` + orgRows + ` AND ($2 = '' OR c.severity = $2) AND ($3 = '' OR c.state = $3))::bigint,
-			(SELECT ARRAY[` + perSeverity("c") + `] FROM ` + orgRows + `)::bigint[]
+			(SELECT ARRAY[` + perSeverity("c") + `] FROM ` + orgRows + `)::bigint[],
+			` + tagged + `
 		FROM (VALUES (0, 'title'), (1, 'description'), (2, 'file')) v(i, field)
 		CROSS JOIN LATERAL (SELECT coalesce(sum(m.hits), 0) AS hits, coalesce(min(m.keys), '{}') AS keys FROM m WHERE m.field = v.field) h
 		CROSS JOIN LATERAL (SELECT coalesce(sum(t.n), 0) AS n FROM findings.search_text_counts t
@@ -785,7 +795,7 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 		page, pageArgs = f.scanPage()
 	case f.precounted && f.scanDriven:
 		page, pageArgs = f.scanSearchPage()
-	case f.Tag != "":
+	case f.Tag != "" && !f.keyDriven():
 		page, pageArgs = f.tagPage()
 	case f.ScanID != "" && f.keys != nil && f.keys.indexed():
 		page, pageArgs = f.scanKeyPage()
@@ -1199,11 +1209,19 @@ func (f Filter) windowBand(ctx context.Context, q db.DBTX) (_ Filter, total int6
 // a prefix's.
 func (f Filter) keyWhere() (string, []any) {
 	rest := f
-	rest.Text, rest.FilePrefix, rest.keys = "", "", nil
+	rest.Text, rest.FilePrefix, rest.keys, rest.Tag = "", "", nil, ""
 	if f.FilePrefix != "" {
 		rest.Text = f.Text
 	}
-	return rest.where()
+	where, args := rest.where()
+	if f.Tag != "" {
+		// A tag (see keyDriven) is checked per key match in the tag rows'
+		// primary key, a lookup each (OFFSET 0 keeps it one): as a join,
+		// the server read every row of the tag to hash them.
+		args = append(args, f.Tag)
+		where += ` AND EXISTS (SELECT 1 FROM findings.finding_tags t WHERE t.finding_id = f.id AND t.tag = $` + strconv.Itoa(len(args)) + ` OFFSET 0)`
+	}
+	return where, args
 }
 
 // keyUnion renders the findings matching a resolved search through each
@@ -1557,6 +1575,32 @@ func shiftParams(sql string, by int) string {
 	return b.String()
 }
 
+// keyDrivenRatio is how many of a tag's rows, read from the tag's index
+// with each one's keys checked on the entry, cost about as much as one of
+// a search's key matches read from its key's index with the tag checked
+// through the tag rows' primary key (see keyDriven).
+const keyDrivenRatio = 8
+
+// keyDriven reports whether f, a tag with a resolved q or file prefix
+// across every scan, is read from its keys' indexes, each match checked
+// for the tag, rather than from the tag's rows, each checked for the keys:
+// when the keys' matches, as the key counters give them with f's severity
+// and state, are fewer than a keyDrivenRatio-th of the tag's findings. A
+// tag of 10,000 with a q of 200 matches thus reads about 200 key entries
+// and checks each, where the tag's index would read 10,000 entries,
+// every one of them when none matches.
+func (f Filter) keyDriven() bool {
+	k := f.keys
+	if f.Tag == "" || f.ScanID != "" || k == nil || !k.indexed() {
+		return false
+	}
+	var matches int64
+	for _, m := range k.matched {
+		matches += m
+	}
+	return matches*keyDrivenRatio < k.tagged
+}
+
 // tagFenceRows is the most matches a tag's page is cut from by sorting
 // them all (see tagFenced). Sorting a thousand index entries costs about
 // as much as walking a few hundred of the tag's rows, which is what a
@@ -1718,6 +1762,10 @@ func (f Filter) countQuery() (string, []any) {
 	if from, args, ok := f.tagCounters(); ok {
 		return `SELECT coalesce(sum(n), 0)::bigint FROM ` + from, args
 	}
+	if f.keyDriven() {
+		union, args, _ := f.keyUnion(false)
+		return `SELECT count(*) FROM (` + union + `) m`, args
+	}
 	if f.Tag != "" {
 		from, args := f.tagFrom()
 		return `SELECT count(*) FROM ` + from, args
@@ -1859,16 +1907,18 @@ func (f Filter) tagPrecounted() bool {
 // page, with the count statement the page would otherwise be sent with: a
 // scan's search or a tag's search that no counters hold, past page 1, and
 // such a tag's first page whose walk would check its window row by row
-// (see tagPrecounted). The count reads the matches either way; knowing it
-// first lets a page nearer the end be read from there (see inner), an
-// empty search skip its page and one of few matches read only those (see
+// (see tagPrecounted), or its q or file prefix on the tag's rows (see
+// keyDriven). The count reads the matches either way (with q, every row
+// of the tag); knowing it first lets a page nearer the end be read from
+// there (see inner), an empty search skip its page (which would read every
+// row of the tag to find none) and one of few matches read only those (see
 // tagFenced), for one more round trip.
 func (f Filter) countPrecounted() bool {
 	if f.Limit <= 0 || f.tagCounterTable() != "" {
 		return false
 	}
 	if f.Offset <= 0 {
-		return f.tagFenceable()
+		return f.tagFenceable() || (f.Tag != "" && (f.Text != "" || f.FilePrefix != "") && !f.keyDriven())
 	}
 	return f.Tag != "" || (f.ScanID != "" && f.Searching() && !f.scanRepoOnly())
 }

@@ -214,9 +214,10 @@ func TestRankBand(t *testing.T) {
 
 // TestCountedFirstPagesFromNearerEnd checks searches whose total is a
 // count, not counters (within a scan, or with a tag and a filter the tag
-// counters do not hold): past page 1 List counts them first, and a page
-// nearer the end is read from there; every page, in every order, against
-// a plain query over the findings.
+// counters do not hold): past page 1 List counts them first (page 1 too
+// for a tag with q read from the tag's rows, see countPrecounted), and a
+// page nearer the end is read from there; every page, in every order,
+// against a plain query over the findings.
 func TestCountedFirstPagesFromNearerEnd(t *testing.T) {
 	u := newUnit(t)
 	app := u.combinedFixture()
@@ -227,11 +228,13 @@ func TestCountedFirstPagesFromNearerEnd(t *testing.T) {
 		name  string
 		f     Filter
 		where string // the filter in SQL
+		first bool   // page 1 counted first too
 	}{
-		{"scan_category", Filter{ScanID: scan, Category: "xss"}, inScan + ` AND category = 'xss'`},
-		{"scan_q", Filter{ScanID: scan, Text: "redirect"}, inScan + ` AND title ILIKE '%redirect%'`},
-		{"scan_tag_category", Filter{ScanID: scan, Tag: "pci", Category: "ssrf"}, inScan + ` AND 'pci' = ANY(tags) AND category = 'ssrf'`},
-		{"tag_q", Filter{Tag: "cwe-2", Text: "sink 1"}, ` AND 'cwe-2' = ANY(tags) AND description ILIKE '%sink 1%'`},
+		{"scan_category", Filter{ScanID: scan, Category: "xss"}, inScan + ` AND category = 'xss'`, false},
+		{"scan_q", Filter{ScanID: scan, Text: "redirect"}, inScan + ` AND title ILIKE '%redirect%'`, false},
+		{"scan_tag_category", Filter{ScanID: scan, Tag: "pci", Category: "ssrf"}, inScan + ` AND 'pci' = ANY(tags) AND category = 'ssrf'`, false},
+		// A tag with q read from the tag's rows (see keyDriven).
+		{"tag_q", Filter{Tag: "cwe-2", Text: "sink 1"}, ` AND 'cwe-2' = ANY(tags) AND description ILIKE '%sink 1%'`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Greater(t, u.checkEveryPage(t, tc.f, tc.where), 30, "fixture matches")
@@ -239,7 +242,7 @@ func TestCountedFirstPagesFromNearerEnd(t *testing.T) {
 			f.OrgID, f.SortBy, f.Desc, f.Limit = u.org, "found_at", true, 7
 			f, err := u.s.Resolve(u.ctx, f)
 			require.NoError(t, err)
-			require.False(t, f.countPrecounted(), "page 1 sent with its count")
+			require.Equal(t, tc.first, f.countPrecounted(), "page 1 counted first")
 			total, err := u.s.Count(u.ctx, f)
 			require.NoError(t, err)
 			f.Offset = int(total-1) / f.Limit * f.Limit

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,6 +181,88 @@ func TestTagSearchesCheckFiltersOnTagRows(t *testing.T) {
 					})
 				}
 			}
+		})
+	}
+}
+
+// TestTagWithNarrowSearchReadsKeys: a tag with a q or a file prefix whose
+// matches are few against the tag's findings is read from the keys'
+// indexes, each match checked for the tag (see keyDriven): its total reads
+// one tag row per match (the tag rows' primary key) rather than every row
+// of the tag. A broad q is still read from the tag's rows. Pages and
+// totals are those of a plain query over the findings, in every order.
+func TestTagWithNarrowSearchReadsKeys(t *testing.T) {
+	u := newUnit(t)
+	u.combinedFixture() // every finding of the two repositories has pci
+	for _, tc := range []struct {
+		name   string
+		f      Filter
+		where  string
+		driven bool
+	}{
+		{"narrow q", Filter{Tag: "pci", Text: "sink 29"}, `'pci' = ANY(tags) AND description ILIKE '%sink 29%'`, true},
+		{"narrow prefix with a state", Filter{Tag: "pci", FilePrefix: "src/api/file1", State: "open"},
+			`'pci' = ANY(tags) AND affected_file LIKE 'src/api/file1%' AND state = 'open'`, true},
+		{"broad q", Filter{Tag: "pci", Text: "sink"}, `'pci' = ANY(tags) AND description ILIKE '%sink%'`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
+				f := tc.f
+				f.OrgID, f.SortBy, f.Desc, f.Limit, f.Offset = u.org, sortBy, true, 5, 5
+				u.checkAgainstSQL(t, f, tc.where)
+				f, err := u.s.Resolve(u.ctx, f)
+				require.NoError(t, err)
+				assert.Equal(t, tc.driven, f.keyDriven(), "read from the keys")
+				total, err := u.s.Count(u.ctx, f)
+				require.NoError(t, err)
+				_, _, count, countArgs := f.Queries()
+				for _, mode := range planModes {
+					t.Run(sortBy+"/"+mode, func(t *testing.T) {
+						c := u.prepareWith(t, indexScansOnly, mode, "tag_keys_"+strings.ReplaceAll(tc.name, " ", "_")+"_"+sortBy, "", count, countArgs...)
+						read := dbtest.RowsRead(c.Explain(), "finding_tags", false)
+						if tc.driven {
+							assert.LessOrEqual(t, read, float64(total), "tag rows read for the total")
+						} else {
+							assert.GreaterOrEqual(t, read, float64(1200), "tag rows read for the total")
+						}
+					})
+				}
+			}
+		})
+	}
+}
+
+// TestTagWithQCountedFirst: a tag with q read from the tag's rows (see
+// keyDriven) is counted before its first page, so that a q that matches
+// none of the tag's findings reads no page: the page would read every row
+// of the tag to find none.
+func TestTagWithQCountedFirst(t *testing.T) {
+	u := newUnit(t)
+	u.combinedFixture()
+	rec := &statements{}
+	ts := &Store{Pool: tracedPool(t, u.s.Pool, rec, 0)}
+	for _, tc := range []struct {
+		name  string
+		f     Filter
+		total int64
+		reads int // statements List runs: the key lookup, the total, the page unless empty
+	}{
+		// cwe-0's findings have even description numbers only.
+		{"none", Filter{Tag: "cwe-0", Text: "sink 29"}, 0, 2},
+		{"some", Filter{Tag: "cwe-1", Text: "sink 29"}, 20, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tc.f
+			f.OrgID, f.SortBy, f.Desc, f.Limit = u.org, "found_at", true, 15
+			r, err := u.s.Resolve(u.ctx, f)
+			require.NoError(t, err)
+			require.False(t, r.keyDriven(), "read from the tag's rows")
+			rec.reads()
+			list, total, err := ts.List(u.ctx, f)
+			require.NoError(t, err)
+			assert.Equal(t, tc.total, total)
+			assert.Len(t, list, int(min(tc.total, 15)))
+			assert.Len(t, rec.reads(), tc.reads, "statements List ran")
 		})
 	}
 }
