@@ -1908,17 +1908,20 @@ func (f Filter) tagPrecounted() bool {
 // scan's search or a tag's search that no counters hold, past page 1, and
 // such a tag's first page whose walk would check its window row by row
 // (see tagPrecounted), or its q or file prefix on the tag's rows (see
-// keyDriven). The count reads the matches either way (with q, every row
-// of the tag); knowing it first lets a page nearer the end be read from
-// there (see inner), an empty search skip its page (which would read every
-// row of the tag to find none) and one of few matches read only those (see
-// tagFenced), for one more round trip.
+// keyDriven), and the first page of a file prefix with q (q checked on
+// each of the prefix's index entries). The count reads the matches either
+// way (with q, every row of the tag or every entry of the prefix); knowing
+// it first lets a page nearer the end be read from there (see inner), an
+// empty search skip its page (which would read every one of those to find
+// none) and one of few matches read only those (see tagFenced), for one
+// more round trip.
 func (f Filter) countPrecounted() bool {
 	if f.Limit <= 0 || f.tagCounterTable() != "" {
 		return false
 	}
 	if f.Offset <= 0 {
-		return f.tagFenceable() || (f.Tag != "" && (f.Text != "" || f.FilePrefix != "") && !f.keyDriven())
+		return f.tagFenceable() || (f.Tag != "" && (f.Text != "" || f.FilePrefix != "") && !f.keyDriven()) ||
+			(f.ScanID == "" && f.Text != "" && f.FilePrefix != "")
 	}
 	return f.Tag != "" || (f.ScanID != "" && f.Searching() && !f.scanRepoOnly())
 }

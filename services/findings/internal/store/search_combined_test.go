@@ -233,9 +233,10 @@ func TestTagWithNarrowSearchReadsKeys(t *testing.T) {
 }
 
 // TestTagWithQCountedFirst: a tag with q read from the tag's rows (see
-// keyDriven) is counted before its first page, so that a q that matches
-// none of the tag's findings reads no page: the page would read every row
-// of the tag to find none.
+// keyDriven), and a file prefix with q, are counted before their first
+// page, so that a q that matches none of the tag's or the prefix's
+// findings reads no page: the page would read every row of the tag, or
+// every index entry of the prefix's paths, to find none.
 func TestTagWithQCountedFirst(t *testing.T) {
 	u := newUnit(t)
 	u.combinedFixture()
@@ -250,19 +251,61 @@ func TestTagWithQCountedFirst(t *testing.T) {
 		// cwe-0's findings have even description numbers only.
 		{"none", Filter{Tag: "cwe-0", Text: "sink 29"}, 0, 2},
 		{"some", Filter{Tag: "cwe-1", Text: "sink 29"}, 20, 3},
+		// Nor do the files numbered 1 under src/api/ hold any: src/api/
+		// holds i/7%4 == 0, file1 i%40 == 1.
+		{"a prefix with q, none", Filter{FilePrefix: "src/api/file1.go", Text: "sink 28"}, 0, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.f
 			f.OrgID, f.SortBy, f.Desc, f.Limit = u.org, "found_at", true, 15
 			r, err := u.s.Resolve(u.ctx, f)
 			require.NoError(t, err)
-			require.False(t, r.keyDriven(), "read from the tag's rows")
+			require.False(t, r.keyDriven(), "read from the tag's rows or the prefix's paths")
 			rec.reads()
 			list, total, err := ts.List(u.ctx, f)
 			require.NoError(t, err)
 			assert.Equal(t, tc.total, total)
 			assert.Len(t, list, int(min(tc.total, 15)))
 			assert.Len(t, rec.reads(), tc.reads, "statements List ran")
+		})
+	}
+}
+
+// TestPrefixWithQReadsPathIndexesAlone: a file prefix with q is read
+// through the prefix's paths, and q is checked on the title and
+// description keys their index entries carry (migration 0047), so that
+// neither the page nor the total reads a finding but the page's own
+// (before, every finding of the prefix was read to check q). Pages and
+// totals are those of a plain query over the findings, in every order.
+func TestPrefixWithQReadsPathIndexesAlone(t *testing.T) {
+	u := newUnit(t)
+	u.combinedFixture()
+	for _, tc := range []struct {
+		name  string
+		f     Filter
+		where string
+	}{
+		{"description", Filter{FilePrefix: "src/web/", Text: "sink 1"}, `affected_file LIKE 'src/web/%' AND description ILIKE '%sink 1%'`},
+		{"title with a state", Filter{FilePrefix: "src/api/", Text: "redirect", State: "open"},
+			`affected_file LIKE 'src/api/%' AND title ILIKE '%redirect%' AND state = 'open'`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
+				f := tc.f
+				f.OrgID, f.SortBy, f.Desc, f.Limit, f.Offset = u.org, sortBy, true, 5, 5
+				u.checkAgainstSQL(t, f, tc.where)
+				f, err := u.s.Resolve(u.ctx, f)
+				require.NoError(t, err)
+				page, pageArgs, count, countArgs := f.Queries()
+				for _, mode := range planModes {
+					t.Run(sortBy+"/"+mode, func(t *testing.T) {
+						c := u.prepareWith(t, indexScansOnly, mode, "prefix_q_count_"+strings.ReplaceAll(tc.name, " ", "_")+"_"+sortBy, "", count, countArgs...)
+						assert.Empty(t, rowScans(c.Explain(), "findings", ""), "finding rows read for the total")
+						p := u.prepareWith(t, indexScansOnly, mode, "prefix_q_page_"+strings.ReplaceAll(tc.name, " ", "_")+"_"+sortBy, "", page, pageArgs...)
+						assert.Empty(t, rowScans(p.Explain(), "findings", "findings_pkey"), "finding rows read for the page")
+					})
+				}
+			}
 		})
 	}
 }
