@@ -266,6 +266,8 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 		{"tag=cwe-7+category=xss(none)", Filter{Tag: "cwe-7", Category: "xss"}},
 		{"tag=cwe-7+q=sql(none)", Filter{Tag: "cwe-7", Text: "sql"}},
 		{"tag=cwe-7+file=src/svc7/(5k)", Filter{Tag: "cwe-7", FilePrefix: "src/svc7/"}},
+		{"file=src/svc7/+q=sql(none)", Filter{FilePrefix: "src/svc7/", Text: "sql"}},
+		{"file=src/svc7/+q=credential(20k)", Filter{FilePrefix: "src/svc7/", Text: "credential"}},
 		{"tag=pci+q=handler4200(200)", Filter{Tag: "pci", Text: "handler4200"}},
 	}
 	for _, sr := range searches {
