@@ -1013,13 +1013,17 @@ func (f Filter) unionPage(inner Filter, union string, args []any, bounded bool) 
 // reversed returns f with its page read from the other end of the list,
 // in the opposite order, when the page lies nearer that end and the
 // number of findings the keyed query selects is known exactly (see
-// keySelected): each key then yields the findings up to the reversed
+// keySelected, or counted before the page): each key then yields the findings up to the reversed
 // page's end, fewer than up to the page's, and fewer are sorted. The
 // caller orders the page it reads as f does. Otherwise f is returned as it
 // is.
 func (f Filter) reversed() Filter {
 	n, ok := f.keySelected()
-	if !ok {
+	switch {
+	case ok:
+	case f.precounted: // counted before the page (see countPrecounted)
+		n = f.precount
+	default:
 		return f
 	}
 	return f.reversedAt(n)
@@ -1905,11 +1909,11 @@ func (f Filter) tagPrecounted() bool {
 
 // countPrecounted reports whether List counts f's matches before its
 // page, with the count statement the page would otherwise be sent with: a
-// scan's search or a tag's search that no counters hold, past page 1, and
+// scan's search, a tag's search that no counters hold and a file prefix
+// with q (q checked on each of the prefix's index entries), past page 1;
 // such a tag's first page whose walk would check its window row by row
 // (see tagPrecounted), or its q or file prefix on the tag's rows (see
-// keyDriven), and the first page of a file prefix with q (q checked on
-// each of the prefix's index entries). The count reads the matches either
+// keyDriven); and the first page of a file prefix with q. The count reads the matches either
 // way (with q, every row of the tag or every entry of the prefix); knowing
 // it first lets a page nearer the end be read from there (see inner), an
 // empty search skip its page (which would read every one of those to find
@@ -1919,11 +1923,11 @@ func (f Filter) countPrecounted() bool {
 	if f.Limit <= 0 || f.tagCounterTable() != "" {
 		return false
 	}
+	prefixQ := f.ScanID == "" && f.Text != "" && f.FilePrefix != ""
 	if f.Offset <= 0 {
-		return f.tagFenceable() || (f.Tag != "" && (f.Text != "" || f.FilePrefix != "") && !f.keyDriven()) ||
-			(f.ScanID == "" && f.Text != "" && f.FilePrefix != "")
+		return f.tagFenceable() || (f.Tag != "" && (f.Text != "" || f.FilePrefix != "") && !f.keyDriven()) || prefixQ
 	}
-	return f.Tag != "" || (f.ScanID != "" && f.Searching() && !f.scanRepoOnly())
+	return f.Tag != "" || prefixQ || (f.ScanID != "" && f.Searching() && !f.scanRepoOnly())
 }
 
 // tagSized returns f (see tagPrecounted) ready for its page, with its

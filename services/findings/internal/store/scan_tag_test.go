@@ -235,6 +235,8 @@ func TestCountedFirstPagesFromNearerEnd(t *testing.T) {
 		{"scan_tag_category", Filter{ScanID: scan, Tag: "pci", Category: "ssrf"}, inScan + ` AND 'pci' = ANY(tags) AND category = 'ssrf'`, false},
 		// A tag with q read from the tag's rows (see keyDriven).
 		{"tag_q", Filter{Tag: "cwe-2", Text: "sink 1"}, ` AND 'cwe-2' = ANY(tags) AND description ILIKE '%sink 1%'`, true},
+		// q checked on each of the prefix's index entries.
+		{"prefix_q", Filter{FilePrefix: "src/web/", Text: "sink 1"}, ` AND affected_file LIKE 'src/web/%' AND description ILIKE '%sink 1%'`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Greater(t, u.checkEveryPage(t, tc.f, tc.where), 30, "fixture matches")
