@@ -159,28 +159,14 @@ func TestTagSearchesCheckFiltersOnTagRows(t *testing.T) {
 			`'cwe-2' = ANY(tags) AND description ILIKE '%sink 1%' AND repo_key = '` + app + `'`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
-				f := tc.f
-				f.OrgID, f.SortBy, f.Desc, f.Limit, f.Offset = u.org, sortBy, true, 5, 5
-				u.checkAgainstSQL(t, f, tc.where)
-
-				// As List reads them: q and the prefix resolved to keys.
-				f, err := u.s.Resolve(u.ctx, f)
-				require.NoError(t, err)
-				page, pageArgs, count, countArgs := f.Queries()
-				for _, mode := range planModes {
-					t.Run(sortBy+"/"+mode, func(t *testing.T) {
-						c := u.prepareWith(t, indexScansOnly, mode, "tag_count_"+tc.name+"_"+sortBy, "", count, countArgs...)
-						plan := c.Explain()
-						assert.Zero(t, dbtest.RowsRead(plan, "findings", false), "finding rows read for the total")
-						assert.Empty(t, rowScans(plan, "finding_tags", ""), "tag rows read for the total")
-						p := u.prepareWith(t, indexScansOnly, mode, "tag_page_"+tc.name+"_"+sortBy, "", page, pageArgs...)
-						plan = p.Explain()
-						assert.Empty(t, rowScans(plan, "findings", "findings_pkey"), "finding rows read for the page")
-						assert.Empty(t, rowScans(plan, "finding_tags", ""), "tag rows read for the page")
-					})
-				}
-			}
+			u.checkOrders(t, "tag_"+tc.name, tc.f, tc.where, func(t *testing.T, _ Filter, page, count *dbtest.Prepared) {
+				plan := count.Explain()
+				assert.Zero(t, dbtest.RowsRead(plan, "findings", false), "finding rows read for the total")
+				assert.Empty(t, rowScans(plan, "finding_tags", ""), "tag rows read for the total")
+				plan = page.Explain()
+				assert.Empty(t, rowScans(plan, "findings", "findings_pkey"), "finding rows read for the page")
+				assert.Empty(t, rowScans(plan, "finding_tags", ""), "tag rows read for the page")
+			})
 		})
 	}
 }
@@ -206,28 +192,17 @@ func TestTagWithNarrowSearchReadsKeys(t *testing.T) {
 		{"broad q", Filter{Tag: "pci", Text: "sink"}, `'pci' = ANY(tags) AND description ILIKE '%sink%'`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
-				f := tc.f
-				f.OrgID, f.SortBy, f.Desc, f.Limit, f.Offset = u.org, sortBy, true, 5, 5
-				u.checkAgainstSQL(t, f, tc.where)
-				f, err := u.s.Resolve(u.ctx, f)
-				require.NoError(t, err)
+			u.checkOrders(t, "tag_keys_"+tc.name, tc.f, tc.where, func(t *testing.T, f Filter, _, count *dbtest.Prepared) {
 				assert.Equal(t, tc.driven, f.keyDriven(), "read from the keys")
 				total, err := u.s.Count(u.ctx, f)
 				require.NoError(t, err)
-				_, _, count, countArgs := f.Queries()
-				for _, mode := range planModes {
-					t.Run(sortBy+"/"+mode, func(t *testing.T) {
-						c := u.prepareWith(t, indexScansOnly, mode, "tag_keys_"+strings.ReplaceAll(tc.name, " ", "_")+"_"+sortBy, "", count, countArgs...)
-						read := dbtest.RowsRead(c.Explain(), "finding_tags", false)
-						if tc.driven {
-							assert.LessOrEqual(t, read, float64(total), "tag rows read for the total")
-						} else {
-							assert.GreaterOrEqual(t, read, float64(1200), "tag rows read for the total")
-						}
-					})
+				read := dbtest.RowsRead(count.Explain(), "finding_tags", false)
+				if tc.driven {
+					assert.LessOrEqual(t, read, float64(total), "tag rows read for the total")
+				} else {
+					assert.GreaterOrEqual(t, read, float64(1200), "tag rows read for the total")
 				}
-			}
+			})
 		})
 	}
 }
@@ -290,23 +265,37 @@ func TestPrefixWithQReadsPathIndexesAlone(t *testing.T) {
 			`affected_file LIKE 'src/api/%' AND title ILIKE '%redirect%' AND state = 'open'`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
-				f := tc.f
-				f.OrgID, f.SortBy, f.Desc, f.Limit, f.Offset = u.org, sortBy, true, 5, 5
-				u.checkAgainstSQL(t, f, tc.where)
-				f, err := u.s.Resolve(u.ctx, f)
-				require.NoError(t, err)
-				page, pageArgs, count, countArgs := f.Queries()
-				for _, mode := range planModes {
-					t.Run(sortBy+"/"+mode, func(t *testing.T) {
-						c := u.prepareWith(t, indexScansOnly, mode, "prefix_q_count_"+strings.ReplaceAll(tc.name, " ", "_")+"_"+sortBy, "", count, countArgs...)
-						assert.Empty(t, rowScans(c.Explain(), "findings", ""), "finding rows read for the total")
-						p := u.prepareWith(t, indexScansOnly, mode, "prefix_q_page_"+strings.ReplaceAll(tc.name, " ", "_")+"_"+sortBy, "", page, pageArgs...)
-						assert.Empty(t, rowScans(p.Explain(), "findings", "findings_pkey"), "finding rows read for the page")
-					})
-				}
-			}
+			u.checkOrders(t, "prefix_q_"+tc.name, tc.f, tc.where, func(t *testing.T, _ Filter, page, count *dbtest.Prepared) {
+				assert.Empty(t, rowScans(count.Explain(), "findings", ""), "finding rows read for the total")
+				assert.Empty(t, rowScans(page.Explain(), "findings", "findings_pkey"), "finding rows read for the page")
+			})
 		})
+	}
+}
+
+// checkOrders checks f in each order (newest or most severe first; a page
+// of 5 after the first) against a plain query with the conditions where
+// (see checkAgainstSQL), then prepares its page and total as List runs
+// them (q and a file prefix resolved to keys) under each plan mode, with
+// index scans only (see indexScansOnly), and hands them to check with the
+// resolved filter. name names the prepared statements.
+func (u *unit) checkOrders(t *testing.T, name string, f Filter, where string, check func(t *testing.T, f Filter, page, count *dbtest.Prepared)) {
+	t.Helper()
+	name = strings.ReplaceAll(name, " ", "_")
+	for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
+		f := f
+		f.OrgID, f.SortBy, f.Desc, f.Limit, f.Offset = u.org, sortBy, true, 5, 5
+		u.checkAgainstSQL(t, f, where)
+		f, err := u.s.Resolve(u.ctx, f)
+		require.NoError(t, err)
+		page, pageArgs, count, countArgs := f.Queries()
+		for _, mode := range planModes {
+			t.Run(sortBy+"/"+mode, func(t *testing.T) {
+				c := u.prepareWith(t, indexScansOnly, mode, name+"_count_"+sortBy, "", count, countArgs...)
+				p := u.prepareWith(t, indexScansOnly, mode, name+"_page_"+sortBy, "", page, pageArgs...)
+				check(t, f, p, c)
+			})
+		}
 	}
 }
 
