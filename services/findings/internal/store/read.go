@@ -78,8 +78,9 @@ type searchKeys struct {
 	// hits is the number of keys held, and for a column held as its
 	// complement the number of its matching texts.
 	hits int64
-	// tagged is, for a search with a tag, the organization's findings with
-	// the tag, from the tag counters (see keyDriven).
+	// tagged is, for a search with a tag across every scan, the
+	// organization's findings with the tag, from the tag counters (see
+	// keyDriven).
 	tagged int64
 	// walk is set when a page is better found by walking the scan's
 	// occurrences or the organization's list in order, checking each
@@ -420,9 +421,11 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 		// organization's ($4 is the nil scan; naming it gives it its type).
 		allRows = orgRows + ` AND $4::uuid = '` + nilScan + `'`
 	}
-	// The organization's findings with the tag, for a search with one.
+	// The organization's findings with the tag, for a search with one across
+	// every scan (see keyDriven; within a scan a tag's search is read from
+	// the scan's occurrences or the tag's rows whatever the sizes).
 	tagged := `0::bigint`
-	if f.Tag != "" {
+	if f.Tag != "" && f.ScanID == "" {
 		args = append(args, f.Tag)
 		tagged = `(SELECT coalesce(sum(c.n), 0) FROM findings.finding_tag_counts c WHERE c.org_id = $1 AND c.tag = $` + strconv.Itoa(len(args)) + `)::bigint`
 	}
@@ -1013,10 +1016,10 @@ func (f Filter) unionPage(inner Filter, union string, args []any, bounded bool) 
 // reversed returns f with its page read from the other end of the list,
 // in the opposite order, when the page lies nearer that end and the
 // number of findings the keyed query selects is known exactly (see
-// keySelected, or counted before the page): each key then yields the findings up to the reversed
-// page's end, fewer than up to the page's, and fewer are sorted. The
-// caller orders the page it reads as f does. Otherwise f is returned as it
-// is.
+// keySelected, or counted before the page): each key then yields the
+// findings up to the reversed page's end, fewer than up to the page's, and
+// fewer are sorted. The caller orders the page it reads as f does.
+// Otherwise f is returned as it is.
 func (f Filter) reversed() Filter {
 	n, ok := f.keySelected()
 	switch {
@@ -1913,12 +1916,12 @@ func (f Filter) tagPrecounted() bool {
 // with q (q checked on each of the prefix's index entries), past page 1;
 // such a tag's first page whose walk would check its window row by row
 // (see tagPrecounted), or its q or file prefix on the tag's rows (see
-// keyDriven); and the first page of a file prefix with q. The count reads the matches either
-// way (with q, every row of the tag or every entry of the prefix); knowing
-// it first lets a page nearer the end be read from there (see inner), an
-// empty search skip its page (which would read every one of those to find
-// none) and one of few matches read only those (see tagFenced), for one
-// more round trip.
+// keyDriven); and the first page of a file prefix with q. The count reads
+// the matches either way (with q, every row of the tag or every entry of
+// the prefix); knowing it first lets a page nearer the end be read from
+// there (see inner), an empty search skip its page (which would read every
+// one of those to find none) and one of few matches read only those (see
+// tagFenced), for one more round trip.
 func (f Filter) countPrecounted() bool {
 	if f.Limit <= 0 || f.tagCounterTable() != "" {
 		return false
