@@ -269,6 +269,9 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 		{"file=src/svc7/+q=sql(none)", Filter{FilePrefix: "src/svc7/", Text: "sql"}},
 		{"file=src/svc7/+q=credential(20k)", Filter{FilePrefix: "src/svc7/", Text: "credential"}},
 		{"tag=pci+q=handler4200(200)", Filter{Tag: "pci", Text: "handler4200"}},
+		// q over a fifth of the descriptions, alone and with a tag.
+		{"q=handler4(222k,1111 texts)", Filter{Text: "handler4"}},
+		{"tag=cwe-7+q=handler4(5.8k)", Filter{Tag: "cwe-7", Text: "handler4"}},
 	}
 	for _, sr := range searches {
 		for _, sortBy := range []string{"found_at", "severity", "updated_at"} {

@@ -1337,29 +1337,40 @@ func deepPageFromEnd(t *testing.T, pool *pgxpool.Pool, page string, args []any) 
 // columns without keys are left out (they match nothing), a column holding
 // the complement of no key drops the condition (every row matches through
 // it), no keys at all match nothing, and one column's condition stands
-// alone so that its index can serve it.
+// alone so that its index can serve it. Many keys that only test rows, or
+// held as a complement, are looked up in a hash (see hashedKeysMin).
 func TestKeyCond(t *testing.T) {
 	t.Parallel()
 	a, b := []string{uuid.NewString()}, []string{uuid.NewString(), uuid.NewString()}
+	many := make([]string, hashedKeysMin)
+	for i := range many {
+		many[i] = uuid.NewString()
+	}
 	for _, tc := range []struct {
-		name  string
-		keys  searchKeys
-		cols  []int
-		want  string // "" for no condition
-		nargs int
+		name   string
+		keys   searchKeys
+		cols   []int
+		filter bool
+		want   string // "" for no condition
+		nargs  int
 	}{
-		{"one column", searchKeys{title: a}, []int{0, 1, 2}, "o.title_key = ANY($1::uuid[])", 1},
-		{"two columns", searchKeys{title: a, file: b}, []int{0, 1, 2}, "(o.title_key = ANY($1::uuid[]) OR o.file_key = ANY($2::uuid[]))", 2},
-		{"a complement with keys", searchKeys{title: a, description: b, not: [3]bool{false, true, false}}, []int{0, 1, 2},
+		{"many keys tested", searchKeys{title: a, file: many}, []int{0, 1, 2}, true,
+			"(o.title_key = ANY($1::uuid[]) OR (o.file_key IN (SELECT unnest($2::uuid[]))) IS TRUE)", 2},
+		{"many keys driving", searchKeys{file: many}, []int{2}, false, "o.file_key = ANY($1::uuid[])", 1},
+		{"a complement of many keys", searchKeys{title: a, description: many, not: [3]bool{false, true, false}}, []int{0, 1, 2}, false,
+			"(o.title_key = ANY($1::uuid[]) OR (o.description_key IN (SELECT unnest($2::uuid[]))) IS FALSE)", 2},
+		{"one column", searchKeys{title: a}, []int{0, 1, 2}, false, "o.title_key = ANY($1::uuid[])", 1},
+		{"two columns", searchKeys{title: a, file: b}, []int{0, 1, 2}, false, "(o.title_key = ANY($1::uuid[]) OR o.file_key = ANY($2::uuid[]))", 2},
+		{"a complement with keys", searchKeys{title: a, description: b, not: [3]bool{false, true, false}}, []int{0, 1, 2}, false,
 			"(o.title_key = ANY($1::uuid[]) OR NOT (o.description_key = ANY($2::uuid[])))", 2},
-		{"every text of a column", searchKeys{title: a, not: [3]bool{false, true, false}}, []int{0, 1, 2}, "", 0},
-		{"no keys", searchKeys{}, []int{0, 1, 2}, "false", 0},
-		{"a prefix's paths", searchKeys{file: b}, []int{2}, "o.file_key = ANY($1::uuid[])", 1},
-		{"every path", searchKeys{not: [3]bool{false, false, true}}, []int{2}, "", 0},
-		{"no path", searchKeys{}, []int{2}, "false", 0},
+		{"every text of a column", searchKeys{title: a, not: [3]bool{false, true, false}}, []int{0, 1, 2}, false, "", 0},
+		{"no keys", searchKeys{}, []int{0, 1, 2}, false, "false", 0},
+		{"a prefix's paths", searchKeys{file: b}, []int{2}, false, "o.file_key = ANY($1::uuid[])", 1},
+		{"every path", searchKeys{not: [3]bool{false, false, true}}, []int{2}, false, "", 0},
+		{"no path", searchKeys{}, []int{2}, false, "false", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			conds, args := tc.keys.cond("o", tc.cols, nil, nil)
+			conds, args := tc.keys.cond("o", tc.cols, tc.filter, nil, nil)
 			got := strings.Join(conds, " AND ")
 			if got != tc.want || len(args) != tc.nargs {
 				t.Fatalf("%q with %d arguments, want %q with %d", got, len(args), tc.want, tc.nargs)
