@@ -124,9 +124,9 @@ func (k *searchKeys) match(a string, i int, filter bool) string {
 // the server may keep a generic plan, made without the parameters' values,
 // and there tests col = ANY($n) against each of the array's elements in
 // turn for every row (only an array written into the statement is hashed):
-// a tag of 25,000 findings with the 140 paths of a prefix took 12-13 ms
-// to count, against 3-5 ms for the first five runs; with the 1,111
-// descriptions of a q, 68 ms against 12. The subquery in a condition that
+// at a million findings, a tag of 25,000 with the 140 paths of a prefix
+// took 11-13 ms a page, against 4-7 ms in its first five runs, and with
+// the 1,111 descriptions of a q 63-81 ms against 9-12 ms. The subquery in a condition that
 // is not one of the statement's top-level conjuncts is run once into a
 // hash (IS TRUE keeps the server from turning it into a join, which would
 // lose the walk's order). Below this many keys the array is as cheap,
