@@ -52,8 +52,8 @@ type Filter struct {
 	// from the scan's occurrences, each checked for the tag.
 	scanDriven bool
 	// keysTested says that the rows the statement reads are found by
-	// other means (a walk of a list or of a tag's rows) and only tested
-	// against the resolved keys (see searchKeys.match).
+	// other means (a walk of a tag's rows) and only tested against the
+	// resolved keys (see searchKeys.match).
 	keysTested bool
 }
 
@@ -100,12 +100,11 @@ var keyColumns = []string{"title", "description", "file"}
 
 // match renders the condition that a row with key columns (alias a: a
 // finding, or an occurrence, which carries copies of them) matches through
-// column i, whose keys are the parameter ?. With filter, or for a
-// complement (which no index serves), the condition only tests rows that
-// something else yields (see hashedKeysMin).
+// column i, whose keys are the parameter ?. filter says that the
+// condition only tests rows found otherwise (see hashedKeysMin).
 func (k *searchKeys) match(a string, i int, filter bool) string {
 	col := a + "." + keyColumns[i] + "_key"
-	if (filter || k.not[i]) && len(k.sets()[i]) >= hashedKeysMin {
+	if filter && len(k.sets()[i]) >= hashedKeysMin {
 		if k.not[i] {
 			return "(" + col + " IN (SELECT unnest(?::uuid[]))) IS FALSE"
 		}
@@ -119,8 +118,8 @@ func (k *searchKeys) match(a string, i int, filter bool) string {
 }
 
 // hashedKeysMin is the least number of keys that a condition testing rows
-// found otherwise (walking a list, a tag's rows, a path's index entries)
-// looks up in a hash rather than an array. After five runs of a statement
+// found otherwise (a tag's rows, walked in the tag's index) looks up in a
+// hash rather than an array. After five runs of a statement
 // the server may keep a generic plan, made without the parameters' values,
 // and there tests col = ANY($n) against each of the array's elements in
 // turn for every row (only an array written into the statement is hashed):
@@ -131,6 +130,13 @@ func (k *searchKeys) match(a string, i int, filter bool) string {
 // hash (IS TRUE keeps the server from turning it into a join, which would
 // lose the walk's order). Below this many keys the array is as cheap,
 // and its selectivity is known to the planner.
+//
+// Walks of the organization's list or of a scan's occurrences (see
+// searchKeys.walk) keep the array: there the planner may still read the
+// keys' own indexes, which only the array can drive, and a generic plan
+// that took the hash's test for a guess at half the rows fetched a page
+// of q over 1,111 descriptions through a hash of every finding (127 ms
+// against 38 ms).
 const hashedKeysMin = 9
 
 // cond appends to conds and args the condition that a row with key
@@ -837,9 +843,7 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 		page, pageArgs = f.keyPage()
 	default:
 		var where string
-		walk := f
-		walk.keysTested = f.keys != nil // a walk of the list (see searchKeys.walk)
-		where, pageArgs = walk.where()
+		where, pageArgs = f.where()
 		n := len(pageArgs)
 		page = `SELECT ` + findingCols + ` FROM findings.findings f JOIN (SELECT f.id FROM findings.findings f WHERE ` + where +
 			` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
@@ -1397,7 +1401,6 @@ func (f Filter) scanWhere(keys bool) (string, []any) {
 // fewer findings than the tag (see tagSized), whose page is then
 // read from the nearer end.
 func (f Filter) scanSearchPage() (string, []any) {
-	f.keysTested = f.keys != nil && f.keys.walk
 	where, args := f.scanWhere(true)
 	return f.rowsPage(f.inner(), "o", "findings.occurrences o WHERE "+where, args, "")
 }

@@ -1337,8 +1337,8 @@ func deepPageFromEnd(t *testing.T, pool *pgxpool.Pool, page string, args []any) 
 // columns without keys are left out (they match nothing), a column holding
 // the complement of no key drops the condition (every row matches through
 // it), no keys at all match nothing, and one column's condition stands
-// alone so that its index can serve it. Many keys that only test rows, or
-// held as a complement, are looked up in a hash (see hashedKeysMin).
+// alone so that its index can serve it. Many keys that only test rows are
+// looked up in a hash (see hashedKeysMin).
 func TestKeyCond(t *testing.T) {
 	t.Parallel()
 	a, b := []string{uuid.NewString()}, []string{uuid.NewString(), uuid.NewString()}
@@ -1357,8 +1357,10 @@ func TestKeyCond(t *testing.T) {
 		{"many keys tested", searchKeys{title: a, file: many}, []int{0, 1, 2}, true,
 			"(o.title_key = ANY($1::uuid[]) OR (o.file_key IN (SELECT unnest($2::uuid[]))) IS TRUE)", 2},
 		{"many keys driving", searchKeys{file: many}, []int{2}, false, "o.file_key = ANY($1::uuid[])", 1},
-		{"a complement of many keys", searchKeys{title: a, description: many, not: [3]bool{false, true, false}}, []int{0, 1, 2}, false,
+		{"a complement of many keys tested", searchKeys{title: a, description: many, not: [3]bool{false, true, false}}, []int{0, 1, 2}, true,
 			"(o.title_key = ANY($1::uuid[]) OR (o.description_key IN (SELECT unnest($2::uuid[]))) IS FALSE)", 2},
+		{"a complement of many keys", searchKeys{description: many, not: [3]bool{false, true, false}}, []int{0, 1, 2}, false,
+			"NOT (o.description_key = ANY($1::uuid[]))", 1},
 		{"one column", searchKeys{title: a}, []int{0, 1, 2}, false, "o.title_key = ANY($1::uuid[])", 1},
 		{"two columns", searchKeys{title: a, file: b}, []int{0, 1, 2}, false, "(o.title_key = ANY($1::uuid[]) OR o.file_key = ANY($2::uuid[]))", 2},
 		{"a complement with keys", searchKeys{title: a, description: b, not: [3]bool{false, true, false}}, []int{0, 1, 2}, false,
