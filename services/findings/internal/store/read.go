@@ -119,24 +119,24 @@ func (k *searchKeys) match(a string, i int, filter bool) string {
 
 // hashedKeysMin is the least number of keys that a condition testing rows
 // found otherwise (a tag's rows, walked in the tag's index) looks up in a
-// hash rather than an array. After five runs of a statement
-// the server may keep a generic plan, made without the parameters' values,
-// and there tests col = ANY($n) against each of the array's elements in
-// turn for every row (only an array written into the statement is hashed):
-// at a million findings, a tag of 25,000 with the 140 paths of a prefix
-// took 11-13 ms a page, against 4-7 ms in its first five runs, and with
-// the 1,111 descriptions of a q 63-81 ms against 9-12 ms. The subquery in a condition that
-// is not one of the statement's top-level conjuncts is run once into a
+// hash rather than an array. After five runs of a statement the server may
+// keep a generic plan, made without the parameters' values, and there tests
+// col = ANY($n) against each of the array's elements in turn for every row
+// (only an array written into the statement is hashed): at a million
+// findings, a tag of 25,000 with the 140 paths of a prefix took 11-13 ms a
+// page, against 4-7 ms in its first five runs, and with the 1,111
+// descriptions of a q 63-81 ms against 9-12 ms. The subquery in a condition
+// that is not one of the statement's top-level conjuncts is run once into a
 // hash (IS TRUE keeps the server from turning it into a join, which would
-// lose the walk's order). Below this many keys the array is as cheap,
-// and its selectivity is known to the planner.
+// lose the walk's order). Below this many keys the array is as cheap, and
+// its selectivity is known to the planner.
 //
 // Walks of the organization's list or of a scan's occurrences (see
 // searchKeys.walk) keep the array: there the planner may still read the
 // keys' own indexes, which only the array can drive, and a generic plan
-// that took the hash's test for a guess at half the rows fetched a page
-// of q over 1,111 descriptions through a hash of every finding (127 ms
-// against 38 ms).
+// that took the hash's test for a guess at half the rows fetched a page of
+// q over 1,111 descriptions through a hash of every finding (127 ms against
+// 38 ms).
 const hashedKeysMin = 9
 
 // cond appends to conds and args the condition that a row with key
