@@ -52,8 +52,8 @@ type Filter struct {
 	// from the scan's occurrences, each checked for the tag.
 	scanDriven bool
 	// keysTested says that the rows the statement reads are found by
-	// other means (a walk of a tag's rows) and only tested against the
-	// resolved keys (see searchKeys.match).
+	// other means (a walk of a tag's rows or of the list) and only tested
+	// against the resolved keys (see searchKeys.match).
 	keysTested bool
 }
 
@@ -118,10 +118,11 @@ func (k *searchKeys) match(a string, i int, filter bool) string {
 }
 
 // hashedKeysMin is the least number of keys that a condition testing rows
-// found otherwise (a tag's rows, walked in the tag's index) looks up in a
-// hash rather than an array. After five runs of a statement the server may
-// keep a generic plan, made without the parameters' values, and there tests
-// col = ANY($n) against each of the array's elements in turn for every row
+// found otherwise (a tag's rows, walked in the tag's index; the
+// organization's list, walked in order, see walkPage) looks up in a hash
+// rather than an array. After five runs of a statement the server may keep
+// a generic plan, made without the parameters' values, and there tests col
+// = ANY($n) against each of the array's elements in turn for every row
 // (only an array written into the statement is hashed): at a million
 // findings, a tag of 25,000 with the 140 paths of a prefix took 11-13 ms a
 // page, against 4-7 ms in its first five runs, and with the 1,111
@@ -131,12 +132,10 @@ func (k *searchKeys) match(a string, i int, filter bool) string {
 // lose the walk's order). Below this many keys the array is as cheap, and
 // its selectivity is known to the planner.
 //
-// Walks of the organization's list or of a scan's occurrences (see
-// searchKeys.walk) keep the array: there the planner may still read the
-// keys' own indexes, which only the array can drive, and a generic plan
-// that took the hash's test for a guess at half the rows fetched a page of
-// q over 1,111 descriptions through a hash of every finding (127 ms against
-// 38 ms).
+// Walks of a scan's occurrences (scanSearchPage) keep the array: there a
+// generic plan may still read the occurrences' key indexes, which only the
+// array can drive, and with the hash it read a rescan's whole description
+// index (20 ms against 13 ms for q over 1,111 descriptions).
 const hashedKeysMin = 9
 
 // cond appends to conds and args the condition that a row with key
@@ -841,6 +840,8 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 		page, pageArgs = f.scanSearchPage()
 	case f.keys != nil && f.keys.indexed():
 		page, pageArgs = f.keyPage()
+	case f.keys != nil:
+		page, pageArgs = f.walkPage()
 	default:
 		var where string
 		where, pageArgs = f.where()
@@ -852,6 +853,26 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 	}
 	total, totalArgs = f.countQuery()
 	return page, pageArgs, total, totalArgs
+}
+
+// walkPage renders the query of one page of a resolved q or file prefix
+// search (without a scan or tag) whose keys are better tested on a walk of
+// the organization's list, in order, than read from their indexes (see
+// searchKeys.walk). Many keys are tested in a hash (see hashedKeysMin), and
+// the page's findings are fetched one by one by id (OFFSET 0 keeps the
+// lookup apart): a generic plan, which prices the walk's test at half the
+// rows and the page's LIMIT at a guess, otherwise fetched the page's 15
+// findings through a hash of every finding (127 ms for q over 1,111
+// descriptions).
+func (f Filter) walkPage() (string, []any) {
+	f.keysTested = true
+	where, args := f.where()
+	n := len(args)
+	args = append(args, f.Limit, f.Offset)
+	return `SELECT ` + findingCols + ` FROM (SELECT f.id FROM findings.findings f WHERE ` + where +
+		` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p
+		CROSS JOIN LATERAL (SELECT * FROM findings.findings f WHERE f.id = p.id OFFSET 0) f
+		ORDER BY ` + f.orderBy("f"), args
 }
 
 // keyPage renders the query of one page of a resolved q or file prefix

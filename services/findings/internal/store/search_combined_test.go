@@ -386,11 +386,12 @@ func TestFilteredKeysFirstPageCutAtBound(t *testing.T) {
 	}
 }
 
-// TestKeysTestedInAHash: a tag with q or a file prefix whose resolved
-// keys only test the tag's rows looks them up in a hash under either
-// plan, where a generic plan tested col = ANY($n) against each key in turn
-// for every row (see hashedKeysMin). Pages and totals are those of a plain
-// query over the findings, in every order.
+// TestKeysTestedInAHash: resolved keys that only test rows found
+// otherwise (a tag's rows, a walk of the organization's list) are looked
+// up in a hash under either plan, where a generic plan tested col =
+// ANY($n) against each key in turn for every row (see hashedKeysMin), and
+// a walk's page fetches its findings by id. Pages and totals are those of
+// a plain query over the findings, in every order.
 func TestKeysTestedInAHash(t *testing.T) {
 	u := newUnit(t)
 	u.combinedFixture()
@@ -398,18 +399,27 @@ func TestKeysTestedInAHash(t *testing.T) {
 		name  string
 		f     Filter
 		where string
+		table string // whose rows the keys test
 	}{
 		// 30 descriptions, 40 paths: each far fewer than the tag's findings.
-		{"q", Filter{Tag: "pci", Text: "sink"}, `'pci' = ANY(tags) AND description ILIKE '%sink%'`},
-		{"prefix", Filter{Tag: "pci", FilePrefix: "src/web/"}, `'pci' = ANY(tags) AND affected_file LIKE 'src/web/%'`},
+		{"tag with q", Filter{Tag: "pci", Text: "sink"}, `'pci' = ANY(tags) AND description ILIKE '%sink%'`, "finding_tags"},
+		{"tag with a prefix", Filter{Tag: "pci", FilePrefix: "src/web/"}, `'pci' = ANY(tags) AND affected_file LIKE 'src/web/%'`, "finding_tags"},
+		// 30 descriptions, each a thirtieth of a third of the findings.
+		{"walk", Filter{Text: "unchecked"}, `description ILIKE '%unchecked%'`, "findings"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u.checkOrders(t, "hashed_"+tc.name, tc.f, tc.where, func(t *testing.T, f Filter, page, count *dbtest.Prepared) {
 				require.NotNil(t, f.keys, "resolved")
 				require.GreaterOrEqual(t, len(f.keys.description)+len(f.keys.file), hashedKeysMin, "keys")
-				require.False(t, f.keyDriven(), "read from the tag's rows")
-				assert.Zero(t, dbtest.CondsWith(page.Explain(), "finding_tags", "_key = ANY ("), "page: keys tested in turn")
-				assert.Zero(t, dbtest.CondsWith(count.Explain(), "finding_tags", "_key = ANY ("), "total: keys tested in turn")
+				plan := page.Explain()
+				assert.Zero(t, dbtest.CondsWith(plan, tc.table, "_key = ANY ("), "page: keys tested in turn")
+				if f.Tag != "" {
+					require.False(t, f.keyDriven(), "read from the tag's rows")
+					assert.Zero(t, dbtest.CondsWith(count.Explain(), tc.table, "_key = ANY ("), "total: keys tested in turn")
+					return
+				}
+				require.True(t, f.keys.walk, "a walk of the list")
+				assert.NotContains(t, rowScans(plan, "findings", "findings_pkey"), "Seq Scan ", "the page's findings fetched by id")
 			})
 		})
 	}
