@@ -843,13 +843,10 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 	case f.keys != nil:
 		page, pageArgs = f.walkPage()
 	default:
-		var where string
-		where, pageArgs = f.where()
-		n := len(pageArgs)
-		page = `SELECT ` + findingCols + ` FROM findings.findings f JOIN (SELECT f.id FROM findings.findings f WHERE ` + where +
-			` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id
+		var ids string
+		ids, pageArgs = f.listIDs()
+		page = `SELECT ` + findingCols + ` FROM findings.findings f JOIN (` + ids + `) p ON p.id = f.id
 			ORDER BY ` + f.orderBy("f")
-		pageArgs = append(pageArgs, f.Limit, f.Offset)
 	}
 	total, totalArgs = f.countQuery()
 	return page, pageArgs, total, totalArgs
@@ -866,13 +863,19 @@ func (f Filter) Queries() (page string, pageArgs []any, total string, totalArgs 
 // descriptions).
 func (f Filter) walkPage() (string, []any) {
 	f.keysTested = true
-	where, args := f.where()
-	n := len(args)
-	args = append(args, f.Limit, f.Offset)
-	return `SELECT ` + findingCols + ` FROM (SELECT f.id FROM findings.findings f WHERE ` + where +
-		` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p
+	ids, args := f.listIDs()
+	return `SELECT ` + findingCols + ` FROM (` + ids + `) p
 		CROSS JOIN LATERAL (SELECT * FROM findings.findings f WHERE f.id = p.id OFFSET 0) f
 		ORDER BY ` + f.orderBy("f"), args
+}
+
+// listIDs renders the ids of f's page, read from the findings in list
+// order under f's conditions (see where), with the arguments.
+func (f Filter) listIDs() (string, []any) {
+	where, args := f.where()
+	n := len(args)
+	return `SELECT f.id FROM findings.findings f WHERE ` + where + ` ORDER BY ` + f.orderBy("f") +
+		` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2), append(args, f.Limit, f.Offset)
 }
 
 // keyPage renders the query of one page of a resolved q or file prefix
