@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -213,5 +214,103 @@ func BenchmarkSearchTenants(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestWideKeysReadInOneRange: the key lookup reads the counters of a
+// column's matching keys in one read of the column's counter rows when the
+// keys are enough of its texts (see wideLookupRows), and a lookup per key
+// when fewer or within a category, with either plan. The sums,
+// per-severity sums and keys held equal what the findings say, with the
+// spec's filters and within a category (whose counters are another
+// table).
+func TestWideKeysReadInOneRange(t *testing.T) {
+	u := newUnit(t)
+	ctx, pool := u.ctx, u.s.Pool
+	// 1,100 findings, each with a description of its own: 400 with "sink"
+	// (read in one range while a key has up to 5 counter rows), 66 with
+	// "source" (looked up even at one row a key), the rest neither; a
+	// quarter of the findings resolved, and a quarter in another category.
+	const sinks, sources = 400, 66
+	sc := u.scan("https://git.example.com/acme/app")
+	batch := reported("w", 1100)
+	u.reportMany(sc, len(batch), func(i int) Reported {
+		r := batch[i]
+		r.Verified, r.Description = true, fmt.Sprintf("Other %d", i)
+		switch {
+		case i%11 < 4:
+			r.Description = fmt.Sprintf("Sink %d", i)
+		case i%11 == 4 && i/11 < sources:
+			r.Description = fmt.Sprintf("Source %d", i)
+		}
+		if i%4 == 0 {
+			r.Category = "xss"
+		}
+		return r
+	})
+	_, err := pool.Exec(ctx, `UPDATE findings.findings SET state = 'resolved' WHERE org_id = $1 AND substr(fingerprint, 2)::int % 4 = 1`, u.org)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `ANALYZE findings.finding_key_counts; ANALYZE findings.finding_key_search_counts`)
+	require.NoError(t, err)
+	require.Equal(t, len(batch), u.count(`SELECT count(*) FROM findings.search_texts WHERE org_id = $1 AND field = 'description'`, u.org))
+	statement := 0
+	for _, tc := range []struct {
+		q    string
+		keys int
+		wide bool
+	}{{"SINK", sinks, true}, {"source", sources, false}} {
+		for _, f := range []Filter{{}, {Severity: "high"}, {State: "resolved"}, {Severity: "low", State: "open"}, {Category: "xss"}, {Category: "xss", State: "open"}} {
+			f.OrgID, f.Text = u.org, tc.q
+			name := fmt.Sprintf("%s/sev=%s/state=%s/category=%s", tc.q, f.Severity, f.State, f.Category)
+			t.Run(name, func(t *testing.T) {
+				rows, err := pool.Query(ctx, `SELECT severity, state, description FROM findings.findings
+					WHERE org_id = $1 AND verification_status = 'approved' AND description ILIKE $2 AND ($3 = '' OR category = $3)`,
+					f.OrgID, f.textArg(), f.Category)
+				require.NoError(t, err)
+				var every, some int64
+				sevs, live := make([]int64, len(Severities)), map[string]bool{}
+				for rows.Next() {
+					var sev, state, desc string
+					require.NoError(t, rows.Scan(&sev, &state, &desc))
+					every++
+					if f.State == "" || state == f.State {
+						sevs[slices.Index(Severities, sev)]++
+						if f.Severity == "" || sev == f.Severity {
+							some++
+							live[desc] = true
+						}
+					}
+				}
+				require.NoError(t, rows.Err())
+				require.NotZero(t, some, "empty fixture")
+				m, err := matchKeys(ctx, pool, f, true)
+				require.NoError(t, err)
+				assert.Equal(t, [3]bool{}, m.not, "no complement")
+				assert.Equal(t, [2]int64{every, some}, m.sums[1], "descriptions' findings, every and with the filter")
+				assert.Equal(t, sevs, m.bySeverity[1], "per severity")
+				assert.Len(t, m.description, len(live), "keys held: those with findings of the filter")
+				table, types := "finding_key_counts", "uuid, text, text, uuid, boolean, text"
+				if f.Category != "" {
+					table, types = "finding_key_search_counts", types+", text"
+				}
+				sql, args := f.matchSQL(true)
+				for _, mode := range planModes {
+					statement++
+					p := u.prepareWith(t, []string{noSeqScans}, mode, fmt.Sprint("wide_", statement), types, sql, args...)
+					loops := 0.0
+					dbtest.EachNode(p.Explain(), func(node map[string]any) {
+						if node["Relation Name"] == table {
+							loops = max(loops, node["Actual Loops"].(float64))
+						}
+					})
+					if tc.wide && f.Category == "" {
+						// The sample's lookups, and one read.
+						assert.LessOrEqual(t, loops, float64(wideSample), "%s: the counters read in one range (%s)", mode, table)
+					} else {
+						assert.EqualValues(t, tc.keys, loops, "%s: the counters looked up per key (%s)", mode, table)
+					}
+				}
+			})
+		}
 	}
 }
