@@ -193,9 +193,14 @@ func listIDs(t *testing.T, s *Store, f Filter) ([]string, int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return findingIDs(got), total
+}
+
+// findingIDs returns the ids of list, in order.
+func findingIDs(list []Finding) []string {
 	var ids []string
-	for _, fd := range got {
+	for _, fd := range list {
 		ids = append(ids, fd.ID)
 	}
-	return ids, total
+	return ids
 }

@@ -79,6 +79,12 @@ type searchKeys struct {
 	// bySeverity holds, per column, the findings with the filter's state
 	// that match through its keys, per severity in Severities' order.
 	bySeverity [3][]int64
+	// severities holds, for a search sorted by severity without a
+	// severity filter, per column not held as a complement, the severities
+	// of each key's findings with the filter's state (bit i for
+	// Severities[i]), in the order of the column's keys (see inRanks);
+	// otherwise nothing.
+	severities [3][]int16
 	// hits is the number of keys held, and for a column held as its
 	// complement the number of its matching texts.
 	hits int64
@@ -367,11 +373,12 @@ func (m *matched) read(rows pgx.Rows) error {
 		var not bool
 		var keys []string
 		var sevs []int64
-		if err := rows.Scan(&i, &hits, &not, &keys, &every, &some, &sevs, &m.all, &m.org, &m.orgMatching, &m.orgBySeverity, &m.tagged); err != nil {
+		var keySevs []int16
+		if err := rows.Scan(&i, &hits, &not, &keys, &keySevs, &every, &some, &sevs, &m.all, &m.org, &m.orgMatching, &m.orgBySeverity, &m.tagged); err != nil {
 			return err
 		}
 		m.hits += hits
-		m.not[i], m.sums[i], m.bySeverity[i] = not, [2]int64{every, some}, sevs
+		m.not[i], m.sums[i], m.bySeverity[i], m.severities[i] = not, [2]int64{every, some}, sevs, keySevs
 		switch i {
 		case 0:
 			m.title = keys
@@ -409,6 +416,16 @@ func keySeverityCols(a string) string {
 // s with the filter's state ($3).
 func severitySum(a, s string) string {
 	return `sum(` + a + `.n) FILTER (WHERE ` + a + `.severity = '` + strings.ReplaceAll(s, "'", "''") + `' AND ($3 = '' OR ` + a + `.state = $3))`
+}
+
+// keySeverityBits renders, for keySeverityCols' columns of alias a, the
+// severities with findings as bits (bit i for Severities[i]).
+func keySeverityBits(a string) string {
+	bits := make([]string, len(Severities))
+	for i := range Severities {
+		bits[i] = `CASE WHEN ` + a + `.s` + strconv.Itoa(i) + ` > 0 THEN ` + strconv.Itoa(1<<i) + ` ELSE 0 END`
+	}
+	return `(` + strings.Join(bits, " + ") + `)::smallint`
 }
 
 // keySeveritySums sums keySeverityCols' columns of alias a.
@@ -513,9 +530,16 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 			SELECT c.key, ` + keySums + ` FROM ` + keyRows + ` AND n.wide AND ((c.field, c.key) IN (SELECT w.field, w.key FROM w)) IS TRUE
 			GROUP BY c.key`
 	}
+	// The severities of each key held, for a page within some severities
+	// alone (see rankWindow, inRanks): read only for a severity sort.
+	severities := `'{}'::smallint[]`
+	if f.SortBy == "severity" && f.Severity == "" {
+		severities = `coalesce(array_agg(` + keySeverityBits("c") + `) FILTER (WHERE c.some > 0), '{}')`
+	}
 	return `WITH m AS MATERIALIZED (SELECT x.field, count(*) AS hits, array_agg(x.key) AS keys FROM (` + match + `) x GROUP BY x.field)` + hashed + `
 		SELECT v.i, CASE WHEN n.neg THEN h.hits ELSE cardinality(x.live) END, n.neg,
-			(CASE WHEN n.neg THEN c.keys ELSE x.live END)::text[], x.every, x.some, x.sevs,
+			(CASE WHEN n.neg THEN c.keys ELSE x.live END)::text[], (CASE WHEN n.neg THEN '{}' ELSE x.severities END)::smallint[],
+			x.every, x.some, x.sevs,
 			(SELECT coalesce(sum(c.n), 0) FROM ` + allRows + `)::bigint,
 			(SELECT coalesce(sum(c.n), 0) FROM ` + orgRows + `)::bigint,
 			(SELECT coalesce(sum(c.n), 0) FROM ` + orgRows + ` AND ($2 = '' OR c.severity = $2) AND ($3 = '' OR c.state = $3))::bigint,
@@ -533,7 +557,8 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 			LIMIT h.hits) z WHERE n.neg AND a.n > h.hits) c
 		CROSS JOIN LATERAL (SELECT coalesce(sum(c.every), 0)::bigint AS every, coalesce(sum(c.some), 0)::bigint AS some,
 				ARRAY[` + keySeveritySums("c") + `]::bigint[] AS sevs,
-				coalesce(array_agg(c.key) FILTER (WHERE c.some > 0), '{}') AS live
+				coalesce(array_agg(c.key) FILTER (WHERE c.some > 0), '{}') AS live,
+				` + severities + ` AS severities
 			FROM (` + keyCounts + `) c) x
 		ORDER BY v.i`, args
 }
@@ -1218,7 +1243,54 @@ func (f Filter) rankWindow() Filter {
 	if sum != f.keys.matched[col] {
 		return f
 	}
-	return f.rankBand(counts)
+	w := f.rankBand(counts)
+	if w.rankHi != 0 {
+		w.keys = w.keys.inRanks(col, w.rankLo, w.rankHi)
+	}
+	return w
+}
+
+// inRanks returns k for a page within the severities ranked lo to hi (see
+// rankWindow) with column i holding only the keys with findings of those
+// severities (with the filter's state, see severities), so that the page
+// reads no index of a key without any. A rule's title and description
+// usually come with one severity, so a page within one severity skips most
+// of a wide search's keys. The page's own conditions bound the rank, so
+// the keys left out could yield nothing. Without the keys' severities, or
+// when no key would remain, k is returned as it is.
+func (k *searchKeys) inRanks(i, lo, hi int) *searchKeys {
+	keys, sevs := k.sets()[i], k.severities[i]
+	if len(sevs) != len(keys) {
+		return k
+	}
+	var band int16
+	for j, s := range Severities {
+		if r := SeverityRank(s); r >= lo && r <= hi {
+			band |= 1 << j
+		}
+	}
+	var kept []string
+	var keptSevs []int16
+	for j, key := range keys {
+		if sevs[j]&band != 0 {
+			kept = append(kept, key)
+			keptSevs = append(keptSevs, sevs[j])
+		}
+	}
+	if len(kept) == 0 || len(kept) == len(keys) {
+		return k
+	}
+	c := *k
+	switch i {
+	case 0:
+		c.title = kept
+	case 1:
+		c.description = kept
+	default:
+		c.file = kept
+	}
+	c.severities[i] = keptSevs
+	return &c
 }
 
 // rankBand returns f, sorted by severity, with its page found among the

@@ -1000,6 +1000,94 @@ func TestSearchSeverityWindow(t *testing.T) {
 	}
 }
 
+// TestSeverityPageReadsItsSeveritiesKeys: a search sorted by severity,
+// whose page lies within some of the severities (see rankWindow), reads
+// only the keys with findings of those severities with the filter's
+// state. Here most keys, as a rule's texts, come with one severity (40
+// keys of 20 findings, eight a severity) and four with every one (100
+// findings each). Pages and totals equal a plain query's through every
+// page, by either sort direction, with and without a state; and deep pages
+// within one severity are found near their keys' bound, which reading
+// every key's index never allows (a key's share of the page, taken over
+// every key, is too small for the band's twelve keys to hold it).
+func TestSeverityPageReadsItsSeveritiesKeys(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool, sc := reportedScan(t, "v", 1300, func(i int, r *Reported) {
+		r.Verified = true
+		switch {
+		case i < 800:
+			r.Description = fmt.Sprintf("Sink %d", i%40)
+			r.Severity = Severities[i%40%len(Severities)]
+		case i < 1200:
+			r.Description = fmt.Sprintf("Sink %d", 40+(i-800)%4)
+			r.Severity = Severities[(i-800)/4%len(Severities)]
+		default:
+			r.Description = fmt.Sprintf("Source %d", i%10) // matches no q below
+		}
+	})
+	// Each key's findings of a severity an hour apart (so that a page's
+	// share of each key lies at about the same place), a third resolved.
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET
+			found_at = timestamptz '2026-03-01' + i.k * interval '1 second'
+				+ (CASE WHEN i.n < 800 THEN i.n / 40 ELSE (i.n - 800) / 20 END) * interval '1 hour',
+			state = CASE WHEN i.n % 3 = 0 THEN 'resolved' ELSE state END
+		FROM (SELECT id, substr(fingerprint, 2)::int AS n, substr(fingerprint, 2)::int % 40 AS k FROM findings.findings) i
+		WHERE i.id = findings.id AND org_id = $1`, sc.OrgID); err != nil {
+		t.Fatal(err)
+	}
+	narrowed, near := false, map[bool]bool{}
+	for _, state := range []string{"", "open"} {
+		for _, desc := range []bool{true, false} {
+			f := Filter{OrgID: sc.OrgID, State: state, SortBy: "severity", Desc: desc, Limit: 6}
+			var want []string
+			if err := pool.QueryRow(ctx, `SELECT array_agg(f.id::text ORDER BY `+f.orderBy("f")+`) FROM findings.findings f
+				WHERE f.org_id = $1 AND f.description LIKE 'Sink %' AND ($2 = '' OR f.state = $2)`, sc.OrgID, state).Scan(&want); err != nil {
+				t.Fatal(err)
+			}
+			for f.Offset = 0; f.Offset < len(want)+6; f.Offset += 5 {
+				f.Text = "sink"
+				got, total, err := s.List(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantPage := want[min(f.Offset, len(want)):min(f.Offset+f.Limit, len(want))]
+				if ids := findingIDs(got); fmt.Sprint(ids) != fmt.Sprint(wantPage) || total != int64(len(want)) {
+					t.Fatalf("%+v: got %v total %d, want %v total %d", f, ids, total, wantPage, len(want))
+				}
+				r, err := s.Resolve(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.keys.walk = false
+				w := r.rankWindow()
+				if w.rankHi != 0 {
+					var inBand int
+					if err := pool.QueryRow(ctx, `SELECT count(DISTINCT f.description_key) FROM findings.findings f
+						WHERE f.org_id = $1 AND f.description LIKE 'Sink %' AND ($2 = '' OR f.state = $2) AND f.severity_rank BETWEEN $3 AND $4`,
+						sc.OrgID, state, w.rankLo, w.rankHi).Scan(&inBand); err != nil {
+						t.Fatal(err)
+					}
+					if len(w.keys.description) != inBand {
+						t.Fatalf("%+v: the page within ranks %d to %d reads %d keys, %d hold findings there", f, w.rankLo, w.rankHi, len(w.keys.description), inBand)
+					}
+					narrowed = narrowed || inBand < len(r.keys.description)
+				}
+				page, args, _, _ := r.Queries()
+				if strings.HasPrefix(page, "WITH y AS MATERIALIZED") {
+					near[deepPageNearBound(t, pool, page, args)] = true
+				}
+				if got, n := runQueries(t, pool, r); fmt.Sprint(findingIDs(got)) != fmt.Sprint(wantPage) || n != int64(len(want)) {
+					t.Fatalf("%+v through the keys: got %d rows total %d, want %v total %d", f, len(got), n, wantPage, len(want))
+				}
+			}
+		}
+	}
+	if !narrowed || !near[true] {
+		t.Fatalf("pages read fewer keys than match: %t; deep pages found near the bound / in order: %v", narrowed, near)
+	}
+}
+
 // TestScanSearch runs q and file prefix searches within a scan, which read
 // the occurrences' copies of the key columns, both ways a page can be
 // found (the occurrences' key indexes, or a walk of the scan), with the
@@ -1256,19 +1344,24 @@ func deepPageNearBound(t *testing.T, pool *pgxpool.Pool, page string, args []any
 	if err := pool.QueryRow(context.Background(), "EXPLAIN (ANALYZE, FORMAT JSON) "+page, args...).Scan(&plans); err != nil {
 		t.Fatal(err)
 	}
-	// The page's two forms are the Append whose two members are Limits,
-	// each under its subquery (the bound's are a Limit and a Result); a
-	// form ran when its keys were unnested.
+	// The page's two forms are the Append (or Merge Append) whose two
+	// members are Limits, each under its subquery and, in a Merge Append,
+	// a Sort (the bound's are a Limit and a Result); a form ran when its
+	// keys were unnested.
 	ran := map[int]bool{}
 	forms := 0
 	dbtest.EachNode(plans[0]["Plan"].(map[string]any), func(node map[string]any) {
 		members, _ := node["Plans"].([]any)
-		if node["Node Type"] != "Append" || len(members) != 2 {
+		if (node["Node Type"] != "Append" && node["Node Type"] != "Merge Append") || len(members) != 2 {
 			return
 		}
 		for _, m := range members {
 			m := m.(map[string]any)
-			if sub, _ := m["Plans"].([]any); m["Node Type"] == "Subquery Scan" && len(sub) > 0 {
+			for m["Node Type"] == "Sort" || m["Node Type"] == "Subquery Scan" {
+				sub, _ := m["Plans"].([]any)
+				if len(sub) == 0 {
+					break
+				}
 				m = sub[0].(map[string]any)
 			}
 			if m["Node Type"] != "Limit" {
