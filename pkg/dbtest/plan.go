@@ -3,6 +3,7 @@ package dbtest
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ type Prepared struct {
 // (with the locks the statement took), after settings (SET LOCAL
 // statements, as the code under test applies them). EXPLAIN EXECUTE takes
 // no parameters, so args are written into the EXECUTE as literals: a
-// []string as an array, anything else as fmt prints it.
+// []string or an []int64 as an array, anything else as fmt prints it.
 func Prepare(t testing.TB, pool *pgxpool.Pool, settings []string, mode, name, types, query string, args ...any) *Prepared {
 	t.Helper()
 	ctx := context.Background()
@@ -58,12 +59,19 @@ func Prepare(t testing.TB, pool *pgxpool.Pool, settings []string, mode, name, ty
 	lits := make([]string, len(args))
 	for i, a := range args {
 		v := fmt.Sprint(a)
-		if elems, ok := a.([]string); ok {
+		switch elems := a.(type) {
+		case []string:
 			quoted := make([]string, len(elems))
 			for j, e := range elems {
 				quoted[j] = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(e) + `"`
 			}
 			v = "{" + strings.Join(quoted, ",") + "}"
+		case []int64:
+			nums := make([]string, len(elems))
+			for j, e := range elems {
+				nums[j] = strconv.FormatInt(e, 10)
+			}
+			v = "{" + strings.Join(nums, ",") + "}"
 		}
 		lits[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
 	}

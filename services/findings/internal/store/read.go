@@ -79,12 +79,16 @@ type searchKeys struct {
 	// bySeverity holds, per column, the findings with the filter's state
 	// that match through its keys, per severity in Severities' order.
 	bySeverity [3][]int64
+	// counts holds, per column not held as a complement, each key's
+	// findings that the search selects (with the filter's severity and
+	// state, from the counters), in the order of the column's keys (see
+	// keyShares).
+	counts [3][]int64
 	// severities holds, for a search sorted by severity without a
-	// severity filter, per column not held as a complement, the severities
-	// of each key's findings with the filter's state (bit i for
-	// Severities[i]), in the order of the column's keys (see inRanks);
-	// otherwise nothing.
-	severities [3][]int16
+	// severity filter, per column not held as a complement, each key's
+	// findings with the filter's state per severity, in Severities' order,
+	// in the order of the column's keys (see inRanks); otherwise nothing.
+	severities [3][][]int64
 	// hits is the number of keys held, and for a column held as its
 	// complement the number of its matching texts.
 	hits int64
@@ -373,12 +377,13 @@ func (m *matched) read(rows pgx.Rows) error {
 		var not bool
 		var keys []string
 		var sevs []int64
-		var keySevs []int16
-		if err := rows.Scan(&i, &hits, &not, &keys, &keySevs, &every, &some, &sevs, &m.all, &m.org, &m.orgMatching, &m.orgBySeverity, &m.tagged); err != nil {
+		var counts []int64
+		var keySevs [][]int64
+		if err := rows.Scan(&i, &hits, &not, &keys, &counts, &keySevs, &every, &some, &sevs, &m.all, &m.org, &m.orgMatching, &m.orgBySeverity, &m.tagged); err != nil {
 			return err
 		}
 		m.hits += hits
-		m.not[i], m.sums[i], m.bySeverity[i], m.severities[i] = not, [2]int64{every, some}, sevs, keySevs
+		m.not[i], m.sums[i], m.bySeverity[i], m.counts[i], m.severities[i] = not, [2]int64{every, some}, sevs, counts, keySevs
 		switch i {
 		case 0:
 			m.title = keys
@@ -418,14 +423,14 @@ func severitySum(a, s string) string {
 	return `sum(` + a + `.n) FILTER (WHERE ` + a + `.severity = '` + strings.ReplaceAll(s, "'", "''") + `' AND ($3 = '' OR ` + a + `.state = $3))`
 }
 
-// keySeverityBits renders, for keySeverityCols' columns of alias a, the
-// severities with findings as bits (bit i for Severities[i]).
-func keySeverityBits(a string) string {
-	bits := make([]string, len(Severities))
+// keySeverityRow renders keySeverityCols' columns of alias a as an array,
+// in Severities' order.
+func keySeverityRow(a string) string {
+	cols := make([]string, len(Severities))
 	for i := range Severities {
-		bits[i] = `CASE WHEN ` + a + `.s` + strconv.Itoa(i) + ` > 0 THEN ` + strconv.Itoa(1<<i) + ` ELSE 0 END`
+		cols[i] = `coalesce(` + a + `.s` + strconv.Itoa(i) + `, 0)`
 	}
-	return `(` + strings.Join(bits, " + ") + `)::smallint`
+	return `ARRAY[` + strings.Join(cols, ", ") + `]`
 }
 
 // keySeveritySums sums keySeverityCols' columns of alias a.
@@ -532,13 +537,14 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	}
 	// The severities of each key held, for a page within some severities
 	// alone (see rankWindow, inRanks): read only for a severity sort.
-	severities := `'{}'::smallint[]`
+	severities := `'{}'::bigint[]`
 	if f.SortBy == "severity" && f.Severity == "" {
-		severities = `coalesce(array_agg(` + keySeverityBits("c") + `) FILTER (WHERE c.some > 0), '{}')`
+		severities = `coalesce(array_agg(` + keySeverityRow("c") + `) FILTER (WHERE c.some > 0), '{}')`
 	}
 	return `WITH m AS MATERIALIZED (SELECT x.field, count(*) AS hits, array_agg(x.key) AS keys FROM (` + match + `) x GROUP BY x.field)` + hashed + `
 		SELECT v.i, CASE WHEN n.neg THEN h.hits ELSE cardinality(x.live) END, n.neg,
-			(CASE WHEN n.neg THEN c.keys ELSE x.live END)::text[], (CASE WHEN n.neg THEN '{}' ELSE x.severities END)::smallint[],
+			(CASE WHEN n.neg THEN c.keys ELSE x.live END)::text[], (CASE WHEN n.neg THEN '{}' ELSE x.counts END)::bigint[],
+			(CASE WHEN n.neg THEN '{}' ELSE x.severities END)::bigint[],
 			x.every, x.some, x.sevs,
 			(SELECT coalesce(sum(c.n), 0) FROM ` + allRows + `)::bigint,
 			(SELECT coalesce(sum(c.n), 0) FROM ` + orgRows + `)::bigint,
@@ -558,6 +564,7 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 		CROSS JOIN LATERAL (SELECT coalesce(sum(c.every), 0)::bigint AS every, coalesce(sum(c.some), 0)::bigint AS some,
 				ARRAY[` + keySeveritySums("c") + `]::bigint[] AS sevs,
 				coalesce(array_agg(c.key) FILTER (WHERE c.some > 0), '{}') AS live,
+				coalesce(array_agg(c.some) FILTER (WHERE c.some > 0), '{}') AS counts,
 				` + severities + ` AS severities
 			FROM (` + keyCounts + `) c) x
 		ORDER BY v.i`, args
@@ -976,15 +983,17 @@ func (f Filter) keyPage() (string, []any) {
 // page. Where the bound holds, the page is found near it rather than by
 // collecting every finding up to it.
 //
-// Each key's j-th finding (y, the one the bound b is read from) says how
-// many of its findings lie up to the bound: j and those after its j-th up
-// to the bound, a few where keys are spread evenly over the list; a key
-// holding fewer than j is counted up to the bound. With those n (c), the
-// page lies w = n less the offset back from the bound, its last row w-th.
-// A second bound (b2) is read the same way back from the first: with
-// j2 = ceil(w / keys), each key's j2-th finding back from the bound (y2),
-// and the earliest of them when the keys holding one hold at least w
-// findings between them, else none. The findings from the second bound to
+// Each key's j-th finding, j its share of the page's end (see keyShares),
+// (y, the one the bound b is read from) says how many of its findings lie
+// up to the bound: j and those after its j-th up to the bound, a few where
+// keys are spread evenly over the list; a key holding fewer than j is
+// counted up to the bound. With those n (c), the page lies w = n less the
+// offset back from the bound, its last row w-th. A second bound (b2) is
+// read the same way back from the first: with each key's share j2 of w
+// (its share j scaled by w over the shares' sum, rounded up, at least one),
+// each key's j2-th finding back from the bound (y2), and the earliest of
+// them when the shares of the keys holding one make at least w, else
+// none. The findings from the second bound to
 // the first then hold the page's, and are few: each key yields them back
 // from the bound, at most w, and the page is cut from their union in
 // reverse. So the findings up to the bound are skipped inside the indexes
@@ -1000,7 +1009,7 @@ func (f Filter) keyPage() (string, []any) {
 func (f Filter) keyDeepPage(in Filter, col string, keys []string) (string, []any) {
 	where, args := in.keyWhere()
 	n := in.Offset + in.Limit
-	args = append(args, n, keys, (n+len(keys)-1)/len(keys), in.Limit, in.Offset)
+	args = append(args, n, keys, in.keys.keyShares(col, keys, n), in.Limit, in.Offset)
 	e, k, j, l, o := "$"+strconv.Itoa(len(args)-4), "$"+strconv.Itoa(len(args)-3), "$"+strconv.Itoa(len(args)-2),
 		"$"+strconv.Itoa(len(args)-1)+"::bigint", "$"+strconv.Itoa(len(args))+"::bigint"
 	reverse := in
@@ -1009,25 +1018,26 @@ func (f Filter) keyDeepPage(in Filter, col string, keys []string) (string, []any
 	from := `FROM findings.findings f WHERE ` + where + ` AND f.` + col + `_key = `
 	upToBound := ` AND (` + b.of("f") + `) ` + b.atOrBefore + ` (SELECT ` + b.of("b") + ` FROM b)`
 	near := `(SELECT b.past FROM b) = 0 AND NOT (SELECT c.capped FROM c) AND (SELECT c.n FROM c) < 2 * ` + e + `::bigint`
+	j2 := `greatest(((SELECT c.w FROM c) * k.j + (SELECT c.shares FROM c) - 1) / (SELECT c.shares FROM c), 1)`
 	return `WITH y AS MATERIALIZED (
-			SELECT k.key, z.* FROM unnest(` + k + `::uuid[]) k(key) LEFT JOIN LATERAL (
-				SELECT ` + b.of("f") + ` ` + from + `k.key ORDER BY ` + in.orderBy("f") + ` OFFSET ` + j + ` - 1 LIMIT 1) z ON true),
+			SELECT k.key, k.j, z.* FROM unnest(` + k + `::uuid[], ` + j + `::bigint[]) k(key, j) LEFT JOIN LATERAL (
+				SELECT ` + b.of("f") + ` ` + from + `k.key ORDER BY ` + in.orderBy("f") + ` OFFSET k.j - 1 LIMIT 1) z ON true),
 		b AS MATERIALIZED (SELECT b.* FROM (
-				(SELECT ` + b.of("y") + `, 0 AS past FROM y WHERE y.id IS NOT NULL AND (SELECT count(y.id) FROM y) * ` + j + ` >= ` + e + `
+				(SELECT ` + b.of("y") + `, 0 AS past FROM y WHERE y.id IS NOT NULL AND (SELECT sum(y.j) FILTER (WHERE y.id IS NOT NULL) FROM y) >= ` + e + `
 					ORDER BY ` + reverse.orderBy("y") + ` LIMIT 1)
 				UNION ALL SELECT ` + b.past + `, 1) b ORDER BY b.past LIMIT 1),
 		c AS MATERIALIZED (SELECT coalesce(sum(z.n), 0)::bigint AS n, coalesce(bool_or(z.n >= ` + e + `), false) AS capped,
-				coalesce(sum(z.n), 0)::bigint - ` + o + ` AS w, greatest((coalesce(sum(z.n), 0)::bigint - ` + o + ` + count(*) - 1) / greatest(count(*), 1), 1) AS j2
+				coalesce(sum(z.n), 0)::bigint - ` + o + ` AS w, greatest(sum(y.j), 1)::bigint AS shares
 			FROM y CROSS JOIN LATERAL (SELECT CASE WHEN y.id IS NULL
-				THEN (SELECT count(*) FROM (SELECT 1 ` + from + `y.key` + upToBound + ` LIMIT ` + j + `) q)
-				ELSE ` + j + ` + (SELECT count(*) FROM (SELECT 1 ` + from + `y.key AND (` + b.of("f") + `) ` + b.after + ` (` + b.of("y") + `)` + upToBound +
-		` LIMIT ` + e + ` - ` + j + `) q) END AS n OFFSET 0) z
+				THEN (SELECT count(*) FROM (SELECT 1 ` + from + `y.key` + upToBound + ` LIMIT y.j) q)
+				ELSE y.j + (SELECT count(*) FROM (SELECT 1 ` + from + `y.key AND (` + b.of("f") + `) ` + b.after + ` (` + b.of("y") + `)` + upToBound +
+		` LIMIT ` + e + ` - y.j) q) END AS n OFFSET 0) z
 			WHERE (SELECT b.past FROM b) = 0),
-		y2 AS MATERIALIZED (SELECT z.* FROM unnest(` + k + `::uuid[]) k(key) CROSS JOIN LATERAL (
-				SELECT ` + b.of("f") + ` ` + from + `k.key` + upToBound + ` ORDER BY ` + reverse.orderBy("f") + ` OFFSET (SELECT c.j2 FROM c) - 1 LIMIT 1) z
+		y2 AS MATERIALIZED (SELECT z.* FROM unnest(` + k + `::uuid[], ` + j + `::bigint[]) k(key, j) CROSS JOIN LATERAL (
+				SELECT ` + j2 + ` AS j2, ` + b.of("f") + ` ` + from + `k.key` + upToBound + ` ORDER BY ` + reverse.orderBy("f") + ` OFFSET ` + j2 + ` - 1 LIMIT 1) z
 			WHERE ` + near + `),
 		b2 AS MATERIALIZED (SELECT b2.* FROM (
-				(SELECT ` + b.of("y2") + `, 0 AS past FROM y2 WHERE (SELECT count(*) FROM y2) * (SELECT c.j2 FROM c) >= (SELECT c.w FROM c)
+				(SELECT ` + b.of("y2") + `, 0 AS past FROM y2 WHERE (SELECT sum(y2.j2) FROM y2) >= (SELECT c.w FROM c)
 					ORDER BY ` + in.orderBy("y2") + ` LIMIT 1)
 				UNION ALL SELECT ` + back.past + `, 1) b2 ORDER BY b2.past LIMIT 1)
 		SELECT ` + findingCols + ` FROM findings.findings f JOIN (
@@ -1252,32 +1262,36 @@ func (f Filter) rankWindow() Filter {
 
 // inRanks returns k for a page within the severities ranked lo to hi (see
 // rankWindow) with column i holding only the keys with findings of those
-// severities (with the filter's state, see severities), so that the page
-// reads no index of a key without any. A rule's title and description
-// usually come with one severity, so a page within one severity skips most
-// of a wide search's keys. The page's own conditions bound the rank, so
-// the keys left out could yield nothing. Without the keys' severities, or
-// when no key would remain, k is returned as it is.
+// severities (with the filter's state, see severities), and their counts
+// those findings, so that the page reads no index of a key without any and
+// shares itself among the others by what they hold there (see keyShares).
+// A rule's title and description usually come with one severity, so a
+// page within one severity skips most of a wide search's keys. The page's
+// own conditions bound the rank, so the keys left out could yield
+// nothing. Without the keys' severities, or when no key would remain, k is
+// returned as it is.
 func (k *searchKeys) inRanks(i, lo, hi int) *searchKeys {
 	keys, sevs := k.sets()[i], k.severities[i]
 	if len(sevs) != len(keys) {
 		return k
 	}
-	var band int16
-	for j, s := range Severities {
-		if r := SeverityRank(s); r >= lo && r <= hi {
-			band |= 1 << j
-		}
-	}
 	var kept []string
-	var keptSevs []int16
+	var counts []int64
+	var keptSevs [][]int64
 	for j, key := range keys {
-		if sevs[j]&band != 0 {
+		var n int64
+		for s, c := range sevs[j] {
+			if r := SeverityRank(Severities[s]); r >= lo && r <= hi {
+				n += c
+			}
+		}
+		if n > 0 {
 			kept = append(kept, key)
+			counts = append(counts, n)
 			keptSevs = append(keptSevs, sevs[j])
 		}
 	}
-	if len(kept) == 0 || len(kept) == len(keys) {
+	if len(kept) == 0 {
 		return k
 	}
 	c := *k
@@ -1289,7 +1303,7 @@ func (k *searchKeys) inRanks(i, lo, hi int) *searchKeys {
 	default:
 		c.file = kept
 	}
-	c.severities[i] = keptSevs
+	c.counts[i], c.severities[i] = counts, keptSevs
 	return &c
 }
 
@@ -1439,10 +1453,11 @@ func (f Filter) keyUnion(limit bool) (union string, args []any, bounded bool) {
 // resolved search with conditions where, a condition that keeps each key's
 // findings at or before a bound in the list's order, with the arguments;
 // "" when it would not pay. The first n = $end findings of the list are
-// all kept: with j = ceil(n / keys), every key holding at least j findings
-// has its first j at or before the latest of the keys' j-th findings, so
-// when those keys hold at least n findings between them that j-th finding
-// is the bound; otherwise the bound is past every finding. The keys' j-th
+// all kept: with j a key's share of n (see keyShares), every key holding
+// at least j findings has its first j at or before the latest of the
+// keys' j-th findings, so when the shares of those keys make at least n
+// that j-th finding is the bound; otherwise the bound is past every
+// finding. The keys' j-th
 // findings are read from their indexes in the list's order (each key
 // column has one per order: migrations 0017, 0026 and 0028), and it pays
 // when the keys are many and their findings many more than n: each key
@@ -1450,26 +1465,58 @@ func (f Filter) keyUnion(limit bool) (union string, args []any, bounded bool) {
 // it, and the page is cut from about n findings rather than every key's
 // (see unionPage).
 func (f Filter) keyBound(col, where string, args []any, k, end int) (string, []any) {
-	keys := len(args[k-1].([]string))
-	if !f.keyBounds(keys, col) {
+	keys := args[k-1].([]string)
+	if !f.keyBounds(len(keys), col) {
 		return "", args
 	}
-	args = append(args, (f.Offset+f.Limit+keys-1)/keys)
+	args = append(args, f.keys.keyShares(col, keys, f.Offset+f.Limit))
 	j := "$" + strconv.Itoa(len(args))
 	b := f.boundRows()
 	reverse := f
 	reverse.Desc = !f.Desc
-	// The j-th finding of each key (y), the latest of them with the number
-	// of keys holding one (b), and the bound: b when those keys hold at
-	// least n findings, else past every finding.
+	// The j-th finding of each key (y, j its share), the latest of them
+	// with the shares of the keys holding one (b), and the bound: b when
+	// those shares make at least n findings, else past every finding.
 	return ` AND (` + b.of("f") + `) ` + b.atOrBefore + ` (SELECT ` + b.of("b") + ` FROM (
 				SELECT ` + b.of("b") + `, 0 AS past FROM (
-					SELECT ` + b.of("y") + `, count(*) OVER () AS keys FROM unnest($` + strconv.Itoa(k) + `::uuid[]) k(key) CROSS JOIN LATERAL (
+					SELECT ` + b.of("y") + `, sum(k.j) OVER () AS shares FROM unnest($` + strconv.Itoa(k) + `::uuid[], ` + j + `::bigint[]) k(key, j) CROSS JOIN LATERAL (
 						SELECT ` + b.of("f") + ` FROM findings.findings f WHERE ` + where + ` AND f.` + col + `_key = k.key
-						ORDER BY ` + f.orderBy("f") + ` OFFSET ` + j + ` - 1 LIMIT 1) y
+						ORDER BY ` + f.orderBy("f") + ` OFFSET k.j - 1 LIMIT 1) y
 					ORDER BY ` + reverse.orderBy("y") + ` LIMIT 1) b
-				WHERE b.keys * ` + j + ` >= $` + strconv.Itoa(end) + `
+				WHERE b.shares >= $` + strconv.Itoa(end) + `
 				UNION ALL SELECT ` + b.past + `, 1) b ORDER BY b.past LIMIT 1)`, args
+}
+
+// keyShares returns each of keys' share (keys of column col, in the
+// order counts holds them) of the first n findings of their union, for a
+// bound (see keyBound, keyDeepPage): its part of the findings the keys
+// hold between them (see counts), rounded up and at least one, so that
+// the shares make n or more. Each key's share of a list's first n then
+// ends at about the same place in the list where its findings are spread
+// like the others', whatever their numbers; equal shares leave the bound
+// at the share's end in the key holding the fewest, far past the others'
+// (a key of 10 findings among keys of 1,000 reaches its share, a
+// thousandth of n, a hundred times further down the list), or none when
+// such keys hold fewer than their share. Without counts for the keys (or
+// where they hold none), the shares are equal: ceil(n / keys).
+func (k *searchKeys) keyShares(col string, keys []string, n int) []int64 {
+	shares := make([]int64, len(keys))
+	var counts []int64
+	if i := slices.Index(keyColumns, col); i >= 0 && len(k.counts[i]) == len(keys) {
+		counts = k.counts[i]
+	}
+	var sum int64
+	for _, c := range counts {
+		sum += max(c, 0)
+	}
+	for j := range shares {
+		if sum == 0 {
+			shares[j] = int64((n + len(keys) - 1) / len(keys))
+			continue
+		}
+		shares[j] = max((int64(n)*max(counts[j], 0)+sum-1)/sum, 1)
+	}
+	return shares
 }
 
 // scanWhere renders the conditions selecting the occurrences of f's scan

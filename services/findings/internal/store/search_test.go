@@ -1088,6 +1088,77 @@ func TestSeverityPageReadsItsSeveritiesKeys(t *testing.T) {
 	}
 }
 
+// TestKeySharesFollowKeySizes: a search's keys of very different sizes
+// (one description of 1,000 findings, twenty of 10, each spread over the
+// same hours) share a page's end by their sizes (see keyShares), so that
+// each key's share ends at about the same place: deep pages are found
+// near their keys' bound (unless the large key alone holds the page's end
+// up to it, which is then read in order), which equal shares never allow
+// here (the small keys hold fewer findings than an equal share, so the
+// bound's shares fall short of the page's end). Pages and totals equal a
+// plain query's in every order and direction, through every page.
+func TestKeySharesFollowKeySizes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool, sc := reportedScan(t, "z", 1300, func(i int, r *Reported) {
+		r.Verified, r.Severity = true, "high"
+		switch {
+		case i < 1000:
+			r.Description = "Sink 0"
+		case i < 1200:
+			r.Description = fmt.Sprintf("Sink %d", 1+(i-1000)%20)
+		default:
+			r.Description = fmt.Sprintf("Source %d", i) // matches no q below
+		}
+	})
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET
+			found_at = timestamptz '2026-03-01' + CASE WHEN i.n < 1000 THEN i.n ELSE (i.n - 1000) / 20 * 100 + (i.n - 1000) % 20 * 5 END * interval '1 minute',
+			updated_at = timestamptz '2026-04-01' + CASE WHEN i.n < 1000 THEN i.n ELSE (i.n - 1000) / 20 * 100 + (i.n - 1000) % 20 * 5 END * interval '1 second'
+		FROM (SELECT id, substr(fingerprint, 2)::int AS n FROM findings.findings) i
+		WHERE i.id = findings.id AND org_id = $1`, sc.OrgID); err != nil {
+		t.Fatal(err)
+	}
+	near := map[bool]bool{}
+	for _, sortBy := range []string{"found_at", "updated_at", "severity"} {
+		for _, desc := range []bool{true, false} {
+			f := Filter{OrgID: sc.OrgID, SortBy: sortBy, Desc: desc, Limit: 6, Text: "sink"}
+			var want []string
+			if err := pool.QueryRow(ctx, `SELECT array_agg(f.id::text ORDER BY `+f.orderBy("f")+`) FROM findings.findings f
+				WHERE f.org_id = $1 AND f.description LIKE 'Sink %'`, sc.OrgID).Scan(&want); err != nil {
+				t.Fatal(err)
+			}
+			for f.Offset = 0; f.Offset < len(want)+6; f.Offset += 23 {
+				wantPage := want[min(f.Offset, len(want)):min(f.Offset+f.Limit, len(want))]
+				got, total, err := s.List(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ids := findingIDs(got); fmt.Sprint(ids) != fmt.Sprint(wantPage) || total != int64(len(want)) {
+					t.Fatalf("%+v: got %v total %d, want %v total %d", f, ids, total, wantPage, len(want))
+				}
+				r, err := s.Resolve(ctx, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.keys.walk = false
+				page, args, _, _ := r.Queries()
+				if strings.HasPrefix(page, "WITH y AS MATERIALIZED") {
+					n := f.Offset + f.Limit
+					if ok := deepPageNearBound(t, pool, page, args); sortBy == "found_at" && desc && n >= 240 && n <= 600 {
+						near[ok] = true
+					}
+				}
+				if got, n := runQueries(t, pool, r); fmt.Sprint(findingIDs(got)) != fmt.Sprint(wantPage) || n != int64(len(want)) {
+					t.Fatalf("%+v through the keys: got %d rows total %d, want %v total %d", f, len(got), n, wantPage, len(want))
+				}
+			}
+		}
+	}
+	if !near[true] {
+		t.Fatalf("deep pages of 240 to 600 findings' end found near the bound / in order: %v", near)
+	}
+}
+
 // TestScanSearch runs q and file prefix searches within a scan, which read
 // the occurrences' copies of the key columns, both ways a page can be
 // found (the occurrences' key indexes, or a walk of the scan), with the
