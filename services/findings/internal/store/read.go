@@ -275,7 +275,8 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 		if err != nil {
 			return f, fmt.Errorf("search keys: %w", err)
 		}
-		pos.matched, pos.bySeverity, pos.walk = k.matched, k.bySeverity, false
+		// (matched's own bySeverity is the lookup's; the keys' is searchKeys'.)
+		pos.searchKeys.matched, pos.searchKeys.bySeverity, pos.searchKeys.walk = k.matched, k.bySeverity, false
 		f.keys = &pos.searchKeys
 	}
 	return f, nil

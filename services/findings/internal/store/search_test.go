@@ -1088,6 +1088,57 @@ func TestSeverityPageReadsItsSeveritiesKeys(t *testing.T) {
 	}
 }
 
+// TestSeverityWindowAfterComplement: when most of a column's texts
+// match, Resolve first holds the few that do not (a complement), then,
+// for a page read through the keys' indexes (deep enough that walking the
+// list would cost more), reads the matching keys themselves; the matches'
+// counts per severity carry over, so that a page sorted by severity is
+// still found within the severities it spans (see rankWindow), and pages
+// equal a plain query's.
+func TestSeverityWindowAfterComplement(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, pool, sc := reportedScan(t, "c", 600, func(i int, r *Reported) {
+		r.Verified = true
+		r.Description = fmt.Sprintf("Sink %d", i%100) // 100 of the 120 descriptions
+		r.Severity = Severities[i%100%len(Severities)]
+		if i >= 500 {
+			r.Description = fmt.Sprintf("Source %d", i%20)
+		}
+	})
+	windowed := false
+	f := Filter{OrgID: sc.OrgID, Text: "sink", SortBy: "severity", Desc: true, Limit: 7}
+	var want []string
+	if err := pool.QueryRow(ctx, `SELECT array_agg(f.id::text ORDER BY `+f.orderBy("f")+`) FROM findings.findings f
+		WHERE f.org_id = $1 AND f.description LIKE 'Sink %'`, sc.OrgID).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	for f.Offset = 0; f.Offset < len(want); f.Offset += 31 {
+		r, err := s.Resolve(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.keys.walk { // the page read through the keys' indexes
+			if r.keys.not != [3]bool{} || len(r.keys.description) != 100 {
+				t.Fatalf("keys: %d descriptions, complements %v", len(r.keys.description), r.keys.not)
+			}
+			if w := r.rankWindow(); w.rankHi != 0 {
+				windowed = true
+			}
+		}
+		got, total, err := s.List(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wantPage := want[f.Offset:min(f.Offset+f.Limit, len(want))]; fmt.Sprint(findingIDs(got)) != fmt.Sprint(wantPage) || total != int64(len(want)) {
+			t.Fatalf("%+v: got %v total %d, want %v total %d", f, findingIDs(got), total, wantPage, len(want))
+		}
+	}
+	if !windowed {
+		t.Fatal("no page found within the severities it spans")
+	}
+}
+
 // TestKeySharesFollowKeySizes: a search's keys of very different sizes
 // (one description of 1,000 findings, twenty of 10, each spread over the
 // same hours) share a page's end by their sizes (see keyShares), so that
