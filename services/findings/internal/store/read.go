@@ -278,7 +278,7 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 			return f, fmt.Errorf("search keys: %w", err)
 		}
 		// (matched's own bySeverity is the lookup's; the keys' is searchKeys'.)
-		pos.searchKeys.matched, pos.searchKeys.bySeverity, pos.searchKeys.walk = k.matched, k.bySeverity, false
+		pos.matched, pos.searchKeys.bySeverity, pos.walk = k.matched, k.bySeverity, false
 		f.keys = &pos.searchKeys
 	}
 	return f, nil

@@ -1000,6 +1000,56 @@ func TestSearchSeverityWindow(t *testing.T) {
 	}
 }
 
+// sinkIDs returns the ids of the organization's findings whose
+// description starts with "Sink " (with f's state, when it has one), in
+// f's order.
+func sinkIDs(t *testing.T, pool *pgxpool.Pool, f Filter) []string {
+	t.Helper()
+	var ids []string
+	if err := pool.QueryRow(context.Background(), `SELECT coalesce(array_agg(f.id::text ORDER BY `+f.orderBy("f")+`), '{}') FROM findings.findings f
+		WHERE f.org_id = $1 AND f.description LIKE 'Sink %' AND ($2 = '' OR f.state = $2)`, f.OrgID, f.State).Scan(&ids); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// checkSearchPage checks List's page of f and its total against want,
+// the ids of every match in f's order, and returns f resolved (see
+// Resolve) with its page read through the keys' indexes, whichever way
+// Resolve chose, after checking that page and total the same way.
+// deep, when not nil, is handed the page's statement when it is a deep
+// page of one column's keys (see keyDeepPage).
+func checkSearchPage(t *testing.T, s *Store, f Filter, want []string, deep func(page string, args []any)) Filter {
+	t.Helper()
+	ctx := context.Background()
+	wantPage := want[min(f.Offset, len(want)):min(f.Offset+f.Limit, len(want))]
+	got, total, err := s.List(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := findingIDs(got); fmt.Sprint(ids) != fmt.Sprint(wantPage) || total != int64(len(want)) {
+		t.Fatalf("%+v: got %v total %d, want %v total %d", f, ids, total, wantPage, len(want))
+	}
+	r, err := s.Resolve(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.keys == nil {
+		return r
+	}
+	walk := r.keys.walk
+	r.keys.walk = false
+	page, args, _, _ := r.Queries()
+	if deep != nil && strings.HasPrefix(page, "WITH y AS MATERIALIZED") {
+		deep(page, args)
+	}
+	if got, n := runQueries(t, s.Pool, r); fmt.Sprint(findingIDs(got)) != fmt.Sprint(wantPage) || n != int64(len(want)) {
+		t.Fatalf("%+v through the keys: got %v total %d, want %v total %d", f, findingIDs(got), n, wantPage, len(want))
+	}
+	r.keys.walk = walk
+	return r
+}
+
 // TestSeverityPageReadsItsSeveritiesKeys: a search sorted by severity,
 // whose page past the first lies within some of the severities (see
 // rankWindow), reads only the keys with findings of those severities with
@@ -1039,26 +1089,12 @@ func TestSeverityPageReadsItsSeveritiesKeys(t *testing.T) {
 	narrowed, near := false, map[bool]bool{}
 	for _, state := range []string{"", "open"} {
 		for _, desc := range []bool{true, false} {
-			f := Filter{OrgID: sc.OrgID, State: state, SortBy: "severity", Desc: desc, Limit: 6}
-			var want []string
-			if err := pool.QueryRow(ctx, `SELECT array_agg(f.id::text ORDER BY `+f.orderBy("f")+`) FROM findings.findings f
-				WHERE f.org_id = $1 AND f.description LIKE 'Sink %' AND ($2 = '' OR f.state = $2)`, sc.OrgID, state).Scan(&want); err != nil {
-				t.Fatal(err)
-			}
+			f := Filter{OrgID: sc.OrgID, State: state, SortBy: "severity", Desc: desc, Limit: 6, Text: "sink"}
+			want := sinkIDs(t, pool, f)
 			for f.Offset = 0; f.Offset < len(want)+6; f.Offset += 5 {
-				f.Text = "sink"
-				got, total, err := s.List(ctx, f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantPage := want[min(f.Offset, len(want)):min(f.Offset+f.Limit, len(want))]
-				if ids := findingIDs(got); fmt.Sprint(ids) != fmt.Sprint(wantPage) || total != int64(len(want)) {
-					t.Fatalf("%+v: got %v total %d, want %v total %d", f, ids, total, wantPage, len(want))
-				}
-				r, err := s.Resolve(ctx, f)
-				if err != nil {
-					t.Fatal(err)
-				}
+				r := checkSearchPage(t, s, f, want, func(page string, args []any) {
+					near[deepPageNearBound(t, pool, page, args)] = true
+				})
 				r.keys.walk = false
 				w := r.rankWindow()
 				if w.rankHi != 0 && f.Offset > 0 { // a first page reads no key's severities
@@ -1072,13 +1108,6 @@ func TestSeverityPageReadsItsSeveritiesKeys(t *testing.T) {
 						t.Fatalf("%+v: the page within ranks %d to %d reads %d keys, %d hold findings there", f, w.rankLo, w.rankHi, len(w.keys.description), inBand)
 					}
 					narrowed = narrowed || inBand < len(r.keys.description)
-				}
-				page, args, _, _ := r.Queries()
-				if strings.HasPrefix(page, "WITH y AS MATERIALIZED") {
-					near[deepPageNearBound(t, pool, page, args)] = true
-				}
-				if got, n := runQueries(t, pool, r); fmt.Sprint(findingIDs(got)) != fmt.Sprint(wantPage) || n != int64(len(want)) {
-					t.Fatalf("%+v through the keys: got %d rows total %d, want %v total %d", f, len(got), n, wantPage, len(want))
 				}
 			}
 		}
@@ -1097,7 +1126,6 @@ func TestSeverityPageReadsItsSeveritiesKeys(t *testing.T) {
 // equal a plain query's.
 func TestSeverityWindowAfterComplement(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	s, pool, sc := reportedScan(t, "c", 600, func(i int, r *Reported) {
 		r.Verified = true
 		r.Description = fmt.Sprintf("Sink %d", i%100) // 100 of the 120 descriptions
@@ -1108,16 +1136,9 @@ func TestSeverityWindowAfterComplement(t *testing.T) {
 	})
 	windowed := false
 	f := Filter{OrgID: sc.OrgID, Text: "sink", SortBy: "severity", Desc: true, Limit: 7}
-	var want []string
-	if err := pool.QueryRow(ctx, `SELECT array_agg(f.id::text ORDER BY `+f.orderBy("f")+`) FROM findings.findings f
-		WHERE f.org_id = $1 AND f.description LIKE 'Sink %'`, sc.OrgID).Scan(&want); err != nil {
-		t.Fatal(err)
-	}
+	want := sinkIDs(t, pool, f)
 	for f.Offset = 0; f.Offset < len(want); f.Offset += 31 {
-		r, err := s.Resolve(ctx, f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := checkSearchPage(t, s, f, want, nil)
 		if !r.keys.walk { // the page read through the keys' indexes
 			if r.keys.not != [3]bool{} || len(r.keys.description) != 100 {
 				t.Fatalf("keys: %d descriptions, complements %v", len(r.keys.description), r.keys.not)
@@ -1125,13 +1146,6 @@ func TestSeverityWindowAfterComplement(t *testing.T) {
 			if w := r.rankWindow(); w.rankHi != 0 {
 				windowed = true
 			}
-		}
-		got, total, err := s.List(ctx, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if wantPage := want[f.Offset:min(f.Offset+f.Limit, len(want))]; fmt.Sprint(findingIDs(got)) != fmt.Sprint(wantPage) || total != int64(len(want)) {
-			t.Fatalf("%+v: got %v total %d, want %v total %d", f, findingIDs(got), total, wantPage, len(want))
 		}
 	}
 	if !windowed {
@@ -1173,35 +1187,14 @@ func TestKeySharesFollowKeySizes(t *testing.T) {
 	for _, sortBy := range []string{"found_at", "updated_at", "severity"} {
 		for _, desc := range []bool{true, false} {
 			f := Filter{OrgID: sc.OrgID, SortBy: sortBy, Desc: desc, Limit: 6, Text: "sink"}
-			var want []string
-			if err := pool.QueryRow(ctx, `SELECT array_agg(f.id::text ORDER BY `+f.orderBy("f")+`) FROM findings.findings f
-				WHERE f.org_id = $1 AND f.description LIKE 'Sink %'`, sc.OrgID).Scan(&want); err != nil {
-				t.Fatal(err)
-			}
+			want := sinkIDs(t, pool, f)
 			for f.Offset = 0; f.Offset < len(want)+6; f.Offset += 23 {
-				wantPage := want[min(f.Offset, len(want)):min(f.Offset+f.Limit, len(want))]
-				got, total, err := s.List(ctx, f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if ids := findingIDs(got); fmt.Sprint(ids) != fmt.Sprint(wantPage) || total != int64(len(want)) {
-					t.Fatalf("%+v: got %v total %d, want %v total %d", f, ids, total, wantPage, len(want))
-				}
-				r, err := s.Resolve(ctx, f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				r.keys.walk = false
-				page, args, _, _ := r.Queries()
-				if strings.HasPrefix(page, "WITH y AS MATERIALIZED") {
-					n := f.Offset + f.Limit
+				n := f.Offset + f.Limit
+				checkSearchPage(t, s, f, want, func(page string, args []any) {
 					if ok := deepPageNearBound(t, pool, page, args); sortBy == "found_at" && desc && n >= 240 && n <= 600 {
 						near[ok] = true
 					}
-				}
-				if got, n := runQueries(t, pool, r); fmt.Sprint(findingIDs(got)) != fmt.Sprint(wantPage) || n != int64(len(want)) {
-					t.Fatalf("%+v through the keys: got %d rows total %d, want %v total %d", f, len(got), n, wantPage, len(want))
-				}
+				})
 			}
 		}
 	}
