@@ -997,8 +997,8 @@ func (f Filter) keyPage() (string, []any) {
 // page. Where the bound holds, the page is found near it rather than by
 // collecting every finding up to it.
 //
-// Each key's j-th finding, j its share of the page's end (see keyShares),
-// (y, the one the bound b is read from) says how many of its findings lie
+// Each key's j-th finding (y, the one the bound b is read from; j its
+// share of the page's end, see keyShares) says how many of its findings lie
 // up to the bound: j and those after its j-th up to the bound, a few where
 // keys are spread evenly over the list; a key holding fewer than j is
 // counted up to the bound. With those n (c), the page lies w = n less the
@@ -1007,14 +1007,13 @@ func (f Filter) keyPage() (string, []any) {
 // (its share j scaled by w over the shares' sum, rounded up, at least one),
 // each key's j2-th finding back from the bound (y2), and the earliest of
 // them when the shares of the keys holding one make at least w, else
-// none. The findings from the second bound to
-// the first then hold the page's, and are few: each key yields them back
-// from the bound, at most w, and the page is cut from their union in
-// reverse. So the findings up to the bound are skipped inside the indexes
-// (the j-th findings' offsets) and counted mostly from y, and only the
-// findings near the page are fetched and sorted. (Each key's count is a
-// subquery fenced by OFFSET 0, so that the planner does not copy it into
-// each sum that reads it.)
+// none. The findings from the second bound to the first then hold the
+// page's, and are few: each key yields them back from the bound, at most
+// w, and the page is cut from their union in reverse. So the findings up
+// to the bound are skipped inside the indexes (the j-th findings' offsets)
+// and counted mostly from y, and only the findings near the page are
+// fetched and sorted. (Each key's count is a subquery fenced by OFFSET 0,
+// so that the planner does not copy it into each sum that reads it.)
 //
 // Where no bound holds, where a key's count reaches the page's end (each
 // key is counted up to that), or where the findings up to the bound are
@@ -1476,13 +1475,12 @@ func (f Filter) keyUnion(limit bool) (union string, args []any, bounded bool) {
 // at least j findings has its first j at or before the latest of the
 // keys' j-th findings, so when the shares of those keys make at least n
 // that j-th finding is the bound; otherwise the bound is past every
-// finding. The keys' j-th
-// findings are read from their indexes in the list's order (each key
-// column has one per order: migrations 0017, 0026 and 0028), and it pays
-// when the keys are many and their findings many more than n: each key
-// then yields about its share of the page's end rather than up to all of
-// it, and the page is cut from about n findings rather than every key's
-// (see unionPage).
+// finding. The keys' j-th findings are read from their indexes in the
+// list's order (each key column has one per order: migrations 0017, 0026
+// and 0028), and it pays when the keys are many and their findings many
+// more than n: each key then yields about its share of the page's end
+// rather than up to all of it, and the page is cut from about n findings
+// rather than every key's (see unionPage).
 func (f Filter) keyBound(col, where string, args []any, k, end int) (string, []any) {
 	keys := args[k-1].([]string)
 	if !f.keyBounds(len(keys), col) {
@@ -1512,12 +1510,13 @@ func (f Filter) keyBound(col, where string, args []any, k, end int) (string, []a
 // hold between them (see counts), rounded up and at least one, so that
 // the shares make n or more. Each key's share of a list's first n then
 // ends at about the same place in the list where its findings are spread
-// like the others', whatever their numbers; equal shares leave the bound
+// like the others', whatever their numbers. Equal shares leave the bound
 // at the share's end in the key holding the fewest, far past the others'
-// (a key of 10 findings among keys of 1,000 reaches its share, a
-// thousandth of n, a hundred times further down the list), or none when
-// such keys hold fewer than their share. Without counts for the keys (or
-// where they hold none), the shares are equal: ceil(n / keys).
+// (a key of 10 findings among keys of 1,000, each spread over the list,
+// reaches an equal share a hundred times further down than they do), or
+// leave none when such keys hold fewer than their share. Without counts
+// for the keys (or where they hold none), the shares are equal:
+// ceil(n / keys).
 func (k *searchKeys) keyShares(col string, keys []string, n int) []int64 {
 	shares := make([]int64, len(keys))
 	var counts []int64
