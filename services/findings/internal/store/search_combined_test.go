@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -103,21 +104,25 @@ func (u *unit) combinedFixture() string {
 const allVisibleWait = time.Minute
 
 // vacuumAllVisible vacuums and analyzes the tables until the visibility
-// map covers every page of each. A vacuum right after the writes may mark
-// only some pages: with asynchronous commit (the tests' private server
-// runs with it) a commit's rows cannot count as visible to every
-// transaction until its record is flushed, which the server does within a
-// fraction of a second; until then the planner prices index-only scans as
-// if they read the rows. Any transaction still running in the database
-// (the server's own automatic ANALYZE of a table the fixture filled, for
-// one) can hold rows back while it runs, seconds on a loaded machine (a
-// run gave up after 50 tries 100 ms apart with 226 of 228 pages marked),
-// so the wait is bounded by time rather than by tries.
+// map covers every page of each, so that the planner prices index-only
+// scans as the plans under test expect. A page is marked only when each of
+// its rows is hinted committed and older than every snapshot in the
+// database. The tests' private server commits asynchronously, and a row is
+// hinted only once its commit record is flushed, which the server does
+// within a fraction of a second, or sooner after any synchronous commit:
+// each try makes one. A snapshot held in the database holds rows back
+// while it lasts; the server's own automatic vacuums and analyzes take
+// some (one run waited 50 tries 100 ms apart, and another a minute, with
+// pages left unmarked), so each try cancels those running in the
+// database, which start again later. If the pages are still not all
+// marked after allVisibleWait, the failure names the sessions holding
+// snapshots in the database.
 func (u *unit) vacuumAllVisible(tables ...string) {
 	u.t.Helper()
 	deadline := time.Now().Add(allVisibleWait)
 	for _, table := range tables {
 		for {
+			u.flushAndCancelAutovacuum()
 			_, err := u.s.Pool.Exec(u.ctx, "VACUUM ANALYZE findings."+table)
 			require.NoError(u.t, err)
 			var visible, pages int
@@ -126,10 +131,45 @@ func (u *unit) vacuumAllVisible(tables ...string) {
 			if visible >= pages {
 				break
 			}
-			require.True(u.t, time.Now().Before(deadline), "%s: %d of %d pages all-visible after %s", table, visible, pages, allVisibleWait)
+			require.True(u.t, time.Now().Before(deadline), "%s: %d of %d pages all-visible after %s; sessions with snapshots: %s",
+				table, visible, pages, allVisibleWait, u.snapshotHolders())
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
+}
+
+// flushAndCancelAutovacuum commits a transaction synchronously, which
+// flushes every commit record written before it, and cancels the
+// automatic vacuums and analyzes running in the unit's database (see
+// vacuumAllVisible).
+func (u *unit) flushAndCancelAutovacuum() {
+	u.t.Helper()
+	tx, err := u.s.Pool.Begin(u.ctx)
+	require.NoError(u.t, err)
+	_, err = tx.Exec(u.ctx, "SET LOCAL synchronous_commit = on")
+	require.NoError(u.t, err)
+	_, err = tx.Exec(u.ctx, "SELECT pg_current_xact_id()")
+	require.NoError(u.t, err)
+	require.NoError(u.t, tx.Commit(u.ctx))
+	_, err = u.s.Pool.Exec(u.ctx, `SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND backend_type = 'autovacuum worker'`)
+	require.NoError(u.t, err)
+}
+
+// snapshotHolders describes the other sessions of the unit's database
+// that hold a snapshot or a transaction id, for a failure message.
+func (u *unit) snapshotHolders() string {
+	rows, err := u.s.Pool.Query(u.ctx, `SELECT format('%s %s %s since %s: %s', pid, backend_type, state, xact_start, left(query, 80))
+		FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+			AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)`)
+	if err != nil {
+		return err.Error()
+	}
+	holders, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprint(holders)
 }
 
 // TestTagSearchesCheckFiltersOnTagRows: a tag with a category, a
