@@ -46,26 +46,14 @@ func BenchmarkSearchKeySizes(b *testing.B) {
 				'src/f' || (g % 1000) || '.go', '{}'
 			FROM generate_series(0, 119999) g;
 		INSERT INTO findings.occurrences (scan_id, finding_id, approved, severity_rank, state, found_at, updated_at)
-			SELECT scan_id, id, true, severity_rank, state, found_at, updated_at FROM findings.findings;
-		INSERT INTO findings.finding_counts (org_id, scan_id, severity, state, n)
-			SELECT org_id, '00000000-0000-0000-0000-000000000000'::uuid, severity, state, count(*) FROM findings.findings GROUP BY 1, 2, 3, 4
-			UNION ALL
-			SELECT org_id, scan_id, severity, state, count(*) FROM findings.findings GROUP BY 1, 2, 3, 4;
+			SELECT scan_id, id, true, severity_rank, state, found_at, updated_at FROM findings.findings;`+seedFindingCounts+`
 		SET session_replication_role = DEFAULT;`); err != nil {
 		b.Fatal(err)
 	}
 	if err := Migrate(ctx, pool); err != nil {
 		b.Fatal(err)
 	}
-	tables := []string{"findings", "occurrences", "search_texts", "search_files"}
-	for _, c := range counterTables {
-		tables = append(tables, c.table)
-	}
-	for _, t := range tables {
-		if _, err := pool.Exec(ctx, "VACUUM ANALYZE findings."+t); err != nil {
-			b.Fatal(err)
-		}
-	}
+	vacuumSeeded(ctx, b, pool)
 	s := &Store{Pool: pool}
 	type row struct {
 		name  string

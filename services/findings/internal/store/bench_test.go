@@ -29,6 +29,15 @@ const seedOccurrences = `
 			SELECT md5('scan' || 100)::uuid, id, verification_status = 'approved', severity_rank, state, found_at, updated_at
 			FROM findings.findings WHERE repo_key = 'https://git.example.com/acme/repo2';`
 
+// seedFindingCounts builds the spec's counters of seeded findings and
+// occurrences (the triggers that keep them are bypassed while seeding):
+// the organization's per severity and state, and each scan's.
+const seedFindingCounts = `
+		INSERT INTO findings.finding_counts (org_id, scan_id, severity, state, n)
+			SELECT org_id, '00000000-0000-0000-0000-000000000000'::uuid, severity, state, count(*) FROM findings.findings GROUP BY 1, 2, 3, 4
+			UNION ALL
+			SELECT f.org_id, o.scan_id, f.severity, f.state, count(*) FROM findings.findings f JOIN findings.occurrences o ON o.finding_id = f.id GROUP BY 1, 2, 3, 4;`
+
 // BenchmarkList1M seeds 1,000,000 approved findings in one organization
 // (10 repositories, 100 scans of 10,000 first-found findings each, every
 // severity and state, plus one rescan of a repository that sees 100,000 of
@@ -56,6 +65,15 @@ func BenchmarkList1M(b *testing.B) {
 	}
 	fmt.Printf("migrations after seeding (search indexes and counters) applied in %s\n", time.Since(start).Round(time.Millisecond))
 	start = time.Now()
+	vacuumSeeded(ctx, b, pool)
+	fmt.Printf("vacuumed and analyzed in %s\n", time.Since(start).Round(time.Millisecond))
+	benchList1M(ctx, b, s, org)
+}
+
+// vacuumSeeded vacuums and analyzes the tables a seeded benchmark
+// database reads: the findings, their occurrences, tag rows, distinct
+// texts and paths, and every counter table.
+func vacuumSeeded(ctx context.Context, b *testing.B, pool *pgxpool.Pool) {
 	tables := []string{"findings", "occurrences", "finding_tags", "search_texts", "search_files"}
 	for _, c := range counterTables {
 		tables = append(tables, c.table)
@@ -65,8 +83,6 @@ func BenchmarkList1M(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	fmt.Printf("vacuumed and analyzed in %s\n", time.Since(start).Round(time.Millisecond))
-	benchList1M(ctx, b, s, org)
 }
 
 // benchDatabase returns the benchmark's database, its organization and
@@ -143,11 +159,7 @@ func seedList1M(ctx context.Context, b *testing.B, pool *pgxpool.Pool, org strin
 				'User input reaches a sink in function handler' || (g % 5000) || ' without validation.',
 				'src/svc' || (g % 50) || '/pkg' || (g % 7) || '/file' || (g % 1000) || '.go',
 				ARRAY['cwe-' || (g % 40)] || CASE WHEN g % 100 = 0 THEN ARRAY['pci'] ELSE '{}'::text[] END
-			FROM generate_series(0, 999999) g;`+seedOccurrences+`
-		INSERT INTO findings.finding_counts (org_id, scan_id, severity, state, n)
-			SELECT org_id, '00000000-0000-0000-0000-000000000000'::uuid, severity, state, count(*) FROM findings.findings GROUP BY 1, 2, 3, 4
-			UNION ALL
-			SELECT f.org_id, o.scan_id, f.severity, f.state, count(*) FROM findings.findings f JOIN findings.occurrences o ON o.finding_id = f.id GROUP BY 1, 2, 3, 4;
+			FROM generate_series(0, 999999) g;`+seedOccurrences+seedFindingCounts+`
 		SET session_replication_role = DEFAULT;`)
 	if err != nil {
 		b.Fatal(err)

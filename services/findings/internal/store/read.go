@@ -244,7 +244,7 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 	var matches int64 // over every severity and state, a finding matching through two columns counted twice
 	for i := range keyColumns {
 		every, some := m.sums[i][0], m.sums[i][1]
-		sevs := slices.Clone(m.bySeverity[i])
+		sevs := slices.Clone(m.sumsBySeverity[i])
 		if k.not[i] {
 			every, some = m.org-every, m.orgMatching-some
 			for j := range sevs {
@@ -277,8 +277,7 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 		if err != nil {
 			return f, fmt.Errorf("search keys: %w", err)
 		}
-		// (matched's own bySeverity is the lookup's; the keys' is searchKeys'.)
-		pos.matched, pos.searchKeys.bySeverity, pos.walk = k.matched, k.bySeverity, false
+		pos.matched, pos.bySeverity, pos.walk = k.matched, k.bySeverity, false
 		f.keys = &pos.searchKeys
 	}
 	return f, nil
@@ -311,10 +310,12 @@ type matched struct {
 	// org and orgMatching the organization's, over every severity and
 	// state and with the filter's.
 	all, org, orgMatching int64
-	// bySeverity and orgBySeverity are the per-severity counts, with the
-	// filter's state, of sums and of the organization's findings.
-	bySeverity    [3][]int64
-	orgBySeverity []int64
+	// sumsBySeverity and orgBySeverity are the per-severity counts, with
+	// the filter's state, of sums and of the organization's findings. (Not
+	// named bySeverity: the keys' own field, which resolve derives from
+	// these, would then be hidden behind it.)
+	sumsBySeverity [3][]int64
+	orgBySeverity  []int64
 }
 
 // matchKeys reads, in one statement, the keys f's q or file prefix
@@ -386,7 +387,7 @@ func (m *matched) read(rows pgx.Rows) error {
 			return err
 		}
 		m.hits += hits
-		m.not[i], m.sums[i], m.bySeverity[i], m.counts[i], m.severities[i] = not, [2]int64{every, some}, sevs, counts, keySevs
+		m.not[i], m.sums[i], m.sumsBySeverity[i], m.counts[i], m.severities[i] = not, [2]int64{every, some}, sevs, counts, keySevs
 		switch i {
 		case 0:
 			m.title = keys
@@ -544,10 +545,12 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	}
 	// The findings of each key held (see keyShares), and their severities,
 	// for a page within some severities alone (see rankWindow, inRanks):
-	// read only for a page that may cut its keys at a bound (see
-	// keyBounds), and the severities only when sorted by them. For 1,111
-	// keys they cost about 0.25 and 0.85 ms of the lookup, which a first
-	// page, mostly found by walking the list, would not repay.
+	// read only for a page past the first or under a filter, the pages that
+	// cut many keys at a bound (see keyBounds; a first page of a few keys
+	// may be cut too, its keys then sharing it equally), and the severities
+	// only past the first page when sorted by them. For 1,111 keys they
+	// cost about 0.25 and 0.85 ms of the lookup, which a first page, mostly
+	// found by walking the list, would not repay.
 	counts, severities := `'{}'::bigint[]`, `'{}'::bigint[]`
 	if f.Offset > 0 || f.keyFiltered() {
 		counts = `coalesce(array_agg(c.some) FILTER (WHERE c.some > 0), '{}')`

@@ -287,7 +287,7 @@ func TestWideKeysReadInOneRange(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, [3]bool{}, m.not, "no complement")
 				assert.Equal(t, [2]int64{every, some}, m.sums[1], "descriptions' findings, every and with the filter")
-				assert.Equal(t, sevs, m.bySeverity[1], "per severity")
+				assert.Equal(t, sevs, m.sumsBySeverity[1], "per severity")
 				assert.Len(t, m.description, len(live), "keys held: those with findings of the filter")
 				table, types := "finding_key_counts", "uuid, text, text, uuid, boolean, text"
 				if f.Category != "" {
