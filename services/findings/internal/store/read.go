@@ -168,7 +168,7 @@ func (k *searchKeys) cond(a string, cols []int, filter bool, conds []string, arg
 		if len(keys) == 0 {
 			continue
 		}
-		args = append(args, keyArray(keys))
+		args = append(args, db.TextArray(keys))
 		ors = append(ors, strings.ReplaceAll(k.match(a, i, filter), "?", "$"+strconv.Itoa(len(args))))
 	}
 	switch len(ors) {
@@ -178,35 +178,6 @@ func (k *searchKeys) cond(a string, cols []int, filter bool, conds []string, arg
 		return append(conds, ors[0]), args
 	}
 	return append(conds, "("+strings.Join(ors, " OR ")+")"), args
-}
-
-// keyArray renders keys as one array literal, the form key arrays travel
-// in as parameters (cast to uuid[] in SQL). Given the keys as a []string,
-// pgx first tries the binary form of uuid[], which a string cannot take,
-// and builds that failure's message, every key printed, before it falls
-// back to text: about 2 ms of the process's CPU per page and total of q
-// over 1,111 descriptions, against a string it sends as it is. Keys are
-// uuids in their text form, which need no quotes; anything else is quoted.
-func keyArray(keys []string) string {
-	n := 2
-	for _, k := range keys {
-		n += len(k) + 1
-	}
-	b := make([]byte, 1, n)
-	b[0] = '{'
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if k == "" || strings.Trim(k, "0123456789abcdefABCDEF-") != "" {
-			a := arrayLiteral{b: []byte{'{'}}
-			a.str(k)
-			b = append(b, a.b[1:]...)
-			continue
-		}
-		b = append(b, k...)
-	}
-	return string(append(b, '}'))
 }
 
 // everything reports whether some column holds the complement of no key:
@@ -1054,7 +1025,7 @@ func (f Filter) keyPage() (string, []any) {
 func (f Filter) keyDeepPage(in Filter, col string, keys []string) (string, []any) {
 	where, args := in.keyWhere()
 	n := in.Offset + in.Limit
-	args = append(args, n, keyArray(keys), in.keys.keyShares(col, keys, n), in.Limit, in.Offset)
+	args = append(args, n, db.TextArray(keys), in.keys.keyShares(col, keys, n), in.Limit, in.Offset)
 	e, k, j, l, o := "$"+strconv.Itoa(len(args)-4), "$"+strconv.Itoa(len(args)-3), "$"+strconv.Itoa(len(args)-2),
 		"$"+strconv.Itoa(len(args)-1)+"::bigint", "$"+strconv.Itoa(len(args))+"::bigint"
 	reverse := in
@@ -1485,7 +1456,7 @@ func (f Filter) keyUnion(limit bool) (union string, args []any, bounded bool) {
 	}
 	branches := make([]string, len(cols))
 	for i, col := range cols {
-		args = append(args, keyArray(keys[i]))
+		args = append(args, db.TextArray(keys[i]))
 		k := len(args)
 		bound := ""
 		if limit {
@@ -1676,7 +1647,7 @@ func (f Filter) scanKeyPage() (string, []any) {
 	}
 	branches := make([]string, 0, len(cols))
 	for i, col := range cols {
-		args = append(args, keyArray(keys[i]))
+		args = append(args, db.TextArray(keys[i]))
 		from, cond := `unnest($`+strconv.Itoa(len(args))+`::uuid[]) k(key)`, ""
 		if perRank {
 			args = append(args, f.keys.ranks(slices.Index(keyColumns, col)))
@@ -2111,7 +2082,7 @@ func (f Filter) scanKeyCountQuery() (q string, args []any, ok bool) {
 			SELECT c.n FROM findings.finding_scan_key_counts c
 			WHERE c.scan_id = $2 AND c.field = $3 AND c.key = k.key AND ($5 = 0 OR c.severity_rank = $5) AND ($6 = '' OR c.state = $6) OFFSET 0) c
 		WHERE EXISTS (SELECT 1 FROM findings.scans s WHERE s.id = $2 AND s.org_id = $1)`,
-		[]any{f.OrgID, f.ScanID, keyColumns[col], keyArray(f.keys.sets()[col]), rank, f.State}, true
+		[]any{f.OrgID, f.ScanID, keyColumns[col], db.TextArray(f.keys.sets()[col]), rank, f.State}, true
 }
 
 // tagCounters returns the counter rows (FROM and WHERE, with their

@@ -7,40 +7,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestKeyArray checks that key arrays render as literals the server reads
-// back as the same keys: uuids as they are, anything else quoted.
-func TestKeyArray(t *testing.T) {
-	u := newUnit(t)
-	for _, tc := range []struct {
-		name string
-		keys []string
-		want string
-	}{
-		{"none", []string{}, "{}"},
-		{"uuids", []string{"0f8fad5b-d9cb-469f-a165-70867728950e", "7C9E6679-7425-40DE-944B-E07FC1F90AE7"},
-			"{0f8fad5b-d9cb-469f-a165-70867728950e,7C9E6679-7425-40DE-944B-E07FC1F90AE7}"},
-		{"others quoted", []string{"a,b", `q"uote`, `back\slash`, "", "NULL", "{x}", "0f8fad5b"},
-			`{"a,b","q\"uote","back\\slash","","NULL","{x}",0f8fad5b}`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			lit := keyArray(tc.keys)
-			require.Equal(t, tc.want, lit)
-			var back []string
-			require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT $1::text::text[]`, lit).Scan(&back))
-			require.Equal(t, tc.keys, back)
-		})
-	}
-	var ids []string
-	require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT $1::uuid[]::text[]`, keyArray([]string{"0f8fad5b-d9cb-469f-a165-70867728950e"})).Scan(&ids))
-	require.Equal(t, []string{"0f8fad5b-d9cb-469f-a165-70867728950e"}, ids, "a key array as a uuid[] parameter")
-}
-
 // TestSearchKeysTravelAsLiterals renders the page and total statements of
 // searches over many keys, in each shape a search takes (keys read from
 // their indexes, walked in the list, a deep page cut at a bound, a scan's,
 // a tag's), and checks that no argument is a []string: pgx would send such
 // a uuid[] argument only after a failed try in binary, whose error message
-// prints every key (see keyArray).
+// prints every key (see db.TextArray).
 func TestSearchKeysTravelAsLiterals(t *testing.T) {
 	keys := make([]string, 40)
 	counts := make([]int64, len(keys))

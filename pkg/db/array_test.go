@@ -1,0 +1,41 @@
+package db_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/db"
+	"github.com/vulnscan/vulnscan/pkg/dbtest"
+)
+
+// TestTextArray checks that arrays render as literals the server reads
+// back as the same items: uuids as they are, anything else quoted.
+func TestTextArray(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	for _, tc := range []struct {
+		name  string
+		items []string
+		want  string
+	}{
+		{"none", []string{}, "{}"},
+		{"uuids", []string{"0f8fad5b-d9cb-469f-a165-70867728950e", "7C9E6679-7425-40DE-944B-E07FC1F90AE7"},
+			"{0f8fad5b-d9cb-469f-a165-70867728950e,7C9E6679-7425-40DE-944B-E07FC1F90AE7}"},
+		{"others quoted", []string{"a,b", `q"uote`, `back\slash`, "", "NULL", "{x}", " padded ", "0f8fad5b"},
+			`{"a,b","q\"uote","back\\slash","","NULL","{x}"," padded ",0f8fad5b}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lit := db.TextArray(tc.items)
+			require.Equal(t, tc.want, lit)
+			var back []string
+			require.NoError(t, pool.QueryRow(ctx, `SELECT $1::text::text[]`, lit).Scan(&back))
+			require.Equal(t, tc.items, back)
+		})
+	}
+	var ids []string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT $1::uuid[]::text[]`, db.TextArray([]string{"0f8fad5b-d9cb-469f-a165-70867728950e"})).Scan(&ids))
+	require.Equal(t, []string{"0f8fad5b-d9cb-469f-a165-70867728950e"}, ids, "an array as a uuid[] parameter")
+}
