@@ -36,6 +36,9 @@ func (g *gatedQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.
 	switch a := args[0].(type) {
 	case string:
 		orgs = []string{a}
+		if list, ok := strings.CutPrefix(a, "{"); ok { // several, as one array literal of uuids
+			orgs = strings.Split(strings.TrimSuffix(list, "}"), ",")
+		}
 	case []string:
 		orgs = slices.Clone(a)
 	}

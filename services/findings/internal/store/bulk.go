@@ -84,7 +84,7 @@ func lockTargets(ctx context.Context, tx pgx.Tx, orgID string, ids []string, fil
 	var err error
 	if filter == nil {
 		rows, err = tx.Query(ctx, `SELECT id::text FROM findings.findings WHERE org_id = $1 AND verification_status = 'approved'
-			AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`, orgID, ids)
+			AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`, orgID, db.TextArray(ids))
 	} else {
 		// The matches are first read without order or lock, so that a filter
 		// matching too many is refused after reading MaxBulk+1 index
@@ -111,7 +111,7 @@ func lockTargets(ctx context.Context, tx pgx.Tx, orgID string, ids []string, fil
 		}
 		where, args := f.where()
 		rows, err = tx.Query(ctx, fmt.Sprintf(`SELECT f.id::text FROM findings.findings f WHERE f.id = ANY($%d::uuid[]) AND %s
-			ORDER BY f.id FOR UPDATE OF f`, len(args)+1, where), append(args, matched)...)
+			ORDER BY f.id FOR UPDATE OF f`, len(args)+1, where), append(args, db.TextArray(matched))...)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("lock findings: %w", err)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/vulnscan/vulnscan/pkg/db"
 )
 
 // The scan worker reports a finding's confidence as the tag
@@ -106,7 +108,7 @@ func (s *Store) ListForReview(ctx context.Context, q OperatorQuery) ([]OperatorE
 // VerificationCounts counts the findings that occurred in each scan by
 // verification status: scan id → status → count.
 func (s *Store) VerificationCounts(ctx context.Context, orgID string, scanIDs []string) (map[string]map[string]int64, error) {
-	rows, err := s.Pool.Query(ctx, verificationCountsSQL, orgID, scanIDs)
+	rows, err := s.Pool.Query(ctx, verificationCountsSQL, orgID, db.TextArray(scanIDs))
 	if err != nil {
 		return nil, fmt.Errorf("verification counts: %w", err)
 	}
