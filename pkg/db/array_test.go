@@ -11,7 +11,8 @@ import (
 )
 
 // TestTextArray checks that arrays render as literals the server reads
-// back as the same items: uuids as they are, anything else quoted.
+// back as the same items: uuids as they are, anything else quoted, and
+// NULLs and numbers through ArrayLiteral.
 func TestTextArray(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -38,4 +39,18 @@ func TestTextArray(t *testing.T) {
 	var ids []string
 	require.NoError(t, pool.QueryRow(ctx, `SELECT $1::uuid[]::text[]`, db.TextArray([]string{"0f8fad5b-d9cb-469f-a165-70867728950e"})).Scan(&ids))
 	require.Equal(t, []string{"0f8fad5b-d9cb-469f-a165-70867728950e"}, ids, "an array as a uuid[] parameter")
+
+	a := db.NewArrayLiteral(0)
+	x := `x"y`
+	a.Str("a,b")
+	a.Opt(nil)
+	a.Opt(&x)
+	a.Int(-42)
+	var mixed []*string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT $1::text::text[]`, a.String()).Scan(&mixed))
+	require.Len(t, mixed, 4)
+	require.Equal(t, "a,b", *mixed[0])
+	require.Nil(t, mixed[1], "Opt(nil) is NULL")
+	require.Equal(t, x, *mixed[2])
+	require.Equal(t, "-42", *mixed[3])
 }

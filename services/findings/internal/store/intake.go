@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -151,54 +150,6 @@ func dedupe(batch []Reported) ([]Reported, map[string]int) {
 	return uniq, firstOf
 }
 
-// arrayLiteral builds a PostgreSQL array literal ({"a","b",NULL,3}). The
-// batch's columns travel as such literals, one text parameter each, cast to
-// their array types in SQL: one string per column instead of one boxed
-// value per element, and nothing for Postgres to parse but the literal.
-type arrayLiteral struct{ b []byte }
-
-func newArrayLiteral(size int) *arrayLiteral {
-	a := &arrayLiteral{b: make([]byte, 1, size+2)}
-	a.b[0] = '{'
-	return a
-}
-
-func (a *arrayLiteral) next() {
-	if len(a.b) > 1 {
-		a.b = append(a.b, ',')
-	}
-}
-
-// str adds s quoted, with backslashes and double quotes escaped.
-func (a *arrayLiteral) str(s string) {
-	a.next()
-	a.b = append(a.b, '"')
-	for i := 0; i < len(s); i++ {
-		if s[i] == '"' || s[i] == '\\' {
-			a.b = append(a.b, '\\')
-		}
-		a.b = append(a.b, s[i])
-	}
-	a.b = append(a.b, '"')
-}
-
-// opt adds *s, or NULL when s is nil.
-func (a *arrayLiteral) opt(s *string) {
-	if s == nil {
-		a.next()
-		a.b = append(a.b, "NULL"...)
-		return
-	}
-	a.str(*s)
-}
-
-func (a *arrayLiteral) int(n int64) {
-	a.next()
-	a.b = strconv.AppendInt(a.b, n, 10)
-}
-
-func (a *arrayLiteral) String() string { return string(append(a.b, '}')) }
-
 // report does Report's work for the sorted distinct findings uniq and
 // returns the result of each fingerprint.
 func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, uniq []Reported, autoApprove bool) (map[string]*ReportResult, error) {
@@ -215,49 +166,49 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 		return t + t/16
 	}
 	ids, statuses := make([]string, n), make([]string, n)
-	idCol, statusCol := newArrayLiteral(n*39), newArrayLiteral(n*11)
-	fpCol := newArrayLiteral(size(func(r Reported) int { return len(r.Fingerprint) }))
-	titleCol := newArrayLiteral(size(func(r Reported) int { return len(r.Title) }))
-	categoryCol := newArrayLiteral(size(func(r Reported) int { return len(r.Category) }))
-	severityCol, rankCol := newArrayLiteral(n*11), newArrayLiteral(n*2)
-	descCol := newArrayLiteral(size(func(r Reported) int { return len(r.Description) }))
-	fileCol := newArrayLiteral(size(func(r Reported) int { return len(r.AffectedFile) }))
-	codeCol := newArrayLiteral(size(func(r Reported) int { return len(r.AffectedCode) }))
-	pocCol := newArrayLiteral(size(func(r Reported) int { return len(deref(r.ProofOfConcept)) + 2 }))
-	traceCol := newArrayLiteral(size(func(r Reported) int { return len(deref(r.MermaidTrace)) + 2 }))
-	tagsCol := newArrayLiteral(size(func(r Reported) int {
+	idCol, statusCol := db.NewArrayLiteral(n*39), db.NewArrayLiteral(n*11)
+	fpCol := db.NewArrayLiteral(size(func(r Reported) int { return len(r.Fingerprint) }))
+	titleCol := db.NewArrayLiteral(size(func(r Reported) int { return len(r.Title) }))
+	categoryCol := db.NewArrayLiteral(size(func(r Reported) int { return len(r.Category) }))
+	severityCol, rankCol := db.NewArrayLiteral(n*11), db.NewArrayLiteral(n*2)
+	descCol := db.NewArrayLiteral(size(func(r Reported) int { return len(r.Description) }))
+	fileCol := db.NewArrayLiteral(size(func(r Reported) int { return len(r.AffectedFile) }))
+	codeCol := db.NewArrayLiteral(size(func(r Reported) int { return len(r.AffectedCode) }))
+	pocCol := db.NewArrayLiteral(size(func(r Reported) int { return len(deref(r.ProofOfConcept)) + 2 }))
+	traceCol := db.NewArrayLiteral(size(func(r Reported) int { return len(deref(r.MermaidTrace)) + 2 }))
+	tagsCol := db.NewArrayLiteral(size(func(r Reported) int {
 		n := 0
 		for _, t := range r.Tags {
 			n += len(t) + 3
 		}
 		return 2 * n
 	}))
-	startCol, endCol := newArrayLiteral(n*6), newArrayLiteral(n*6)
+	startCol, endCol := db.NewArrayLiteral(n*6), db.NewArrayLiteral(n*6)
 	for i, r := range uniq {
 		statuses[i] = Pending
 		if r.Verified && autoApprove {
 			statuses[i] = Approved
 		}
 		ids[i] = newFindingID()
-		tags := newArrayLiteral(len(r.Tags) * 16)
+		tags := db.NewArrayLiteral(len(r.Tags) * 16)
 		for _, t := range r.Tags {
-			tags.str(t)
+			tags.Str(t)
 		}
-		idCol.str(ids[i])
-		statusCol.str(statuses[i])
-		fpCol.str(r.Fingerprint)
-		titleCol.str(r.Title)
-		categoryCol.str(r.Category)
-		severityCol.str(r.Severity)
-		rankCol.int(int64(SeverityRank(r.Severity)))
-		descCol.str(r.Description)
-		fileCol.str(r.AffectedFile)
-		codeCol.str(r.AffectedCode)
-		pocCol.opt(r.ProofOfConcept)
-		traceCol.opt(r.MermaidTrace)
-		tagsCol.str(tags.String())
-		startCol.int(int64(r.StartLine))
-		endCol.int(int64(r.EndLine))
+		idCol.Str(ids[i])
+		statusCol.Str(statuses[i])
+		fpCol.Str(r.Fingerprint)
+		titleCol.Str(r.Title)
+		categoryCol.Str(r.Category)
+		severityCol.Str(r.Severity)
+		rankCol.Int(int64(SeverityRank(r.Severity)))
+		descCol.Str(r.Description)
+		fileCol.Str(r.AffectedFile)
+		codeCol.Str(r.AffectedCode)
+		pocCol.Opt(r.ProofOfConcept)
+		traceCol.Opt(r.MermaidTrace)
+		tagsCol.Str(tags.String())
+		startCol.Int(int64(r.StartLine))
+		endCol.Int(int64(r.EndLine))
 		byFP[r.Fingerprint] = &ReportResult{Fingerprint: r.Fingerprint}
 	}
 
@@ -336,9 +287,9 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 
 	// 3. One occurrence per finding for this scan; for a finding seen
 	// before, a new occurrence is what makes this report count.
-	findingCol := newArrayLiteral(len(uniq) * 39)
+	findingCol := db.NewArrayLiteral(len(uniq) * 39)
 	for _, r := range uniq {
-		findingCol.str(byFP[r.Fingerprint].FindingID)
+		findingCol.Str(byFP[r.Fingerprint].FindingID)
 	}
 	occ, err := tx.Query(ctx, `INSERT INTO findings.occurrences (scan_id, finding_id)
 		SELECT $1, u.id FROM unnest($2::text::uuid[]) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord
