@@ -122,6 +122,10 @@ func TestSearchFilters(t *testing.T) {
 	}{
 		{"found_since", url.Values{"found_since": {day(15)}}, func(r searchRow) bool { return !r.foundAt.Before(fx.day0.AddDate(0, 0, 15)) }, 9},
 		{"found_until is exclusive", url.Values{"found_until": {day(5)}}, func(r searchRow) bool { return r.foundAt.Before(fx.day0.AddDate(0, 0, 5)) }, 5},
+		{"severity since a date", url.Values{"found_since": {day(10)}, "severity": {"high"}}, func(r searchRow) bool {
+			return !r.foundAt.Before(fx.day0.AddDate(0, 0, 10)) && r.severity == "high"
+		}, 1},
+		{"state until a date", url.Values{"found_until": {day(20)}, "state": {"open"}}, func(r searchRow) bool { return r.foundAt.Before(fx.day0.AddDate(0, 0, 20)) }, 10},
 		{"window with offsets", url.Values{"found_since": {fx.day0.AddDate(0, 0, 3).In(time.FixedZone("", 2*3600)).Format(time.RFC3339)},
 			"found_until": {day(7)}}, func(r searchRow) bool {
 			return !r.foundAt.Before(fx.day0.AddDate(0, 0, 3)) && r.foundAt.Before(fx.day0.AddDate(0, 0, 7))

@@ -2366,20 +2366,37 @@ func (f Filter) hourCountQuery(byRank bool) (q string, args []any, ok bool) {
 		return "$" + strconv.Itoa(len(args))
 	}
 	hourConds := []string{"org_id = $1"}
-	rowConds := []string{"f.org_id = $1", "f.verification_status = 'approved'"}
+	state := ""
 	if f.Severity != "" {
 		hourConds = append(hourConds, "severity = "+add(f.Severity))
-		// The rank, which findings_list_found carries: the partial hours
-		// are counted from the index alone.
-		cond, rank := rankIs("f.severity_rank", f.Severity)
-		rowConds = append(rowConds, strings.ReplaceAll(cond, "?", add(rank)))
 	}
 	if f.State != "" {
-		p := add(f.State)
-		hourConds = append(hourConds, "state = "+p)
-		rowConds = append(rowConds, "f.state = "+p)
+		state = add(f.State)
+		hourConds = append(hourConds, "state = "+state)
 	}
-	rows := strings.Join(rowConds, " AND ")
+	// The conditions on the findings of the parts of an hour at either end,
+	// rendered (and their arguments added) only when the window has such a
+	// part: a statement must use every parameter it is sent, or the server
+	// cannot type the unused one and refuses it (a window from or to a
+	// whole hour has no part).
+	rows := ""
+	rowsCond := func() string {
+		if rows != "" {
+			return rows
+		}
+		conds := []string{"f.org_id = $1", "f.verification_status = 'approved'"}
+		if f.Severity != "" {
+			// The rank, which findings_list_found carries: the partial
+			// hours are counted from the index alone.
+			cond, rank := rankIs("f.severity_rank", f.Severity)
+			conds = append(conds, strings.ReplaceAll(cond, "?", add(rank)))
+		}
+		if state != "" {
+			conds = append(conds, "f.state = "+state)
+		}
+		rows = strings.Join(conds, " AND ")
+		return rows
+	}
 	// Each part counts, in total or per rank.
 	rowsPart, hourPart := `SELECT count(*) AS n FROM findings.findings f WHERE `, `SELECT coalesce(sum(n), 0) AS n FROM findings.finding_hour_counts WHERE `
 	rowsGroup, hourGroup := "", ""
@@ -2397,14 +2414,14 @@ func (f Filter) hourCountQuery(byRank bool) (q string, args []any, ok bool) {
 		l := add(lo)
 		hourConds = append(hourConds, "hour >= "+l)
 		if lo.After(since) {
-			parts = append(parts, rowsPart+rows+` AND f.found_at >= `+add(since)+` AND f.found_at < `+l+rowsGroup)
+			parts = append(parts, rowsPart+rowsCond()+` AND f.found_at >= `+add(since)+` AND f.found_at < `+l+rowsGroup)
 		}
 	}
 	if !until.IsZero() {
 		h := add(hi)
 		hourConds = append(hourConds, "hour < "+h)
 		if hi.Before(until) {
-			parts = append(parts, rowsPart+rows+` AND f.found_at >= `+h+` AND f.found_at < `+add(until)+rowsGroup)
+			parts = append(parts, rowsPart+rowsCond()+` AND f.found_at >= `+h+` AND f.found_at < `+add(until)+rowsGroup)
 		}
 	}
 	parts = append(parts, hourPart+strings.Join(hourConds, " AND ")+hourGroup)

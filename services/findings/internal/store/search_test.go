@@ -258,6 +258,12 @@ func TestSearchFilters(t *testing.T) {
 		{"window within an hour", Filter{FoundSince: at("2026-03-02T07:20:00Z"), FoundUntil: at("2026-03-02T07:59:00Z")}, 1},
 		{"since in an hour, severity", Filter{FoundSince: at("2026-03-01T13:05:00Z"), Severity: "high"}, 5},
 		{"until in an hour, state", Filter{FoundUntil: at("2026-03-02T05:45:00Z"), State: "resolved"}, 1},
+		// A window from or to a whole hour (a date, most often) has no
+		// part of an hour to count row by row.
+		{"severity since a whole hour", Filter{Severity: "high", FoundSince: at("2026-03-02T00:00:00Z")}, 5},
+		{"severity and state until a whole hour", Filter{Severity: "critical", State: "open", FoundUntil: at("2026-03-03T00:00:00Z")}, 2},
+		{"state between whole hours", Filter{State: "resolved", FoundSince: at("2026-03-01T00:00:00Z"), FoundUntil: at("2026-03-04T00:00:00Z")}, 1},
+		{"severity between whole hours", Filter{Severity: "low", FoundSince: at("2026-03-02T00:00:00Z"), FoundUntil: at("2026-03-02T12:00:00Z")}, 1},
 		{"tag and state", Filter{Tag: "pci", State: "resolved"}, 1},
 		{"tag in window", Filter{Tag: "cwe-79", FoundSince: at("2026-03-02T00:00:00Z"), FoundUntil: at("2026-03-03T00:00:00Z")}, 2},
 		{"tag with repo and scan", Filter{Tag: "cwe-89", RepoKey: vocab.RepoKey(repoA), ScanID: scans[2].ID}, 2},
