@@ -197,25 +197,7 @@ func TestSearchFilters(t *testing.T) {
 		}
 		return v
 	}
-	matches := func(f Filter, fd Finding) bool {
-		lower := strings.ToLower
-		switch {
-		case f.ScanID != "" && !inScan[f.ScanID][fd.ID],
-			f.Severity != "" && fd.Severity != f.Severity,
-			f.State != "" && fd.State != f.State,
-			!f.FoundSince.IsZero() && fd.FoundAt.Before(f.FoundSince),
-			!f.FoundUntil.IsZero() && !fd.FoundAt.Before(f.FoundUntil),
-			f.RepoKey != "" && repoOf[fd.ScanID] != f.RepoKey,
-			f.Category != "" && fd.Category != f.Category,
-			f.Tag != "" && !slices.Contains(fd.Tags, f.Tag),
-			f.FilePrefix != "" && !strings.HasPrefix(fd.AffectedFile, f.FilePrefix),
-			f.Text != "" && !slices.ContainsFunc([]string{fd.Title, fd.Description, fd.AffectedFile}, func(field string) bool {
-				return strings.Contains(lower(field), lower(f.Text))
-			}):
-			return false
-		}
-		return true
-	}
+	matches := func(f Filter, fd Finding) bool { return filterMatches(f, fd, inScan, repoOf) }
 	cases := []struct {
 		name string
 		f    Filter
@@ -304,6 +286,30 @@ func TestSearchFilters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// filterMatches reports whether fd matches f's filters as the API defines
+// them, computed in Go from the finding itself: inScan holds each scan's
+// findings (its occurrences) and repoOf each scan's repository key. It is
+// the reference the search tests check List, Count and Each against.
+func filterMatches(f Filter, fd Finding, inScan map[string]map[string]bool, repoOf map[string]string) bool {
+	lower := strings.ToLower
+	switch {
+	case f.ScanID != "" && !inScan[f.ScanID][fd.ID],
+		f.Severity != "" && fd.Severity != f.Severity,
+		f.State != "" && fd.State != f.State,
+		!f.FoundSince.IsZero() && fd.FoundAt.Before(f.FoundSince),
+		!f.FoundUntil.IsZero() && !fd.FoundAt.Before(f.FoundUntil),
+		f.RepoKey != "" && repoOf[fd.ScanID] != f.RepoKey,
+		f.Category != "" && fd.Category != f.Category,
+		f.Tag != "" && !slices.Contains(fd.Tags, f.Tag),
+		f.FilePrefix != "" && !strings.HasPrefix(fd.AffectedFile, f.FilePrefix),
+		f.Text != "" && !slices.ContainsFunc([]string{fd.Title, fd.Description, fd.AffectedFile}, func(field string) bool {
+			return strings.Contains(lower(field), lower(f.Text))
+		}):
+		return false
+	}
+	return true
 }
 
 // TestSearchIndexUnderServiceRole migrates the schema as the findings
