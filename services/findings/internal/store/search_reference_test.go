@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -43,7 +44,10 @@ func referenceSeed(t *testing.T) uint64 {
 // cheap to reach: the page near the keys' bound, the walk of the list,
 // the tag rows' pages and counts, a scan's key pages and the severity
 // window all run, and the test fails if one of them never did, so that it
-// cannot pass by missing them.
+// cannot pass by missing them. It then reports more findings, triages more
+// without folding the counters, and makes bulk changes by filter, each of
+// which must match what the reference matches (or be refused above
+// MaxBulk) and leave the findings as it says, and searches again.
 func TestSearchMatchesReference(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -161,22 +165,29 @@ func TestSearchMatchesReference(t *testing.T) {
 		idArg, atArg); err != nil {
 		t.Fatal(err)
 	}
-	// Triage about one in eight: states, and a severity now and then.
+	// Triage one in every: states, and a severity now and then.
 	states := vocab.FindingStates.Strings()
-	for _, fd := range ids {
-		if rng.IntN(8) != 0 {
-			continue
-		}
-		st := states[1+rng.IntN(len(states)-1)]
-		u := Update{State: &st}
-		if rng.IntN(3) == 0 {
-			sev := Severities[rng.IntN(len(Severities))]
-			u.Severity = &sev
-		}
-		if _, err := s0.Apply(ctx, org, fd.ID, u, Actor{UserID: uuid.NewString(), Username: "ana", Source: "api"}); err != nil {
+	triage := func(every int) {
+		all, _, err := s0.List(ctx, Filter{OrgID: org, SortBy: "found_at", Limit: 10000})
+		if err != nil {
 			t.Fatal(err)
 		}
+		for _, fd := range all {
+			if rng.IntN(every) != 0 {
+				continue
+			}
+			st := states[1+rng.IntN(len(states)-1)]
+			u := Update{State: &st}
+			if rng.IntN(3) == 0 {
+				sev := Severities[rng.IntN(len(Severities))]
+				u.Severity = &sev
+			}
+			if _, err := s0.Apply(ctx, org, fd.ID, u, Actor{UserID: uuid.NewString(), Username: "ana", Source: "api"}); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
+	triage(8)
 	// Fold some counter keys and leave the rest pending.
 	if _, err := s0.FoldCounts(ctx, 40); err != nil {
 		t.Fatal(err)
@@ -189,21 +200,36 @@ func TestSearchMatchesReference(t *testing.T) {
 		desc   bool
 	}
 	ordered := map[order][]Finding{}
+	inScan := map[string]map[string]bool{}
+	var orders []order
 	for _, sortBy := range []string{"found_at", "updated_at", "severity"} {
-		for _, desc := range []bool{false, true} {
-			all, total, err := s.List(ctx, Filter{OrgID: org, SortBy: sortBy, Desc: desc, Limit: 10000})
+		orders = append(orders, order{sortBy, false}, order{sortBy, true})
+	}
+	// refresh reads the reference again, in the orders given.
+	refresh := func(orders ...order) {
+		for _, o := range orders {
+			all, total, err := s.List(ctx, Filter{OrgID: org, SortBy: o.sortBy, Desc: o.desc, Limit: 10000})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if total != int64(len(all)) || len(all) < 1800 {
 				t.Fatalf("list of %d findings, total %d", len(all), total)
 			}
-			ordered[order{sortBy, desc}] = all
+			ordered[o] = all
+		}
+		for _, sc := range scans {
+			inScan[sc.ID] = scanMembers(t, s, sc.ID)
 		}
 	}
-	inScan := map[string]map[string]bool{}
-	for _, sc := range scans {
-		inScan[sc.ID] = scanMembers(t, s, sc.ID)
+	refresh(orders...)
+	matching := func(f Filter, o order) []string {
+		var want []string
+		for _, fd := range ordered[o] {
+			if filterMatches(f, fd, inScan, repoOf) {
+				want = append(want, fd.ID)
+			}
+		}
+		return want
 	}
 
 	texts := []string{
@@ -227,51 +253,52 @@ func TestSearchMatchesReference(t *testing.T) {
 		return at.Add(time.Duration(rng.IntN(4*60)) * time.Minute)
 	}
 
+	// randomFilter returns a search: one or more of the search filters,
+	// or a scan, a severity or a state, with any others.
+	randomFilter := func() Filter {
+		for {
+			f := Filter{OrgID: org}
+			if pick(0.55) {
+				f.Text = texts[rng.IntN(len(texts))]
+			}
+			if pick(0.35) {
+				f.FilePrefix = prefixes[rng.IntN(len(prefixes))]
+			}
+			if pick(0.3) {
+				f.Tag = tags[rng.IntN(len(tags))]
+			}
+			if pick(0.2) {
+				f.Severity = Severities[rng.IntN(len(Severities))]
+			}
+			if pick(0.2) {
+				f.State = states[rng.IntN(len(states))]
+			}
+			if pick(0.12) {
+				f.Category = Categories[rng.IntN(len(Categories))]
+			}
+			if pick(0.12) {
+				f.RepoKey = vocab.RepoKey(repos[rng.IntN(len(repos))])
+			}
+			if pick(0.2) {
+				f.ScanID = scans[rng.IntN(len(scans))].ID
+			}
+			if pick(0.2) {
+				f.FoundSince = day()
+			}
+			if pick(0.15) {
+				f.FoundUntil = day()
+			}
+			if f.Searching() || f.Severity != "" || f.State != "" || f.ScanID != "" { // the spec's own lists are tested elsewhere
+				return f
+			}
+		}
+	}
 	cases := 0
-	for cases < 260 {
-		f := Filter{OrgID: org}
-		if pick(0.55) {
-			f.Text = texts[rng.IntN(len(texts))]
-		}
-		if pick(0.35) {
-			f.FilePrefix = prefixes[rng.IntN(len(prefixes))]
-		}
-		if pick(0.3) {
-			f.Tag = tags[rng.IntN(len(tags))]
-		}
-		if pick(0.2) {
-			f.Severity = Severities[rng.IntN(len(Severities))]
-		}
-		if pick(0.2) {
-			f.State = states[rng.IntN(len(states))]
-		}
-		if pick(0.12) {
-			f.Category = Categories[rng.IntN(len(Categories))]
-		}
-		if pick(0.12) {
-			f.RepoKey = vocab.RepoKey(repos[rng.IntN(len(repos))])
-		}
-		if pick(0.2) {
-			f.ScanID = scans[rng.IntN(len(scans))].ID
-		}
-		if pick(0.2) {
-			f.FoundSince = day()
-		}
-		if pick(0.15) {
-			f.FoundUntil = day()
-		}
-		if !f.Searching() && f.Severity == "" && f.State == "" && f.ScanID == "" {
-			continue // the spec's own lists are tested elsewhere
-		}
+	check := func(f Filter) {
 		cases++
 		o := order{[]string{"found_at", "updated_at", "severity"}[rng.IntN(3)], pick(0.5)}
 		f.SortBy, f.Desc = o.sortBy, o.desc
-		var want []string
-		for _, fd := range ordered[o] {
-			if filterMatches(f, fd, inScan, repoOf) {
-				want = append(want, fd.ID)
-			}
-		}
+		want := matching(f, o)
 		label := fmt.Sprintf("seed %d case %d: %+v", seed, cases, describeFilter(f))
 		limit := []int{1, 2, 3, 5, 15, 40}[rng.IntN(6)]
 		last := max(0, (len(want)-1)/limit*limit)
@@ -305,6 +332,63 @@ func TestSearchMatchesReference(t *testing.T) {
 				t.Fatalf("%s: export of %d findings (%v), want %d", label, len(exported), err, len(want))
 			}
 		}
+	}
+	for range 200 {
+		check(randomFilter())
+	}
+
+	// Then more findings (new texts and paths, their counters pending),
+	// more triage without a fold, and bulk changes by filter, each of
+	// which must match what the reference matches (or refuse a filter
+	// matching more than MaxBulk) and leave the list as the reference
+	// then says; then the searches again.
+	var late []Reported
+	for j := range 150 {
+		late = append(late, finding(fmt.Sprintf("late-%d", j)))
+	}
+	report(scans[len(scans)-1], late)
+	triage(10)
+	byFoundAt := order{"found_at", false}
+	refresh(byFoundAt)
+	// The first filter matches nearly every finding, more than a bulk
+	// change may touch.
+	filters := []Filter{{OrgID: org, Tag: "cwe-1"}}
+	for range 12 {
+		filters = append(filters, randomFilter())
+	}
+	for i, f := range filters {
+		f.SortBy = byFoundAt.sortBy
+		want := matching(f, byFoundAt)
+		st := states[rng.IntN(len(states))]
+		res, err := s0.ApplyBulk(ctx, org, nil, &f, Update{State: &st}, Actor{UserID: uuid.NewString(), Username: "ana", Source: "api"})
+		label := fmt.Sprintf("seed %d bulk %d: %s", seed, i, describeFilter(f))
+		if len(want) > MaxBulk {
+			var inv *InvalidError
+			if !errors.As(err, &inv) {
+				t.Fatalf("%s: %d matches, want the filter refused, got %+v, %v", label, len(want), res, err)
+			}
+			continue
+		}
+		if i == 0 {
+			t.Fatalf("%s: %d matches, want more than %d", label, len(want), MaxBulk)
+		}
+		if err != nil || res.Matched != len(want) {
+			t.Fatalf("%s: matched %d (%v), want %d", label, res.Matched, err, len(want))
+		}
+		refresh(byFoundAt)
+		byID := map[string]Finding{}
+		for _, fd := range ordered[byFoundAt] {
+			byID[fd.ID] = fd
+		}
+		for _, id := range want {
+			if byID[id].State != st {
+				t.Fatalf("%s: finding %s is %s, want %s", label, id, byID[id].State, st)
+			}
+		}
+	}
+	refresh(orders...)
+	for range 100 {
+		check(randomFilter())
 	}
 
 	// Every plan the sizes choose between ran at least once.
