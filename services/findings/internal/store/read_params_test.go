@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,5 +93,114 @@ func TestStatementsUseEveryArgument(t *testing.T) {
 	}
 	if n < 1000 {
 		t.Fatalf("checked %d filters", n)
+	}
+}
+
+// syntheticKeys returns resolved keys for the columns cols (0 title, 1
+// description, 2 file), n keys each, of which column neg (when 0 to 2) is
+// held as its complement, with their counts per key and per severity as a
+// page past the first needs them.
+func syntheticKeys(cols []int, n int, neg int, walk bool) *searchKeys {
+	k := &searchKeys{walk: walk}
+	for _, c := range cols {
+		keys := make([]string, n)
+		for i := range keys {
+			keys[i] = uuid.NewString()
+		}
+		switch c {
+		case 0:
+			k.title = keys
+		case 1:
+			k.description = keys
+		case 2:
+			k.file = keys
+		}
+		k.matched[c] = int64(40 * n)
+		k.bySeverity[c] = []int64{int64(8 * n), int64(8 * n), int64(8 * n), int64(8 * n), int64(8 * n)}
+		if c == neg {
+			k.not[c] = true
+			continue
+		}
+		for range keys {
+			k.counts[c] = append(k.counts[c], 40)
+			k.severities[c] = append(k.severities[c], []int64{8, 8, 8, 8, 8})
+		}
+		k.hits += int64(n)
+	}
+	k.tagged = 100000
+	return k
+}
+
+// TestSearchStatementsUseEveryArgument is TestStatementsUseEveryArgument
+// for searches with q or a file prefix, their keys resolved (synthetic
+// keys: one or many in one column, keys in two columns, a column held as
+// its complement, the list walked or the keys read), with the other
+// filters, a tag and a scan, counted before the page or not, in every
+// order and on a first and a deeper page: every page and total statement
+// the keyed plans render must use each argument it is sent.
+func TestSearchStatementsUseEveryArgument(t *testing.T) {
+	t.Parallel()
+	type keyShape struct {
+		cols []int
+		n    int
+		neg  int
+		walk bool
+	}
+	shapes := []keyShape{
+		{[]int{2}, 1, -1, false}, {[]int{1}, 1, -1, false}, {[]int{1}, 120, -1, false}, {[]int{1}, 120, -1, true},
+		{[]int{0, 2}, 3, -1, false}, {[]int{0, 1, 2}, 70, -1, false}, {[]int{1, 2}, 70, 1, true}, {[]int{2}, 140, -1, false},
+	}
+	whole := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	n := 0
+	var pages []string
+	for _, shape := range shapes {
+		for _, search := range []Filter{{Text: "handler"}, {FilePrefix: "src/"}, {Text: "handler", FilePrefix: "src/"}} {
+			if shape.neg >= 0 && search.FilePrefix != "" {
+				continue // a prefix's keys are never held as a complement
+			}
+			if search.FilePrefix != "" && (len(shape.cols) != 1 || shape.cols[0] != 2) {
+				continue // a prefix's keys are paths
+			}
+			for _, other := range []Filter{{}, {Severity: "high"}, {State: "open"}, {Tag: "pci"}, {ScanID: uuid.NewString()},
+				{Tag: "pci", ScanID: uuid.NewString()}, {Category: "xss", RepoKey: "git.example.com/acme/app"},
+				{FoundSince: whole, FoundUntil: whole.Add(30*time.Hour + 7*time.Minute)}} {
+				for _, sortBy := range []string{"found_at", "updated_at", "severity"} {
+					for _, desc := range []bool{false, true} {
+						for _, offset := range []int{0, 30, 3000} {
+							for _, pre := range []bool{false, true} {
+								for _, scanDriven := range []bool{false, true} {
+									if scanDriven && (!pre || other.ScanID == "") {
+										continue
+									}
+									f := other
+									f.Text, f.FilePrefix = search.Text, search.FilePrefix
+									f.OrgID, f.SortBy, f.Desc, f.Limit, f.Offset = uuid.NewString(), sortBy, desc, 15, offset
+									f.keys = syntheticKeys(shape.cols, shape.n, shape.neg, shape.walk)
+									f.precounted, f.precount, f.scanDriven = pre, 5000, scanDriven
+									label := fmt.Sprintf("%s keys %+v precounted=%t scanDriven=%t offset=%d", describeFilter(f), shape, pre, scanDriven, offset)
+									page, pageArgs, total, totalArgs := f.Queries()
+									checkParams(t, label+" page", page, pageArgs)
+									checkParams(t, label+" total", total, totalArgs)
+									pages = append(pages, page)
+									n++
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if n < 1000 {
+		t.Fatalf("checked %d searches", n)
+	}
+	// The keyed plans of the page were all rendered (markers as in
+	// TestSearchMatchesReference).
+	all := strings.Join(pages, "\n")
+	for _, marker := range []string{"WITH y AS MATERIALIZED", "WHERE f.id = p.id OFFSET 0", "FROM findings.finding_tags t WHERE",
+		"FROM findings.occurrences o", "SELECT m.id, m.found_at", "))) IS TRUE", "))) IS FALSE", "t.finding_id = f.id AND t.tag ="} {
+		if !strings.Contains(all, marker) {
+			t.Errorf("no page rendered %q", marker)
+		}
 	}
 }
