@@ -96,6 +96,19 @@ func TestStatementsUseEveryArgument(t *testing.T) {
 	}
 }
 
+// checkLiterals fails t if one of args is a []string: for a uuid[]
+// parameter pgx first tries the binary form, which a string cannot take,
+// and builds that failure's message, every key printed, before it sends
+// text; the keys travel as one array literal instead (see db.TextArray).
+func checkLiterals(t *testing.T, label string, args []any) {
+	t.Helper()
+	for i, a := range args {
+		if _, ok := a.([]string); ok {
+			t.Errorf("%s: argument %d is a []string", label, i+1)
+		}
+	}
+}
+
 // syntheticKeys returns resolved keys for the columns cols (0 title, 1
 // description, 2 file), n keys each, of which column neg (when 0 to 2) is
 // held as its complement, with their counts per key and per severity as a
@@ -136,8 +149,10 @@ func syntheticKeys(cols []int, n int, neg int, walk bool) *searchKeys {
 // keys: one or many in one column, keys in two columns, a column held as
 // its complement, the list walked or the keys read), with the other
 // filters, a tag and a scan, counted before the page or not, in every
-// order and on a first and a deeper page: every page and total statement
-// the keyed plans render must use each argument it is sent.
+// order and on a first and a deeper page: every page, total and scan key
+// count statement the keyed plans render must use each argument it is
+// sent, and send the keys as array literals, never as a []string (see
+// checkLiterals).
 func TestSearchStatementsUseEveryArgument(t *testing.T) {
 	t.Parallel()
 	type keyShape struct {
@@ -181,6 +196,11 @@ func TestSearchStatementsUseEveryArgument(t *testing.T) {
 									page, pageArgs, total, totalArgs := f.Queries()
 									checkParams(t, label+" page", page, pageArgs)
 									checkParams(t, label+" total", total, totalArgs)
+									checkLiterals(t, label+" page and total", append(pageArgs, totalArgs...))
+									if q, args, ok := f.scanKeyCountQuery(); ok {
+										checkParams(t, label+" scan key count", q, args)
+										checkLiterals(t, label+" scan key count", args)
+									}
 									pages = append(pages, page)
 									n++
 								}
