@@ -1,6 +1,7 @@
 // Package server wires a gRPC service process: mutual TLS on every listener,
 // the interceptor chain (recovery → request id → logging → metrics → error
-// translation → authorization guard, authz.go; the guard also on streams),
+// translation → authorization guard, authz.go → the requests' text checks,
+// text.go; the guard and the checks also on streams),
 // a separate admin listener for services that have one, tracing
 // through the otelgrpc stats handler with health checks filtered out when
 // spans are exported, else through handlers that only propagate the trace

@@ -153,6 +153,7 @@ func New(name string, log *slog.Logger, grpcAddr, metricsAddr string, sec Securi
 				metricsInterceptor(m),
 				errorInterceptor(log),
 				g.unary,
+				textInterceptor,
 				// Again around the handler, so that a handler's panic is
 				// logged with its request id and counted as Internal.
 				recoveryInterceptor(log),
@@ -164,6 +165,7 @@ func New(name string, log *slog.Logger, grpcAddr, metricsAddr string, sec Securi
 				streamMetricsInterceptor(m),
 				streamErrorInterceptor(log),
 				g.stream,
+				textStreamInterceptor,
 				streamRecoveryInterceptor(log),
 			),
 		)...)
@@ -284,10 +286,11 @@ func (p *Process) Run(ctx context.Context, grace time.Duration) error {
 
 // Dial opens a client connection to the vulnscan service called server at
 // addr, presenting id's certificate and accepting only a server certificate
-// naming server, with tracing, request id propagation and the shared message
-// size limits. It refuses a peer that pkg/topology does not list for id, so a
-// process configured to call a service outside the one table of edges fails
-// at start instead of in a cluster whose network policies follow the table.
+// naming server, with tracing, request id propagation, the requests' text
+// checks (CheckText) and the shared message size limits. It refuses a peer
+// that pkg/topology does not list for id, so a process configured to call a
+// service outside the one table of edges fails at start instead of in a
+// cluster whose network policies follow the table.
 func Dial(addr string, id *mtls.Identity, server string, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
 	if id == nil {
 		return nil, fmt.Errorf("dial %s: no client identity", server)
@@ -307,8 +310,8 @@ func DialUnlisted(addr string, id *mtls.Identity, server string, extra ...grpc.D
 	}
 	cc, err := grpc.NewClient(addr, append(append(clientTracing(),
 		grpc.WithTransportCredentials(credentials.NewTLS(id.ClientConfig(server))),
-		grpc.WithChainUnaryInterceptor(propagateRequestID),
-		grpc.WithChainStreamInterceptor(propagateRequestIDStream),
+		grpc.WithChainUnaryInterceptor(CheckText, propagateRequestID),
+		grpc.WithChainStreamInterceptor(CheckTextStream, propagateRequestIDStream),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)),
 	), extra...)...)
 	if err != nil {

@@ -15,10 +15,10 @@ import (
 )
 
 // Stream interceptors: the same chain as the unary one, in the same order
-// (recovery → request id → logging → metrics → errors → authorization), so a
-// streaming RPC (uploads, downloads, exports) is recovered, carries its
-// request id, appears in the access log and the metrics, and answers with a
-// translated error exactly like a unary call.
+// (recovery → request id → logging → metrics → errors → authorization →
+// text checks), so a streaming RPC (uploads, downloads, exports) is
+// recovered, carries its request id, appears in the access log and the
+// metrics, and answers with a translated error exactly like a unary call.
 
 // withContext replaces a server stream's context.
 func withContext(ss grpc.ServerStream, ctx context.Context) grpc.ServerStream {

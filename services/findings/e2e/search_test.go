@@ -297,7 +297,9 @@ func TestSearchFilterErrors(t *testing.T) {
 		{"q=%20%20", "q must not be only spaces"},
 		{"tag=" + strings.Repeat("t", 201), "tag must be at most 200 characters"},
 		{"affected_file=" + strings.Repeat("f", 1025), "affected_file must be at most 1024 characters"},
-		{"affected_file=a%00b", "affected_file must not contain control characters"},
+		{"affected_file=a%01b", "affected_file must not contain control characters"},
+		{"affected_file=a%00b", "affected_file must not contain the NUL character (U+0000)"},
+		{"q=caf%E9", "q must be valid UTF-8"},
 		{"repo_url=" + strings.Repeat("r", 2049), "repo_url must be at most 2048 characters"},
 	}
 	for _, tc := range cases {
