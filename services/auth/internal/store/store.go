@@ -19,6 +19,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/boot"
 	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/pkg/wiretext"
 )
 
 // Errors the store reports.
@@ -288,11 +289,7 @@ func (s *Store) AnnounceRevocations(ctx context.Context, n int, publish func(has
 			if perr := publish(a.Hash); perr != nil {
 				// At most 500 bytes of valid UTF-8: PostgreSQL refuses text
 				// with a character cut in half.
-				msg := perr.Error()
-				if len(msg) > 500 {
-					msg = msg[:500]
-				}
-				msg = strings.ToValidUTF8(msg, "")
+				msg := wiretext.Cut(perr.Error(), 500)
 				if _, err := tx.Exec(ctx, `UPDATE auth.revocation_outbox SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, a.ID, msg); err != nil {
 					return fmt.Errorf("record failed announcement: %w", err)
 				}

@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/go-enry/go-enry/v2"
+
+	"github.com/vulnscan/vulnscan/pkg/wiretext"
 )
 
 // MaxReadBytes is the most read from one file; larger files are counted by
@@ -103,7 +105,11 @@ func Analyze(src Source, repoName string) Result {
 		}
 	}
 	for _, app := range a.apps {
-		res.Apps = append(res.Apps, app.App)
+		// Names and paths come from the repository's manifests and tree,
+		// whatever their bytes: made fit to store and send (wiretext).
+		x := app.App
+		x.Name, x.Root, x.Architecture = wiretext.Clean(x.Name), wiretext.Clean(x.Root), wiretext.Clean(x.Architecture)
+		res.Apps = append(res.Apps, x)
 		res.Credits += app.Credits
 	}
 	if res.Apps == nil {

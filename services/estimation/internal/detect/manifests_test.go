@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -315,4 +316,24 @@ func TestHelpers(t *testing.T) {
 	require.True(t, skipped("build/out.go"))
 	require.False(t, skipped("builder/out.go"))
 	require.Equal(t, " for AWS and Google Cloud", listSuffix(" for ", map[string]bool{"Aws": true, "Gcp": true, "Google": true}))
+}
+
+// TestNamesFitToStore: an application's name and root come from the
+// repository's manifests and tree, whatever their bytes; the result holds
+// them as valid UTF-8 without NUL (read as Windows-1252, NUL as U+FFFD), so
+// that it can be stored and sent. A NUL made the estimation's job fail for
+// every attempt: PostgreSQL refuses it in jsonb.
+func TestNamesFitToStore(t *testing.T) {
+	t.Parallel()
+	res := Analyze(memSource{
+		"caf\xe9/package.json": `{"name":"shop\u0000front","dependencies":{"express":"4.17.0"}}`,
+		"caf\xe9/index.js":     code(10, "const x = 1;"),
+	}, "repo")
+	require.Len(t, res.Apps, 1)
+	require.Equal(t, "shop\uFFFDfront", res.Apps[0].Name)
+	require.Equal(t, "café", res.Apps[0].Root)
+	for _, s := range []string{res.Apps[0].Name, res.Apps[0].Root, res.Apps[0].Architecture} {
+		require.True(t, utf8.ValidString(s), "%q", s)
+		require.NotContains(t, s, "\x00")
+	}
 }

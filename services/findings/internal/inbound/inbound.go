@@ -38,6 +38,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vulnscan/vulnscan/pkg/vocab"
+	"github.com/vulnscan/vulnscan/pkg/wiretext"
 )
 
 // Window is how far a chat request's timestamp may be from now.
@@ -198,6 +199,10 @@ var quotedFinding = regexp.MustCompile(`(?m)^>\s*finding ([0-9a-fA-F-]{36})\s*$`
 // (action created, reaction.content, comment.id of the comment reacted to)
 // when they name a state.
 func ParseGitHub(event string, body []byte) (Event, error) {
+	return cleaned(parseGitHub(event, body))
+}
+
+func parseGitHub(event string, body []byte) (Event, error) {
 	switch event {
 	case "":
 		return Event{}, invalid("X-GitHub-Event header is required")
@@ -335,6 +340,27 @@ func isState(s string) bool {
 // text, user_id, user_name) or an interactive action (form field payload,
 // JSON with user and actions[].value "STATE:FINDING_ID").
 func ParseSlack(contentType string, body []byte) (Event, error) {
+	return cleaned(parseSlack(contentType, body))
+}
+
+// cleaned makes an event's text fit to store (see wiretext): a receiver's
+// event holds whatever its users typed, and a NUL in a login or a comment,
+// or a form field that is not UTF-8, made the event fail with an internal
+// error that the receiver retried.
+func cleaned(ev Event, err error) (Event, error) {
+	if err != nil {
+		return ev, err
+	}
+	for _, s := range []*string{&ev.Author, &ev.AuthorName, &ev.FindingID, &ev.State, &ev.Text, &ev.Self} {
+		*s = wiretext.Clean(*s)
+	}
+	for i := range ev.Refs {
+		ev.Refs[i] = wiretext.Clean(ev.Refs[i])
+	}
+	return ev, nil
+}
+
+func parseSlack(contentType string, body []byte) (Event, error) {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	if mt != "application/x-www-form-urlencoded" {
 		return Event{}, invalid("Content-Type must be application/x-www-form-urlencoded")

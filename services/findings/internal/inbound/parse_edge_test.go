@@ -69,6 +69,9 @@ func TestParseGitHubEdges(t *testing.T) {
 		{"quoted finding in a reply", "pull_request_review_comment",
 			`{"action":"created","comment":{"id":17,"body":"> finding ` + upperFid + `\n\nagreed","in_reply_to_id":3},"sender":{"login":"a"}}`,
 			Event{Kind: Comment, Text: "> finding " + upperFid + "\n\nagreed", FindingID: fid, Refs: []string{"comment:3"}, Self: "comment:17", Author: "a", AuthorName: "a"}, ""},
+		{"NUL and bytes that are not UTF-8 are made text", "issue_comment",
+			`{"action":"created","comment":{"id":19,"body":"/vulnscan resolved fixed\u0000 café"},"sender":{"login":"Oc\u0000to"}}`,
+			Event{Kind: State, State: "resolved", Text: "fixed\uFFFD café", Self: "comment:19", Author: "oc\uFFFDto", AuthorName: "Oc\uFFFDto"}, ""},
 		{"a short id is part of the reason", "issue_comment", `{"action":"created","comment":{"id":18,"body":"/vulnscan open abc123 reopened"},"sender":{"login":"a"}}`,
 			Event{Kind: State, State: "open", Text: "abc123 reopened", Self: "comment:18", Author: "a", AuthorName: "a"}, ""},
 	} {
@@ -124,6 +127,8 @@ func TestParseSlackEdges(t *testing.T) {
 		{"action value without colon", ct, form("payload", `{"type":"block_actions","user":{"id":"U1"},"actions":[{"value":"open"}]}`), Event{}, "must be STATE:FINDING_ID"},
 		{"action unknown state", ct, form("payload", `{"type":"block_actions","user":{"id":"U1"},"actions":[{"value":"closed:`+fid+`"}]}`), Event{}, "must be STATE:FINDING_ID"},
 		{"action bad id", ct, form("payload", `{"type":"block_actions","user":{"id":"U1"},"actions":[{"value":"open:{`+fid+`}"}]}`), Event{}, "finding_id must be a UUID"},
+		{"NUL and bytes that are not UTF-8 are made text", ct, "command=%2Fvulnscan&text=resolved+" + fid + "+caf%E9%00&user_id=U%FF1&user_name=an%00a",
+			Event{Kind: State, State: "resolved", FindingID: fid, Text: "café\uFFFD", Author: "Uÿ1", AuthorName: "an\uFFFDa"}, ""},
 		{"action without user name", ct, form("payload", `{"type":"block_actions","user":{"id":"U7"},"actions":[{"value":"accepted_risk:`+upperFid+`"},{"value":"open:x"}]}`),
 			Event{Kind: State, State: "accepted_risk", FindingID: fid, Author: "U7", AuthorName: "U7", Reaction: true}, ""},
 	} {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/boot"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/pkg/wiretext"
 )
 
 // IntegrationTokenAD and IntegrationSecretAD bind an integration's sealed
@@ -194,6 +195,7 @@ func (s *Store) Claim(ctx context.Context, n int, lease time.Duration) ([]Delive
 // Delivered marks an event delivered, remembering the external issue the
 // receiver created for the finding, if any.
 func (s *Store) Delivered(ctx context.Context, d Delivery, externalID string) error {
+	externalID = wiretext.Clean(externalID) // read from the receiver's answer
 	if externalID != "" && externalID != d.ExternalID && d.FindingID != "" {
 		if _, err := s.Pool.Exec(ctx, `INSERT INTO findings.integration_links (integration_id, finding_id, external_id) VALUES ($1, $2, $3)
 			ON CONFLICT (integration_id, finding_id) DO UPDATE SET external_id = EXCLUDED.external_id`, d.Integration.ID, d.FindingID, externalID); err != nil {
@@ -207,9 +209,9 @@ func (s *Store) Delivered(ctx context.Context, d Delivery, externalID string) er
 // Failed schedules another attempt after backoff, or dead-letters the event
 // when dead is true.
 func (s *Store) Failed(ctx context.Context, d Delivery, reason string, backoff time.Duration, dead bool) error {
-	if len(reason) > 500 {
-		reason = reason[:500]
-	}
+	// The reason may quote a receiver's answer or an address: stored
+	// as valid text, cut at a character boundary.
+	reason = wiretext.Cut(reason, 500)
 	status := "pending"
 	if dead {
 		status = "dead"

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +76,33 @@ func TestClaimOrderAndOutcomes(t *testing.T) {
 	require.Empty(t, ds, "the one left is backing off for an hour")
 	require.Equal(t, 1, u.count(`SELECT count(*) FROM findings.integration_links WHERE integration_id = $1 AND finding_id = $2 AND external_id = 'SEC-1'`,
 		jira.ID, ids[0]))
+}
+
+// TestReceiversTextIsStored: a failure's reason and an issue's id come
+// from a receiver (its answer, its address) and are stored whatever their
+// bytes: cut at a character boundary, NUL and bytes that are not UTF-8 made
+// text. (A reason cut through a character, or holding NUL, made the
+// outcome fail to record, so the event was delivered again.)
+func TestReceiversTextIsStored(t *testing.T) {
+	u := newUnit(t)
+	u.integration("jira")
+	ids := u.findings("https://git.example.com/acme/app", "a", "b")
+	for _, id := range ids {
+		_, err := u.s.Apply(u.ctx, u.org, id, Update{State: ptr("true_positive")}, apiActor)
+		require.NoError(t, err)
+	}
+	ds, err := u.s.Claim(u.ctx, 10, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, ds, 2)
+	long := "a" + strings.Repeat("é", 300) // byte 500 falls inside a character
+	require.NoError(t, u.s.Failed(u.ctx, ds[0], long, time.Hour, false))
+	_, _, last := u.outboxStatus(ds[0].ID)
+	require.Equal(t, long[:499], *last, "cut before the character byte 500 falls in")
+	require.NoError(t, u.s.Failed(u.ctx, ds[0], "answered \x00 \xff", time.Hour, false))
+	_, _, last = u.outboxStatus(ds[0].ID)
+	require.Equal(t, "answered \uFFFD ÿ", *last)
+	require.NoError(t, u.s.Delivered(u.ctx, ds[1], "SEC-\x002"))
+	require.Equal(t, 1, u.count(`SELECT count(*) FROM findings.integration_links WHERE finding_id = $1 AND external_id = $2`, ds[1].FindingID, "SEC-\uFFFD2"))
 }
 
 // TestIntegrations: an organization's integrations are listed oldest

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vulnscan/vulnscan/pkg/db"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
+	"github.com/vulnscan/vulnscan/pkg/wiretext"
 )
 
 // Errors the store reports.
@@ -225,9 +226,9 @@ func (s *Store) attempted(ctx context.Context, id string, delivered bool, code i
 			WHERE id = $1`, id, codeArg)
 		return err
 	}
-	if len(reason) > 500 {
-		reason = reason[:500]
-	}
+	// The reason may quote a receiver's answer or an address: stored
+	// as valid text, cut at a character boundary.
+	reason = wiretext.Cut(reason, 500)
 	status := "pending"
 	if final {
 		status = "failed"
