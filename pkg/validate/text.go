@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -24,7 +25,10 @@ import (
 // parameter, path segment or body field with such bytes answers 400 instead
 // of 500; every service checks the requests it receives, whoever sent them.
 func Text(m proto.Message) error {
-	if m == nil || textOK(m.ProtoReflect()) {
+	if m == nil {
+		return nil
+	}
+	if ok, handled := fastOK(reflect.ValueOf(m)); ok || (!handled && textOK(m.ProtoReflect())) {
 		return nil
 	}
 	return textOf(m.ProtoReflect(), "", false)

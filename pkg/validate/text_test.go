@@ -1,7 +1,10 @@
 package validate
 
 import (
+	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -10,6 +13,39 @@ import (
 	"google.golang.org/protobuf/types/known/typepb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
+
+// TestTextPaths: the struct path serves the requests it can read, with no
+// allocation, and leaves to protoreflect the types it cannot (a map, a
+// oneof, extensions).
+func TestTextPaths(t *testing.T) { // not parallel: AllocsPerRun
+	list := &descriptorpb.FileDescriptorProto{Name: proto.String("a"), Dependency: []string{"b", "c", "d"},
+		MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("M"), Field: []*descriptorpb.FieldDescriptorProto{{Name: proto.String("f")}}}}}
+	for _, tc := range []struct {
+		name    string
+		msg     proto.Message
+		handled bool
+	}{
+		{"lists of text and of messages", list, true},
+		{"a wrapper", wrapperspb.String("x"), true},
+		{"a nil message", (*descriptorpb.FileDescriptorProto)(nil), true},
+		{"a map", &structpb.Struct{Fields: map[string]*structpb.Value{"k": structpb.NewStringValue("v")}}, false},
+		{"a oneof", structpb.NewStringValue("v"), false},
+		{"extensions", &descriptorpb.FileDescriptorProto{Options: &descriptorpb.FileOptions{GoPackage: proto.String("x")}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ok, handled := fastOK(reflect.ValueOf(tc.msg))
+			require.Equal(t, tc.handled, handled)
+			if handled {
+				require.True(t, ok)
+			}
+		})
+	}
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		if Text(list) != nil {
+			t.Fatal("refused")
+		}
+	}), "allocations per check")
+}
 
 func TestText(t *testing.T) {
 	t.Parallel()
@@ -53,6 +89,15 @@ func TestText(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			requireVerdict(t, Text(tc.msg), tc.want)
+			if tc.msg == nil {
+				return
+			}
+			// Both paths agree wherever the struct path applies.
+			slow := textOK(tc.msg.ProtoReflect())
+			require.Equal(t, tc.want == "", slow, "protoreflect's verdict")
+			if ok, handled := fastOK(reflect.ValueOf(tc.msg)); handled {
+				require.Equal(t, slow, ok, "the struct path's verdict")
+			}
 		})
 	}
 }
