@@ -25,6 +25,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/gitfetch"
 	"github.com/vulnscan/vulnscan/pkg/netguard"
 	"github.com/vulnscan/vulnscan/pkg/rmtree"
+	"github.com/vulnscan/vulnscan/pkg/wiretext"
 	"github.com/vulnscan/vulnscan/services/estimation/internal/detect"
 )
 
@@ -113,10 +114,9 @@ func lastPart(s string) string {
 	if i := strings.LastIndex(s, ": "); i >= 0 && i+2 < len(s) {
 		s = s[i+2:]
 	}
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	return s
+	// The end of a clone's error may quote the remote's own message, any
+	// bytes it chose: kept as text fit to store, cut at a character.
+	return wiretext.Cut(s, 200)
 }
 
 // Resolve finds the commit at the tip of branch, or of the remote's default

@@ -316,6 +316,23 @@ func TestExplainMapsFailures(t *testing.T) {
 	}
 }
 
+// TestRemoteMessagesAreText: the end of a clone's error may quote the
+// remote's own message, whatever its bytes; the failure keeps it as text
+// fit to store, cut at a character (a NUL there made the estimation's job
+// fail to record the failure, attempt after attempt).
+func TestRemoteMessagesAreText(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ remote, want string }{
+		{"caf\xe9 \x00 refus\xe9", "cannot read the repository: café \uFFFD refusé"},
+		{"a" + strings.Repeat("é", 150), "cannot read the repository: a" + strings.Repeat("é", 99)},
+	} {
+		err := explain(errors.New("remote: "+tc.remote), func() bool { return false }, Limits{})
+		var ge *Error
+		require.True(t, errors.As(err, &ge), "%v", err)
+		require.Equal(t, tc.want, ge.Msg)
+	}
+}
+
 func TestNetworkRefusals(t *testing.T) {
 	t.Parallel()
 	u, err := url.Parse(server.URL("any"))
