@@ -32,16 +32,21 @@ type BulkResult struct {
 
 // ApplyBulk applies u to the findings given by ids, or else to those
 // matching filter (at most MaxBulk), in one transaction: every finding is
-// locked (in id order, so concurrent bulk changes queue rather than
-// deadlock) and changed as a PATCH would change it, its audit records carry
+// locked (in id order, after the canonical finding of a duplicate link, so
+// concurrent changes queue rather than deadlock; run again should the
+// server still abort it for one) and changed as a PATCH would change it, its audit records carry
 // one batch id, and each integration gets one event per scan for the whole
 // batch instead of one per finding, and each webhook subscribed to
 // finding.updated one finding.bulk_updated message. Any error (a missing id, an invalid
 // duplicate link) rolls everything back.
 func (s *Store) ApplyBulk(ctx context.Context, orgID string, ids []string, filter *Filter, u Update, actor Actor) (BulkResult, error) {
 	res := BulkResult{BatchID: uuid.NewString()}
-	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
-		targets, err := lockTargets(ctx, tx, orgID, ids, filter)
+	err := db.InTxRetrying(ctx, s.Pool, conflictRuns, func(tx pgx.Tx) error {
+		var canonical *string // locked with the targets: see applyTx
+		if u.DuplicateSet && u.DuplicateOf != nil && validUUID(*u.DuplicateOf) {
+			canonical = u.DuplicateOf
+		}
+		targets, err := lockTargets(ctx, tx, orgID, ids, filter, canonical)
 		if err != nil {
 			return err
 		}
@@ -78,13 +83,15 @@ func (s *Store) ApplyBulk(ctx context.Context, orgID string, ids []string, filte
 	return res, nil
 }
 
-// lockTargets returns the ids of the findings to change, locked.
-func lockTargets(ctx context.Context, tx pgx.Tx, orgID string, ids []string, filter *Filter) ([]string, error) {
+// lockTargets returns the ids of the findings to change, locked FOR NO KEY
+// UPDATE in id order, with the canonical finding of a duplicate link when
+// there is one (locked, but a target only if asked for or matched).
+func lockTargets(ctx context.Context, tx pgx.Tx, orgID string, ids []string, filter *Filter, canonical *string) ([]string, error) {
 	var rows pgx.Rows
 	var err error
 	if filter == nil {
-		rows, err = tx.Query(ctx, `SELECT id::text FROM findings.findings WHERE org_id = $1 AND verification_status = 'approved'
-			AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`, orgID, db.TextArray(ids))
+		rows, err = tx.Query(ctx, `SELECT id::text, id = ANY($2::uuid[]) FROM findings.findings WHERE org_id = $1 AND verification_status = 'approved'
+			AND (id = ANY($2::uuid[]) OR id = $3::uuid) ORDER BY id FOR NO KEY UPDATE`, orgID, db.TextArray(ids), canonical)
 	} else {
 		// The matches are first read without order or lock, so that a filter
 		// matching too many is refused after reading MaxBulk+1 index
@@ -110,14 +117,23 @@ func lockTargets(ctx context.Context, tx pgx.Tx, orgID string, ids []string, fil
 			return nil, &InvalidError{Msg: fmt.Sprintf("filter matches more than %d findings; narrow it or give ids", MaxBulk)}
 		}
 		where, args := f.where()
-		rows, err = tx.Query(ctx, fmt.Sprintf(`SELECT f.id::text FROM findings.findings f WHERE f.id = ANY($%d::uuid[]) AND %s
-			ORDER BY f.id FOR UPDATE OF f`, len(args)+1, where), append(args, db.TextArray(matched))...)
+		n := len(args)
+		rows, err = tx.Query(ctx, fmt.Sprintf(`SELECT f.id::text, coalesce(f.id = ANY($%[1]d::uuid[]) AND %[2]s, false) FROM findings.findings f
+			WHERE (f.id = ANY($%[1]d::uuid[]) AND %[2]s) OR (f.id = $%[3]d::uuid AND f.org_id = $%[4]d AND f.verification_status = 'approved')
+			ORDER BY f.id FOR NO KEY UPDATE OF f`, n+1, where, n+2, n+3), append(args, db.TextArray(matched), canonical, orgID)...)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("lock findings: %w", err)
 	}
-	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
+	var got []string
+	var id string
+	var target bool
+	if _, err := pgx.ForEachRow(rows, []any{&id, &target}, func() error {
+		if target {
+			got = append(got, id)
+		}
+		return nil
+	}); err != nil {
 		return nil, fmt.Errorf("lock findings: %w", err)
 	}
 	if filter != nil {

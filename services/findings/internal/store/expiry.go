@@ -25,7 +25,7 @@ func (s *Store) ReopenExpired(ctx context.Context, now time.Time, limit int) (in
 	var n int
 	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT id::text, org_id::text, risk_expires_at FROM findings.findings
-			WHERE state = 'accepted_risk' AND risk_expires_at <= $1 ORDER BY risk_expires_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`, now, limit)
+			WHERE state = 'accepted_risk' AND risk_expires_at <= $1 ORDER BY risk_expires_at, id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`, now, limit)
 		if err != nil {
 			return fmt.Errorf("expired acceptances: %w", err)
 		}

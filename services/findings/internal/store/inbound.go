@@ -103,7 +103,7 @@ type InboundResult struct {
 // than 30 days are dropped as new ones arrive.
 func (s *Store) ApplyInbound(ctx context.Context, integ Integration, deliveryKey string, in Inbound, actor Actor) (InboundResult, error) {
 	var res InboundResult
-	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+	err := db.InTxRetrying(ctx, s.Pool, conflictRuns, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO findings.inbound_receipts (integration_id, delivery_key) VALUES ($1, $2)
 			ON CONFLICT DO NOTHING`, integ.ID, deliveryKey)
 		if err != nil {

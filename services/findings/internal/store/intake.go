@@ -418,7 +418,7 @@ func deref(s *string) string {
 func (s *Store) SetVerification(ctx context.Context, id, status string) (string, error) {
 	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
 		var orgID, before string
-		err := tx.QueryRow(ctx, `SELECT org_id::text, verification_status FROM findings.findings WHERE id = $1 FOR UPDATE`, id).Scan(&orgID, &before)
+		err := tx.QueryRow(ctx, `SELECT org_id::text, verification_status FROM findings.findings WHERE id = $1 FOR NO KEY UPDATE`, id).Scan(&orgID, &before)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrNotFound
 		}

@@ -28,7 +28,7 @@ func addEntry(ctx context.Context, tx pgx.Tx, findingID string, reaction, commen
 // it for the integrations.
 func (s *Store) AddComment(ctx context.Context, orgID, id, comment string, actor Actor) (string, error) {
 	var eid string
-	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+	err := db.InTxRetrying(ctx, s.Pool, conflictRuns, func(tx pgx.Tx) error {
 		var err error
 		eid, err = commentTx(ctx, tx, orgID, id, nil, &comment, actor)
 		return err

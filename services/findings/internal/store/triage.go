@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/vulnscan/vulnscan/pkg/db"
@@ -41,11 +42,16 @@ type Updated struct {
 	ExpiresAt           *time.Time
 }
 
+// conflictRuns is how many times a triage change runs when the server
+// aborts it for a deadlock or a serialization failure (see
+// db.InTxRetrying). Locks are taken in id order, so this is a safety net.
+const conflictRuns = 4
+
 // Apply applies u to an approved finding of the organization in one
 // transaction with its audit records, triage thread entry and outbox events.
 func (s *Store) Apply(ctx context.Context, orgID, id string, u Update, actor Actor) (Updated, error) {
 	var out Updated
-	err := db.InTx(ctx, s.Pool, func(tx pgx.Tx) error {
+	err := db.InTxRetrying(ctx, s.Pool, conflictRuns, func(tx pgx.Tx) error {
 		var err error
 		out, _, err = s.applyTx(ctx, tx, orgID, id, u, actor, nil)
 		return err
@@ -60,11 +66,25 @@ func (s *Store) applyTx(ctx context.Context, tx pgx.Tx, orgID, id string, u Upda
 	var out Updated
 	var changes []Change
 	err := func() error {
+		// The finding is locked FOR NO KEY UPDATE, the mode its UPDATE
+		// takes, which lets other transactions' foreign key checks (a
+		// duplicate link to it, a thread entry) pass. A canonical finding
+		// is locked too, in the same statement and id order (as bulk
+		// changes lock theirs), so that it cannot become a duplicate itself
+		// meanwhile, nor this finding gain duplicates of its own (a link to
+		// it locks it), and two changes crossing the same pair queue
+		// instead of deadlocking.
+		if u.DuplicateSet && u.DuplicateOf != nil && *u.DuplicateOf != id && validUUID(*u.DuplicateOf) {
+			if _, err := tx.Exec(ctx, `SELECT 1 FROM findings.findings WHERE id IN ($1, $2) AND org_id = $3
+				ORDER BY id FOR NO KEY UPDATE`, id, *u.DuplicateOf, orgID); err != nil {
+				return fmt.Errorf("lock findings: %w", err)
+			}
+		}
 		var repoKey, state, severity string
 		var dup *string
 		var expires *time.Time
 		err := tx.QueryRow(ctx, `SELECT repo_key, state, severity, duplicate_of::text, risk_expires_at FROM findings.findings
-			WHERE id = $1 AND org_id = $2 AND verification_status = 'approved' FOR UPDATE`, id, orgID).Scan(&repoKey, &state, &severity, &dup, &expires)
+			WHERE id = $1 AND org_id = $2 AND verification_status = 'approved' FOR NO KEY UPDATE`, id, orgID).Scan(&repoKey, &state, &severity, &dup, &expires)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -159,6 +179,13 @@ func eqPtr(a, b *string) bool {
 }
 
 // checkCanonical checks that canonical may be the duplicate target of id.
+// validUUID reports whether s parses as a uuid (a canonical id that does
+// not is refused by checkCanonical, not sent to the server as one).
+func validUUID(s string) bool {
+	_, err := uuid.Parse(s)
+	return err == nil
+}
+
 func checkCanonical(ctx context.Context, tx pgx.Tx, orgID, id, repoKey, canonical string) error {
 	if canonical == id {
 		return &InvalidError{Msg: "duplicate_of must not be the finding itself"}
