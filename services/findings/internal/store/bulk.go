@@ -32,10 +32,10 @@ type BulkResult struct {
 
 // ApplyBulk applies u to the findings given by ids, or else to those
 // matching filter (at most MaxBulk), in one transaction: every finding is
-// locked (in id order, after the canonical finding of a duplicate link, so
-// concurrent changes queue rather than deadlock; run again should the
-// server still abort it for one) and changed as a PATCH would change it, its audit records carry
-// one batch id, and each integration gets one event per scan for the whole
+// locked (in id order, with the canonical finding of a duplicate link, so
+// that concurrent changes queue rather than deadlock; the transaction runs
+// again should the server still abort it for one) and changed as a PATCH
+// would change it, its audit records carry one batch id, and each integration gets one event per scan for the whole
 // batch instead of one per finding, and each webhook subscribed to
 // finding.updated one finding.bulk_updated message. Any error (a missing id, an invalid
 // duplicate link) rolls everything back.

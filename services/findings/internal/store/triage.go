@@ -178,7 +178,6 @@ func eqPtr(a, b *string) bool {
 	return *a == *b
 }
 
-// checkCanonical checks that canonical may be the duplicate target of id.
 // validUUID reports whether s parses as a uuid (a canonical id that does
 // not is refused by checkCanonical, not sent to the server as one).
 func validUUID(s string) bool {
@@ -186,6 +185,7 @@ func validUUID(s string) bool {
 	return err == nil
 }
 
+// checkCanonical checks that canonical may be the duplicate target of id.
 func checkCanonical(ctx context.Context, tx pgx.Tx, orgID, id, repoKey, canonical string) error {
 	if canonical == id {
 		return &InvalidError{Msg: "duplicate_of must not be the finding itself"}
