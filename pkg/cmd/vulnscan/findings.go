@@ -126,33 +126,34 @@ func findingsShow(ctx context.Context, args []string, e env) error {
 		return json.NewEncoder(e.stdout).Encode(f)
 	}
 	w := e.stdout
-	_, _ = fmt.Fprintf(w, "%s\n%s · %s · %s\n", f.Title, f.Severity, f.State, f.Category)
-	loc := f.AffectedFile
+	// Text from repositories and integrations is printed through shown.
+	_, _ = fmt.Fprintf(w, "%s\n%s · %s · %s\n", shown(f.Title, false), f.Severity, f.State, f.Category)
+	loc := shown(f.AffectedFile, false)
 	if f.Line != nil && *f.Line > 0 {
 		loc = fmt.Sprintf("%s:%d", loc, *f.Line)
 	}
 	_, _ = fmt.Fprintf(w, "id %s\nat %s\n", f.ID, loc)
 	if f.RepoURL != nil {
-		_, _ = fmt.Fprintf(w, "repository %s\n", *f.RepoURL)
+		_, _ = fmt.Fprintf(w, "repository %s\n", shown(*f.RepoURL, false))
 	}
 	if f.DuplicateOf != nil {
 		_, _ = fmt.Fprintf(w, "duplicate of %s\n", *f.DuplicateOf)
 	}
-	_, _ = fmt.Fprintf(w, "seen in %d scan(s), first %s\n\n%s\n", f.OccurrenceCount, f.FoundAt, f.Description)
+	_, _ = fmt.Fprintf(w, "seen in %d scan(s), first %s\n\n%s\n", f.OccurrenceCount, f.FoundAt, shown(f.Description, true))
 	if f.AffectedCode != "" {
-		_, _ = fmt.Fprintf(w, "\n%s\n", f.AffectedCode)
+		_, _ = fmt.Fprintf(w, "\n%s\n", shown(f.AffectedCode, true))
 	}
 	if len(f.TriageThread) > 0 {
 		_, _ = fmt.Fprintln(w, "\nTriage thread:")
 		for _, t := range f.TriageThread {
 			var parts []string
 			if t.Reaction != nil {
-				parts = append(parts, "["+*t.Reaction+"]")
+				parts = append(parts, "["+shown(*t.Reaction, false)+"]")
 			}
 			if t.Comment != nil {
-				parts = append(parts, *t.Comment)
+				parts = append(parts, shown(*t.Comment, true))
 			}
-			_, _ = fmt.Fprintf(w, "  %s %s (%s): %s\n", t.Timestamp, t.Username, t.Source, strings.Join(parts, " "))
+			_, _ = fmt.Fprintf(w, "  %s %s (%s): %s\n", t.Timestamp, shown(t.Username, false), t.Source, strings.Join(parts, " "))
 		}
 	}
 	return nil

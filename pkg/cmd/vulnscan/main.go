@@ -98,16 +98,18 @@ func run(ctx context.Context, args []string, e env) int {
 		_, _ = fmt.Fprint(e.stdout, usage)
 		return exitOK
 	case errors.As(err, &fe):
-		_, _ = fmt.Fprintln(e.stderr, "vulnscan:", err)
+		_, _ = fmt.Fprintln(e.stderr, "vulnscan:", shown(err.Error(), true))
 		return exitFindings
 	case errors.As(err, &ue):
 		_, _ = fmt.Fprintf(e.stderr, "vulnscan: %s\nRun 'vulnscan help' for usage.\n", ue.msg)
 		return exitError
 	case errors.As(err, &ae):
-		_, _ = fmt.Fprintln(e.stderr, "vulnscan: the API answered", ae.Error())
+		_, _ = fmt.Fprintln(e.stderr, "vulnscan: the API answered", shown(ae.Error(), true))
 		return exitError
 	default:
-		_, _ = fmt.Fprintln(e.stderr, "vulnscan:", err)
+		// Failures may quote a repository host's or a remote's own
+		// message: printed through shown.
+		_, _ = fmt.Fprintln(e.stderr, "vulnscan:", shown(err.Error(), true))
 		return exitError
 	}
 }

@@ -32,6 +32,7 @@ type fakeAPI struct {
 	estFail  bool
 	scanFail bool
 	findings []map[string]any
+	finding  map[string]any // GET /findings/f1, when set
 	sarif    string
 	mu       sync.Mutex
 	calls    []call
@@ -79,6 +80,8 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			data = []map[string]any{}
 		}
 		answer(map[string]any{"data": data, "total": len(data), "page": 1, "limit": 100})
+	case r.Method == http.MethodGet && p == "/findings/f1" && f.finding != nil:
+		answer(f.finding)
 	case r.Method == http.MethodGet && p == "/findings/f1":
 		answer(map[string]any{"id": "f1", "title": "SQL injection", "severity": "high", "state": "open", "category": "injection",
 			"affected_file": "app/db.go", "line": 42, "occurrence_count": 3, "found_at": "2026-01-02T03:04:05Z", "description": "Query built from input.",

@@ -309,7 +309,7 @@ func printFindings(w io.Writer, fs []client.Finding) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	_, _ = fmt.Fprintln(tw, "SEVERITY\tSTATE\tLOCATION\tTITLE\tID")
 	for _, f := range fs {
-		loc := f.AffectedFile
+		loc := shown(f.AffectedFile, false)
 		if f.Line != nil && *f.Line > 0 {
 			loc = fmt.Sprintf("%s:%d", loc, *f.Line)
 		}
@@ -317,7 +317,7 @@ func printFindings(w io.Writer, fs []client.Finding) {
 		if id == "" {
 			id = "-"
 		}
-		_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.State, loc, f.Title, id)
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.State, loc, shown(f.Title, false), id)
 	}
 	_ = tw.Flush()
 }
