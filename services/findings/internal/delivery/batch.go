@@ -43,7 +43,7 @@ func buildBatch(d store.Delivery, ev store.BatchEvent, token string) ([]request,
 	title := fmt.Sprintf("[vulnscan] %d findings triaged in one batch", len(ev.Findings))
 	switch d.Integration.Kind {
 	case "slack":
-		return []request{{url: d.Integration.URL, body: map[string]any{"text": msg, "event": ev}}}, nil
+		return []request{{url: d.Integration.URL, body: map[string]any{"text": slackText(msg), "event": ev}}}, nil
 	case "github":
 		return githubComment(base, ev.Scan, token, msg, map[string]any{"body": msg}, nil)
 	case "jira":

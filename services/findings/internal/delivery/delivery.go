@@ -329,13 +329,19 @@ func githubComment(base string, sc store.EventScan, token, msg string, commitBod
 	return nil, errNoTarget
 }
 
+// slackText escapes the three characters the chat's message format gives a
+// meaning (its documented escaping): a file name or a comment in a message
+// holds what its author wrote, and "<!channel>" would notify the whole
+// channel, "<https://…|verify>" show a link under another name.
+var slackText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace
+
 // build returns the calls that deliver ev to d's integration.
 func build(d store.Delivery, ev store.Event, token string) ([]request, error) {
 	base := strings.TrimSuffix(d.Integration.URL, "/")
 	msg := text(ev)
 	switch d.Integration.Kind {
 	case WebhookKind:
-		return []request{{url: d.Integration.URL, body: map[string]any{"text": msg, "event": ev}}}, nil
+		return []request{{url: d.Integration.URL, body: map[string]any{"text": slackText(msg), "event": ev}}}, nil
 
 	case "github":
 		// A commit comment sits on the finding's line when it has one.
