@@ -24,7 +24,7 @@ func batchText(ev store.BatchEvent) string {
 			fmt.Fprintf(&b, "\n… and %d more", len(ev.Findings)-batchListMax)
 			break
 		}
-		fmt.Fprintf(&b, "\n- %s (%s) in %s", f.Title, f.ID, f.AffectedFile)
+		fmt.Fprintf(&b, "\n- %s (%s) in %s", f.Title, f.ID, codeSpan(f.AffectedFile))
 		for _, c := range f.Changes {
 			fmt.Fprintf(&b, "; %s: %s → %s", c.Field, orNone(c.From), orNone(c.To))
 		}

@@ -266,7 +266,7 @@ func Sign(secret, ts string, body []byte) string {
 // text renders an event for humans.
 func text(ev store.Event) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[vulnscan] %s (%s, %s) in %s", ev.Finding.Title, ev.Finding.Severity, ev.Finding.State, ev.Finding.AffectedFile)
+	fmt.Fprintf(&b, "[vulnscan] %s (%s, %s) in %s", ev.Finding.Title, ev.Finding.Severity, ev.Finding.State, codeSpan(ev.Finding.AffectedFile))
 	for _, c := range ev.Changes {
 		fmt.Fprintf(&b, "\n%s: %s → %s", c.Field, orNone(c.From), orNone(c.To))
 	}
@@ -277,6 +277,30 @@ func text(ev store.Event) string {
 	}
 	fmt.Fprintf(&b, "\nfinding %s", ev.Finding.ID)
 	return b.String()
+}
+
+// codeSpan renders a file path as inline code: a path holds what the
+// repository's authors named it, and the git host, the trackers and the chat
+// read message text as markdown, where "packages/@scope/x.ts" notifies the
+// user or team "scope" and brackets and asterisks make links and emphasis.
+// Inside a code span nothing is read. The fence is one backtick longer than
+// the longest run of backticks in s (the markdown rule), with spaces inside
+// when s starts or ends with one.
+func codeSpan(s string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }
 
 func orNone(p *string) string {

@@ -54,7 +54,7 @@ func (w *Worker) summaryText(s store.ReviewSummary) string {
 			fmt.Fprintf(&b, "\n… and %d more", len(s.Findings)-batchListMax)
 			break
 		}
-		fmt.Fprintf(&b, "\n- %s (%s) in `%s:%d`: %s", f.Title, f.Severity, f.AffectedFile, f.StartLine, w.findingLink(f.ID))
+		fmt.Fprintf(&b, "\n- %s (%s) in %s: %s", f.Title, f.Severity, codeSpan(fmt.Sprintf("%s:%d", f.AffectedFile, f.StartLine)), w.findingLink(f.ID))
 	}
 	fmt.Fprintf(&b, "\n\nscan %s", s.Scan.ID)
 	return b.String()

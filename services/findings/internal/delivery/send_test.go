@@ -53,7 +53,7 @@ var sendEvent = store.Event{Event: "finding.updated",
 	Changes: []store.Change{{Field: "state", From: strptr("open"), To: strptr("resolved")}},
 	Actor:   store.EventActor{UserID: "u1", Username: "ana", Source: "api"}}
 
-const sendText = "[vulnscan] XSS (high, resolved) in web/a.js\nstate: open → resolved\nby ana\nfinding f1"
+const sendText = "[vulnscan] XSS (high, resolved) in `web/a.js`\nstate: open → resolved\nby ana\nfinding f1"
 
 func strptr(s string) *string { return &s }
 

@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,7 +22,7 @@ func TestChatTextIsEscaped(t *testing.T) {
 	reqs, err := build(d, ev, "")
 	require.NoError(t, err)
 	text := reqs[0].body.(map[string]any)["text"].(string)
-	require.Contains(t, text, "in web/&lt;!channel&gt;&amp;&lt;https://evil.example|verify&gt;.js")
+	require.Contains(t, text, "in `web/&lt;!channel&gt;&amp;&lt;https://evil.example|verify&gt;.js`")
 	require.Contains(t, text, "see &lt;!here&gt;")
 	require.NotContains(t, text, "<")
 
@@ -33,4 +34,28 @@ func TestChatTextIsEscaped(t *testing.T) {
 	require.Contains(t, text, "&lt;!channel&gt;")
 
 	require.Equal(t, "a &amp;lt; b &lt;c&gt;", slackText("a &lt; b <c>"), "already escaped text is escaped again, shown as written")
+}
+
+// TestPathsAreCode: a file path goes into every message as inline code, so
+// that "@scope" in it notifies nobody and brackets make no link; a path
+// holding backticks gets a longer fence.
+func TestPathsAreCode(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"packages/@scope/x.ts":   "`packages/@scope/x.ts`",
+		"docs/[click](x)/*a*.md": "`docs/[click](x)/*a*.md`",
+		"a`b.js":                 "``a`b.js``",
+		"a``b.js":                "```a``b.js```",
+		"`lead.js":               "`` `lead.js ``",
+		"trail.js`":              "`` trail.js` ``",
+	} {
+		require.Equal(t, want, codeSpan(in), in)
+	}
+	ev := sendEvent
+	ev.Finding.AffectedFile = "packages/@scope/x.ts"
+	for _, kind := range []string{WebhookKind, "jira", "linear"} {
+		reqs, err := build(store.Delivery{Integration: store.Integration{Kind: kind, URL: "https://x.example.com", Project: "P"}}, ev, "")
+		require.NoError(t, err, kind)
+		require.Contains(t, fmt.Sprint(reqs[0].body), "in `packages/@scope/x.ts`", kind)
+	}
 }
