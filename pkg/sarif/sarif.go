@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -241,6 +242,16 @@ func (r *Rules) Tail() ([]byte, error) {
 	return out.Bytes(), nil
 }
 
+// ArtifactURI renders a repository-relative file path as the URI reference
+// SARIF requires (format uri-reference): each segment percent-encoded, so a
+// space, "%", "#", "?" or a character outside ASCII does not make the log
+// invalid (code scanning uploads refuse the whole log for one such path),
+// and "./" before a first segment holding a colon, which would otherwise
+// read as a scheme. Consumers decode it back to the path.
+func ArtifactURI(path string) string {
+	return (&url.URL{Path: path}).String()
+}
+
 func sarifLevel(severity string) string {
 	switch vocab.Severity(severity) {
 	case vocab.Critical, vocab.High:
@@ -272,7 +283,7 @@ func (r *Rules) Result(f Finding) ([]byte, error) {
 }
 
 func result(f Finding, ruleID string, ruleIndex int) map[string]any {
-	phys := map[string]any{"artifactLocation": map[string]any{"uri": f.AffectedFile, "uriBaseId": "%SRCROOT%"}}
+	phys := map[string]any{"artifactLocation": map[string]any{"uri": ArtifactURI(f.AffectedFile), "uriBaseId": "%SRCROOT%"}}
 	if f.StartLine > 0 {
 		region := map[string]any{"startLine": f.StartLine}
 		if f.EndLine >= f.StartLine {

@@ -3,6 +3,8 @@ package sarif
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -93,4 +95,32 @@ func TestResultGUID(t *testing.T) {
 	require.Equal(t, uuid.Version(5), ga.Version())
 	require.Equal(t, ResultGUID(a), ResultGUID(a))
 	require.NotEqual(t, ResultGUID(a), ResultGUID(b))
+}
+
+// TestArtifactURIs: a file path becomes a valid URI reference that decodes
+// back to it, so that a log holding paths with spaces, "%", "#", "?", a
+// colon or characters outside ASCII still validates (code scanning refuses
+// the whole log otherwise).
+func TestArtifactURIs(t *testing.T) {
+	t.Parallel()
+	for path, want := range map[string]string{
+		"src/app.py":                    "src/app.py",
+		"Secrets/Access Tokens/main.tf": "Secrets/Access%20Tokens/main.tf",
+		"src/100%/pay.go":               "src/100%25/pay.go",
+		"web/a#b?c.js":                  "web/a%23b%3Fc.js",
+		"c:x.py":                        "./c:x.py",
+		"caf\u00e9/\u00fc.py":           "caf%C3%A9/%C3%BC.py",
+		"packages/@scope/[id]/page.tsx": "packages/@scope/%5Bid%5D/page.tsx",
+	} {
+		got := ArtifactURI(path)
+		require.Equal(t, want, got, path)
+		u, err := url.Parse(got)
+		require.NoError(t, err, got)
+		require.Equal(t, path, strings.TrimPrefix(u.Path, "./"), "decodes back")
+
+		var buf bytes.Buffer
+		require.NoError(t, Write(&buf, []Finding{{Title: "Shell", Category: "injection", Severity: "high", State: "open",
+			AffectedFile: path, StartLine: 1, Tags: []string{"python.cmdi.shell"}, Fingerprint: "fp"}}))
+		sariftest.Validate(t, buf.Bytes())
+	}
 }

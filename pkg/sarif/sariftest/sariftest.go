@@ -25,6 +25,9 @@ var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
 		return nil, err
 	}
 	c := jsonschema.NewCompiler()
+	// Formats are asserted: code scanning's upload checks them (an
+	// artifactLocation.uri that is not a uri-reference fails the log).
+	c.AssertFormat()
 	if err := c.AddResource("sarif-schema-2.1.0.json", doc); err != nil {
 		return nil, err
 	}
