@@ -38,4 +38,7 @@ func TestWrongJSONTypeNamesTheField(t *testing.T) {
 	}
 	// Broken JSON is still reported as such.
 	systest.RequireError(t, do(t, "POST", "/cost-estimations", org.WriteKey, `{"repos":[`), 400, "Malformed JSON body")
+	// So is a body of two values: the second is not ignored (the first
+	// would otherwise have made a key).
+	systest.RequireError(t, do(t, "POST", "/api-keys", org.WriteKey, `{"name":"k","scopes":["read"]} {"name":"x"}`), 400, "Malformed JSON body")
 }

@@ -34,7 +34,8 @@ func gatewayJSON() bodyMarshaler {
 	}}
 }
 
-// NewDecoder reads the whole body (the body limit middleware bounds it).
+// NewDecoder reads the whole body (the body limit middleware bounds it),
+// which must be one JSON value.
 func (m bodyMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
 	return runtime.DecoderFunc(func(v any) error {
 		raw, err := io.ReadAll(r)
@@ -46,6 +47,13 @@ func (m bodyMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
 		}
 		err = m.JSONPb.NewDecoder(bytes.NewReader(raw)).Decode(v)
 		if err == nil {
+			if !json.Valid(raw) {
+				// The decoder stops after one value: a second one, or
+				// anything after the first, is refused rather than
+				// ignored, so that no reader of the same body sees
+				// another request in it.
+				return errors.New("invalid character after top-level value")
+			}
 			return nil
 		}
 		msg, ok := v.(proto.Message)

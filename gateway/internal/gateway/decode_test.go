@@ -33,6 +33,9 @@ func TestBodyMarshalerNamesWrongJSONTypes(t *testing.T) {
 		// Not type errors: the decoder's own message stays.
 		{"unknown field", `{"name":"k","surprise":1}`, `unknown field "surprise"`, func() any { return &authv1.CreateAPIKeyRequest{} }},
 		{"syntax", `{"name":`, "unexpected EOF", func() any { return &authv1.CreateAPIKeyRequest{} }},
+		// One value, then more: refused, not the rest ignored.
+		{"a second value", `{"state":"resolved"} {"state":"open"}`, "invalid character after top-level value", func() any { return &findingsv1.UpdateFindingRequest{} }},
+		{"trailing garbage", `{"state":"resolved"}x`, "invalid character after top-level value", func() any { return &findingsv1.UpdateFindingRequest{} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := decode(tc.body, tc.newMsg())
@@ -45,6 +48,11 @@ func TestBodyMarshalerNamesWrongJSONTypes(t *testing.T) {
 		require.NoError(t, decode(`{"name":"n","repos":[{"repo_url":"https://x"}]}`, &req))
 		require.Equal(t, "n", req.GetName())
 		require.Equal(t, "https://x", req.GetRepos()[0].GetRepoUrl())
+	})
+	t.Run("trailing whitespace is fine", func(t *testing.T) {
+		var req findingsv1.UpdateFindingRequest
+		require.NoError(t, decode("{\"state\":\"resolved\"}\n\t ", &req))
+		require.Equal(t, "resolved", req.GetState())
 	})
 	t.Run("empty body is EOF", func(t *testing.T) {
 		require.ErrorIs(t, decode("  ", &authv1.CreateAPIKeyRequest{}), io.EOF)
