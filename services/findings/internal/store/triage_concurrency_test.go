@@ -77,4 +77,20 @@ func TestConcurrentTriageQueues(t *testing.T) {
 		WHERE c.duplicate_of IS NOT NULL`), "a canonical finding that is a duplicate itself")
 	require.Zero(t, u.count(`SELECT count(*) FROM findings.findings WHERE duplicate_of IS NOT NULL AND state <> 'resolved'`),
 		"a duplicate that is not resolved")
+	// The totals the lists answer from the counters (kept by the changes'
+	// triggers, concurrently) are the findings' own, across every scan and
+	// within the one that found them.
+	var scanID string
+	require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT scan_id::text FROM findings.occurrences WHERE finding_id = $1`, ids[0]).Scan(&scanID))
+	for _, sev := range append([]string{""}, sevs...) {
+		for _, st := range append([]string{""}, states...) {
+			for _, scan := range []string{"", scanID} {
+				got, err := u.s.Count(u.ctx, Filter{OrgID: u.org, Severity: sev, State: st, ScanID: scan})
+				require.NoError(t, err)
+				want := u.count(`SELECT count(*) FROM findings.findings f WHERE f.org_id = $1 AND f.verification_status = 'approved'
+					AND ($2 = '' OR f.severity = $2) AND ($3 = '' OR f.state = $3)`, u.org, sev, st)
+				require.EqualValues(t, want, got, "severity %q, state %q, scan %q", sev, st, scan)
+			}
+		}
+	}
 }
