@@ -75,8 +75,8 @@ func TestTextThatCannotBeStoredIsRefusedByName(t *testing.T) {
 // range, dates at the ends of time, wildcards, quotes, huge and empty
 // values) in any parameter, and JSON bodies whose fields hold such values
 // or the wrong types. None may answer 5xx, and every error must carry the
-// spec's body. (Before the text checks, about one in twenty of these
-// requests answered 500.)
+// spec's body. (Before the text checks, any of them with a query parameter
+// or path segment that is not UTF-8 answered 500.)
 func TestHostileRequestsNeverFail(t *testing.T) {
 	t.Parallel()
 	o := newOrg(t, "auto")
