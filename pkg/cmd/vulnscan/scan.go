@@ -378,6 +378,7 @@ func localScan(ctx context.Context, dir string, o outcome, p *progress, e env) e
 		if !f.Confirmed {
 			continue
 		}
+		f = finding.ReportText(f) // as a server scan reports it
 		sf := sarif.Finding{Title: f.Title, Category: f.Category, Severity: f.Severity, State: string(vocab.Open),
 			Description: finding.ReportDescription(f), AffectedFile: f.AffectedFile, AffectedCode: f.AffectedCode,
 			Tags: finding.ReportTags(f), StartLine: int32(f.StartLine), EndLine: int32(f.EndLine), Fingerprint: f.Fingerprint}

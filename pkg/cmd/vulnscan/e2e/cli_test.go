@@ -134,6 +134,7 @@ type scanJSON struct {
 	Findings []struct {
 		ID, Severity, State, Fingerprint string
 		AffectedFile                     string `json:"affected_file"`
+		AffectedCode                     string `json:"affected_code"`
 	} `json:"findings"`
 }
 
@@ -222,6 +223,9 @@ func TestScanErrorsExitTwo(t *testing.T) {
 // --local runs the engine on the machine and reports exactly what a server
 // scan of the same tree reports: the same rule ids, files, lines and
 // fingerprints, in SARIF that validates; .gitignore is respected by both.
+// A file named and written in ISO-8859-1 reads the same in both (the
+// server's worker and the local run report text through
+// finding.ReportText).
 func TestLocalMatchesServerScan(t *testing.T) {
 	t.Parallel()
 	o := sys.Org(t, 1000)
@@ -235,6 +239,7 @@ func TestLocalMatchesServerScan(t *testing.T) {
 		"lib/debug.log":    "AKIAIOSFODNN7EXAMPLE",
 		"README.md":        "# demo\n",
 		"lib/sub/keep.txt": "kept\n",
+		"caf\xe9.py":       strings.Replace(systest.FlaskApp, "\n", "\n# r\xe9pertoire\n", 1),
 	})
 	localOut := filepath.Join(t.TempDir(), "local.sarif")
 	serverOut := filepath.Join(t.TempDir(), "server.sarif")
@@ -256,11 +261,21 @@ func TestLocalMatchesServerScan(t *testing.T) {
 	for _, r := range server {
 		files[r.File] = true
 	}
-	require.True(t, files["app.py"] && files["lib/more.py"], "%v", server)
+	require.True(t, files["app.py"] && files["lib/more.py"] && files["caf%C3%A9.py"], "%v", server)
 
 	// The JSON output agrees with the logs, and --fail-on applies locally.
 	lj, sj := decode(t, lr), decode(t, sr)
 	require.Len(t, lj.Findings, len(sj.Findings))
+	texts := func(o scanJSON) []string {
+		var out []string
+		for _, f := range o.Findings {
+			out = append(out, f.AffectedFile+"\n"+f.AffectedCode)
+		}
+		sort.Strings(out)
+		return out
+	}
+	require.Equal(t, texts(sj), texts(lj))
+	require.Contains(t, strings.Join(texts(lj), "\n"), "café.py\n")
 	r := cli(t, "", nil, "scan", "--local", dir, "--fail-on", "medium")
 	require.Equal(t, 1, r.code, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,7 +26,6 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/rmtree"
 	"github.com/vulnscan/vulnscan/pkg/secretbox"
 	"github.com/vulnscan/vulnscan/pkg/vocab"
-	"github.com/vulnscan/vulnscan/pkg/wiretext"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	estimationv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/estimation/v1"
 	findingsv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/findings/v1"
@@ -285,26 +283,17 @@ func (w *RunScanWorker) report(ctx context.Context, sc store.Scan, fs []engine.F
 		end := min(start+ReportBatch, len(fs))
 		req := &findingsv1.ReportFindingsRequest{ScanId: sc.ID}
 		for _, f := range fs[start:end] {
-			// Text taken from the repository (snippets, paths, messages) is
-			// made sendable: see wiretext.Clean.
-			text := wiretext.Clean
-			tags := Tags(f)
-			if slices.ContainsFunc(tags, func(t string) bool { return text(t) != t }) {
-				tags = slices.Clone(tags) // Tags may return the engine's own slice
-				for i := range tags {
-					tags[i] = text(tags[i])
-				}
-			}
+			f = finding.ReportText(f) // text taken from the repository, made sendable
 			rf := &findingsv1.ReportedFinding{
-				Fingerprint: text(f.Fingerprint), Title: text(f.Title), Category: text(f.Category), Severity: text(f.Severity), Description: text(Describe(f)),
-				AffectedFile: text(f.AffectedFile), AffectedCode: text(f.AffectedCode), Tags: tags, StartLine: int32(f.StartLine), EndLine: int32(f.EndLine),
+				Fingerprint: f.Fingerprint, Title: f.Title, Category: f.Category, Severity: f.Severity, Description: Describe(f),
+				AffectedFile: f.AffectedFile, AffectedCode: f.AffectedCode, Tags: Tags(f), StartLine: int32(f.StartLine), EndLine: int32(f.EndLine),
 				Verified: f.Confirmed,
 			}
 			if f.ProofOfConcept != nil {
-				rf.ProofOfConcept = wrapperspb.String(text(*f.ProofOfConcept))
+				rf.ProofOfConcept = wrapperspb.String(*f.ProofOfConcept)
 			}
 			if f.MermaidTrace != nil {
-				rf.MermaidTrace = wrapperspb.String(text(*f.MermaidTrace))
+				rf.MermaidTrace = wrapperspb.String(*f.MermaidTrace)
 			}
 			req.Findings = append(req.Findings, rf)
 		}
