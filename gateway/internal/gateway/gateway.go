@@ -137,7 +137,7 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	local := newBuckets(float64(cfg.FallbackRPS), cfg.FallbackBurst, 100000)
 	failures := newBuckets(float64(cfg.AuthFailPerMinute)/60, cfg.AuthFailBurst, 100000)
 
-	api := withDirectRoutes(mux, &creditsHandler{client: authv1.NewAuthServiceClient(g.conns["auth"]), marshaler: marshaler, errors: g.serviceError})
+	api := headAsGet(withDirectRoutes(mux, &creditsHandler{client: authv1.NewAuthServiceClient(g.conns["auth"]), marshaler: marshaler, errors: g.serviceError}))
 	api = rateLimit(perKey, local, cfg.FallbackBurst, log, limited, fallback)(api)
 	api = requireScope(api)
 	api = authenticate(g.Verifier, failures, log, authLimited)(api)
@@ -169,6 +169,21 @@ func New(ctx context.Context, cfg Config, rdb *redis.Client, log *slog.Logger) (
 	h = httpMetrics(routes, requests, latency)(h)
 	g.Handler = requestID(h)
 	return g, nil
+}
+
+// headAsGet routes a HEAD request as the GET of the same path, as HTTP asks
+// of every server: the answer's status and headers are the GET's, and the
+// server leaves its body out (net/http writes no body for a HEAD request,
+// whatever the handler writes). The layers above see HEAD: it needs the
+// scope read, and is counted as HEAD.
+func headAsGet(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			r = r.Clone(r.Context())
+			r.Method = http.MethodGet
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // newRuntimeMux is grpc-gateway's generic runtime as every route uses it:
