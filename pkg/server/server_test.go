@@ -31,6 +31,16 @@ func freeAddr(t *testing.T) string {
 // callable by the scan identity, and returns it with a connection to it
 // from Dial.
 func healthPair(t *testing.T, name string, w io.Writer, impl healthpb.HealthServer) (*Process, *grpc.ClientConn) {
+	p, addr, caller := healthServer(t, name, w, impl)
+	cc, err := Dial(addr, caller, "auth")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cc.Close() })
+	return p, cc
+}
+
+// healthServer is healthPair without the connection: the process, its
+// address and the identity allowed to call it.
+func healthServer(t *testing.T, name string, w io.Writer, impl healthpb.HealthServer) (*Process, string, *mtls.Identity) {
 	ids := identities(t, "auth", "scan")
 	addr := freeAddr(t)
 	p := New("auth", logging.New(w, "auth"), addr, freeAddr(t), Security{
@@ -43,10 +53,7 @@ func healthPair(t *testing.T, name string, w io.Writer, impl healthpb.HealthServ
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx, time.Second) }()
 	t.Cleanup(func() { cancel(); <-done })
-	cc, err := Dial(addr, ids[1], "auth")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = cc.Close() })
-	return p, cc
+	return p, addr, ids[1]
 }
 
 func TestHealthFollowsChecks(t *testing.T) {

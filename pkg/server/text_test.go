@@ -13,8 +13,6 @@ import (
 	"google.golang.org/grpc/credentials"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
-
-	"github.com/vulnscan/vulnscan/pkg/logging"
 )
 
 // countingHealth counts the calls that reach its handlers.
@@ -40,25 +38,14 @@ func (h *countingHealth) Watch(_ *healthpb.HealthCheckRequest, ss grpc.ServerStr
 // unary and streaming alike.
 func TestTextChecks(t *testing.T) {
 	t.Parallel()
-	ids := identities(t, "auth", "scan")
-	addr := freeAddr(t)
-	p := New("auth", logging.New(io.Discard, "auth"), addr, freeAddr(t), Security{
-		Identity: ids[0], Policy: Policy{"/vulnscan.Text/": {"scan"}},
-	})
 	impl := &countingHealth{}
+	_, addr, caller := healthServer(t, "Text", io.Discard, impl)
 	desc := healthpb.Health_ServiceDesc
-	desc.ServiceName = "vulnscan.Text"
-	p.GRPC.RegisterService(&desc, impl)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx, time.Second) }()
-	t.Cleanup(func() { cancel(); <-done })
-
-	checked, err := Dial(addr, ids[1], "auth")
+	checked, err := Dial(addr, caller, "auth")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = checked.Close() })
 	// A caller without the checks: only the service's remain.
-	raw, err := grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(ids[1].ClientConfig("auth"))))
+	raw, err := grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(caller.ClientConfig("auth"))))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = raw.Close() })
 

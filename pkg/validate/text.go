@@ -28,59 +28,16 @@ func Text(m proto.Message) error {
 	if m == nil {
 		return nil
 	}
-	if ok, handled := fastOK(reflect.ValueOf(m)); ok || (!handled && textOK(m.ProtoReflect())) {
+	// The generated structs are read first (textfast.go), allocating
+	// nothing; protoreflect, which names the field, reads the messages
+	// that are refused and the types the struct path leaves to it.
+	if ok, _ := fastOK(reflect.ValueOf(m)); ok {
 		return nil
 	}
 	return textOf(m.ProtoReflect(), "", false)
 }
 
-// textOK reports whether every string of m is fit; it builds no names and
-// allocates nothing, so that the check costs a fraction of marshalling the
-// request (textOf names the field once one is not).
-func textOK(m protoreflect.Message) bool {
-	fds := m.Descriptor().Fields()
-	for i := range fds.Len() {
-		fd := fds.Get(i)
-		if !m.Has(fd) {
-			continue
-		}
-		v := m.Get(fd)
-		switch {
-		case fd.IsList():
-			l := v.List()
-			for j := range l.Len() {
-				if !valueOK(fd, l.Get(j)) {
-					return false
-				}
-			}
-		case fd.IsMap():
-			ok := true
-			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
-				ok = (fd.MapKey().Kind() != protoreflect.StringKind || stringOK(k.String())) && valueOK(fd.MapValue(), mv)
-				return ok
-			})
-			if !ok {
-				return false
-			}
-		default:
-			if !valueOK(fd, v) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func valueOK(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-	switch fd.Kind() {
-	case protoreflect.StringKind:
-		return stringOK(v.String())
-	case protoreflect.MessageKind, protoreflect.GroupKind:
-		return textOK(v.Message())
-	}
-	return true
-}
-
+// stringOK reports whether s is valid UTF-8 without NUL.
 func stringOK(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }
 
 // textOf checks m's strings, naming them under prefix; within a well-known

@@ -15,7 +15,7 @@ import (
 // text, lists of text, other messages or lists of them, and plain numbers
 // and bytes is read field by field from its struct, allocating nothing;
 // one with a map or a oneof, or a layout other than the open struct API,
-// is left to protoreflect (textOK).
+// is left to protoreflect (textOf).
 
 type fastKind uint8
 

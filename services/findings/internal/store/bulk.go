@@ -35,10 +35,11 @@ type BulkResult struct {
 // locked (in id order, with the canonical finding of a duplicate link, so
 // that concurrent changes queue rather than deadlock; the transaction runs
 // again should the server still abort it for one) and changed as a PATCH
-// would change it, its audit records carry one batch id, and each integration gets one event per scan for the whole
-// batch instead of one per finding, and each webhook subscribed to
-// finding.updated one finding.bulk_updated message. Any error (a missing id, an invalid
-// duplicate link) rolls everything back.
+// would change it. Its audit records carry one batch id; each integration
+// gets one event per scan for the whole batch instead of one per finding,
+// and each webhook subscribed to finding.updated one finding.bulk_updated
+// message. Any error (a missing id, an invalid duplicate link) rolls
+// everything back.
 func (s *Store) ApplyBulk(ctx context.Context, orgID string, ids []string, filter *Filter, u Update, actor Actor) (BulkResult, error) {
 	res := BulkResult{BatchID: uuid.NewString()}
 	err := db.InTxRetrying(ctx, s.Pool, conflictRuns, func(tx pgx.Tx) error {
