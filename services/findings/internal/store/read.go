@@ -264,12 +264,21 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 		streams := k.hits * int64(len(Severities))
 		k.walk = 4*min(m.all, end*m.org/max(matches, 1)) < min(matches*m.all/max(m.org, 1), streams*end)+streams
 	} else {
-		// Index entries read per key against rows fetched walking the list
-		// (a row costs a few index entries). A key reads its index up to
-		// the page's end in the list's order (each key column has an index
-		// in every order the list sorts by).
+		// Index entries read per key against entries walked in the list. A
+		// key reads its index up to the page's end in the list's order
+		// (each key column has an index in every order the list sorts by).
+		// The walk tests each entry's keys in a hash: about two index
+		// entries' cost where the list's index carries every column the
+		// walk tests (see walkIndexOnly), else a few, for the row it reads.
+		// Sorted by severity, the keys' pages read only the severities the
+		// page spans and the keys with findings there (see rankWindow),
+		// which the walk does not: it keeps the higher price there.
 		end := int64(f.Offset + f.Limit)
-		k.walk = 4*end*m.all/max(matches, 1) < min(matches, k.hits*end)
+		cost := 4.0
+		if f.walkIndexOnly() && f.SortBy != "severity" {
+			cost = 2
+		}
+		k.walk = cost*f.walked(k, &m, end, matches) < float64(min(matches, k.hits*end))
 	}
 	if !k.walk && k.not != [3]bool{} {
 		// The keys' indexes need the matching keys themselves.
@@ -281,6 +290,63 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 		f.keys = &pos.searchKeys
 	}
 	return f, nil
+}
+
+// walked estimates how many of the organization's findings a walk of its
+// list (see walkPage) reads to hold end of f's matches, given the keys k
+// resolved from m and the matches over every severity and state. Sorted
+// by found_at or update time, the matches are taken as spread evenly
+// over the list. Under a severity, or sorted by severity, the counters
+// say more: a rule's findings mostly share one severity, so the matches
+// may all lie in the last severities the list reaches, after every
+// finding of the others, and a walk reads those first (it is not cut to
+// the severities the page spans). Where the counters put the matches
+// nearer than an even spread would, the even spread stands: the keys'
+// pages, which read only the severities the page spans, gain as much
+// (see rankWindow).
+func (f Filter) walked(k *searchKeys, m *matched, end, matches int64) float64 {
+	even := float64(end) * float64(m.all) / float64(max(matches, 1))
+	if (f.SortBy != "severity" && f.Severity == "") || len(m.orgBySeverity) != len(Severities) {
+		return even
+	}
+	bySeverity := make([]int64, len(Severities)) // the matches, with the filter's state
+	for i := range keyColumns {
+		if len(k.bySeverity[i]) != len(Severities) {
+			return even
+		}
+		for s, n := range k.bySeverity[i] {
+			bySeverity[s] += n
+		}
+	}
+	if f.Severity != "" {
+		s := slices.Index(Severities, f.Severity)
+		if s < 0 {
+			return 0
+		}
+		return max(even, float64(end)*float64(m.orgBySeverity[s])/float64(max(bySeverity[s], 1)))
+	}
+	// Severities run from the highest rank down: a descending sort reads
+	// them in order (see rankBand).
+	order := make([]int, len(Severities))
+	for i := range order {
+		order[i] = i
+	}
+	if !f.Desc {
+		slices.Reverse(order)
+	}
+	var read float64
+	for _, s := range order {
+		if end <= 0 {
+			break
+		}
+		if bySeverity[s] >= end {
+			read += float64(end) * float64(m.orgBySeverity[s]) / float64(bySeverity[s])
+			break
+		}
+		read += float64(m.orgBySeverity[s])
+		end -= bySeverity[s]
+	}
+	return max(even, read)
 }
 
 // wideLookupRows is about how many counter rows, read in index order,
@@ -1122,6 +1188,17 @@ func (f Filter) keyBounds(keys int, col string) bool {
 	n := f.Offset + f.Limit
 	matched := f.keys.matched[slices.Index(keyColumns, col)]
 	return keys >= 2 && matched >= 2*int64(n) && (n >= 2*keys || f.keyFiltered())
+}
+
+// walkIndexOnly reports whether a walk of the organization's list for f
+// (see walkPage) reads the list's index alone: its entries carry the
+// found_at, the id, the update time, the severity rank and the search keys
+// (migration 0048), but no state, repository, category or tag, nor, in
+// update order, the severity, which a walk under such a filter reads from
+// each row.
+func (f Filter) walkIndexOnly() bool {
+	return f.State == "" && f.RepoKey == "" && f.Category == "" && f.Tag == "" && f.ScanID == "" &&
+		(f.Severity == "" || f.SortBy != "updated_at")
 }
 
 // keyFiltered reports whether f filters its keys' findings by a

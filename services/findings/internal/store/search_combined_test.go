@@ -361,6 +361,24 @@ func (u *unit) checkAgainstSQL(t *testing.T, f Filter, where string) {
 	require.EqualValues(t, len(want), total, "%s: total", f.SortBy)
 }
 
+// TestWalkReadsTheListIndexAlone: a q whose keys are many and match much
+// of the list walks the organization's list, testing each entry's keys,
+// and reads the list's index alone in every order and under either plan,
+// the findings' rows fetched only for the page, by id (migration 0048:
+// the list's indexes carry the key columns). Without the state, a
+// repository or a category, which those indexes do not carry, the walk
+// is priced as the index-only read it is.
+func TestWalkReadsTheListIndexAlone(t *testing.T) {
+	u := newUnit(t)
+	u.combinedFixture()
+	// 30 descriptions, each a thirtieth of a third of the findings.
+	u.checkOrders(t, "walk_index_only", Filter{Text: "unchecked"}, `description ILIKE '%unchecked%'`, func(t *testing.T, f Filter, page, _ *dbtest.Prepared) {
+		require.NotNil(t, f.keys, "resolved")
+		require.True(t, f.keys.walk, "a walk of the list")
+		assert.Empty(t, rowScans(page.Explain(), "findings", "findings_pkey"), "findings read other than from an index alone or by id")
+	})
+}
+
 // rowScans returns the scans of table's rows in a plan, other than
 // lookups through the index except (for the findings, the page's own rows,
 // fetched by id): each as its node type and index.
