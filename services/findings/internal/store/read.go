@@ -325,17 +325,8 @@ func (f Filter) walked(k *searchKeys, m *matched, end, matches int64) float64 {
 		}
 		return max(even, float64(end)*float64(m.orgBySeverity[s])/float64(max(bySeverity[s], 1)))
 	}
-	// Severities run from the highest rank down: a descending sort reads
-	// them in order (see rankBand).
-	order := make([]int, len(Severities))
-	for i := range order {
-		order[i] = i
-	}
-	if !f.Desc {
-		slices.Reverse(order)
-	}
 	var read float64
-	for _, s := range order {
+	for _, s := range severityOrder(f.Desc) {
 		if end <= 0 {
 			break
 		}
@@ -1405,6 +1396,20 @@ func (k *searchKeys) inRanks(i, lo, hi int) *searchKeys {
 	return &c
 }
 
+// severityOrder returns the indexes of Severities in the order a list
+// sorted by severity reads them: Severities run from the highest rank
+// down, which a descending sort reads first.
+func severityOrder(desc bool) []int {
+	order := make([]int, len(Severities))
+	for i := range order {
+		order[i] = i
+	}
+	if !desc {
+		slices.Reverse(order)
+	}
+	return order
+}
+
 // rankBand returns f, sorted by severity, with its page found among the
 // severities it spans alone, given the exact number of f's matches of each
 // severity (counts, in Severities' order): the page skips the severities
@@ -1412,19 +1417,10 @@ func (k *searchKeys) inRanks(i, lo, hi int) *searchKeys {
 // matches, rather than by reading them. When the page lies past every
 // match, f is returned as it is.
 func (f Filter) rankBand(counts []int64) Filter {
-	// Severities run from the highest rank down: a descending sort reads
-	// them in order.
-	order := make([]int, len(Severities))
-	for i := range order {
-		order[i] = i
-	}
-	if !f.Desc {
-		slices.Reverse(order)
-	}
 	start, end := int64(f.Offset), int64(f.Offset+f.Limit)
 	var before int64 // the matches of the severities read before
 	lo, hi := 0, 0
-	for _, i := range order {
+	for _, i := range severityOrder(f.Desc) {
 		n := counts[i]
 		if n > 0 && before+n > start && before < end { // a severity without matches holds no row of the page
 			r := SeverityRank(Severities[i])
