@@ -272,10 +272,15 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 		// walk tests (see walkIndexOnly), else a few, for the row it reads.
 		// Sorted by severity, the keys' pages read only the severities the
 		// page spans and the keys with findings there (see rankWindow),
-		// which the walk does not: it keeps the higher price there.
+		// which the walk does not: it keeps the higher price there. So
+		// does a file prefix with q: the keys are the prefix's and q is
+		// tested on top, so the matches counted are only a bound on those
+		// the walk finds, and a q that keeps few of them would have the
+		// walk read much of the list (the keys' indexes read only the
+		// prefix's findings, whatever q keeps).
 		end := int64(f.Offset + f.Limit)
 		cost := 4.0
-		if f.walkIndexOnly() && f.SortBy != "severity" {
+		if f.walkIndexOnly() && f.SortBy != "severity" && (f.FilePrefix == "" || f.Text == "") {
 			cost = 2
 		}
 		k.walk = cost*f.walked(k, &m, end, matches) < float64(min(matches, k.hits*end))

@@ -379,6 +379,27 @@ func TestWalkReadsTheListIndexAlone(t *testing.T) {
 	})
 }
 
+// TestPrefixWithQIsNotWalked: with a file prefix and q, the keys are the
+// prefix's and q is tested on top, so the prefix's matches only bound what
+// a walk of the list would find; such a search reads the paths' indexes
+// even where an index-only walk priced by the prefix's matches alone would
+// look cheaper (it does here: the prefix's 300 findings in 40 paths among
+// 3,600, a page ending at 10).
+func TestPrefixWithQIsNotWalked(t *testing.T) {
+	u := newUnit(t)
+	u.combinedFixture()
+	f := Filter{OrgID: u.org, FilePrefix: "src/web/", Text: "sink 1", SortBy: "found_at", Desc: true, Limit: 5, Offset: 5}
+	u.checkAgainstSQL(t, f, `affected_file LIKE 'src/web/%' AND description ILIKE '%sink 1%'`)
+	r, err := u.s.Resolve(u.ctx, f)
+	require.NoError(t, err)
+	require.NotNil(t, r.keys, "resolved")
+	// The walk's price without q: below the keys' cost.
+	m := &matched{}
+	require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT count(*) FROM findings.findings WHERE org_id = $1 AND verification_status = 'approved'`, u.org).Scan(&m.all))
+	require.Less(t, 2*r.walked(r.keys, m, 10, r.keys.matched[2]), float64(min(r.keys.matched[2], r.keys.hits*10)), "an index-only walk's price")
+	assert.False(t, r.keys.walk, "the paths' indexes serve the search")
+}
+
 // rowScans returns the scans of table's rows in a plan, other than
 // lookups through the index except (for the findings, the page's own rows,
 // fetched by id): each as its node type and index.
