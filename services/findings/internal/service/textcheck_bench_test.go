@@ -23,37 +23,26 @@ func BenchmarkTextCheck(b *testing.B) {
 			AffectedFile: fmt.Sprintf("app/handlers/user%d.py", i), AffectedCode: "def get(name):\n    cursor.execute(\"SELECT * FROM users WHERE name = '\" + name + \"'\")\n    return cursor.fetchall()\n",
 			Tags: []string{"python.sqli", "CWE-89", "A03:2021-Injection", "python", "confidence:high"}, StartLine: 10, EndLine: 12, Verified: true, MermaidTrace: wrapperspb.String("graph TD; A-->B")})
 	}
-	b.Run("report/check", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := validate.Text(req); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("report/marshal", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := proto.Marshal(req); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 	small := &findingsv1.ListFindingsRequest{Severity: "high", State: "open", SortBy: "severity"}
-	b.Run("list/check", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := validate.Text(small); err != nil {
-				b.Fatal(err)
+	for _, r := range []struct {
+		name string
+		msg  proto.Message
+	}{{"report", req}, {"list", small}} {
+		b.Run(r.name+"/check", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := validate.Text(r.msg); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
-	b.Run("list/marshal", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := proto.Marshal(small); err != nil {
-				b.Fatal(err)
+		})
+		b.Run(r.name+"/marshal", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := proto.Marshal(r.msg); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
 }

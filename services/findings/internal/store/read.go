@@ -267,23 +267,8 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 		// Index entries read per key against entries walked in the list. A
 		// key reads its index up to the page's end in the list's order
 		// (each key column has an index in every order the list sorts by).
-		// The walk tests each entry's keys in a hash: about two index
-		// entries' cost where the list's index carries every column the
-		// walk tests (see walkIndexOnly), else a few, for the row it reads.
-		// Sorted by severity, the keys' pages read only the severities the
-		// page spans and the keys with findings there (see rankWindow),
-		// which the walk does not: it keeps the higher price there. So
-		// does a file prefix with q: the keys are the prefix's and q is
-		// tested on top, so the matches counted are only a bound on those
-		// the walk finds, and a q that keeps few of them would have the
-		// walk read much of the list (the keys' indexes read only the
-		// prefix's findings, whatever q keeps).
 		end := int64(f.Offset + f.Limit)
-		cost := 4.0
-		if f.walkIndexOnly() && f.SortBy != "severity" && (f.FilePrefix == "" || f.Text == "") {
-			cost = 2
-		}
-		k.walk = cost*f.walked(k, &m, end, matches) < float64(min(matches, k.hits*end))
+		k.walk = f.walkCost()*f.walked(k, &m, end, matches) < float64(min(matches, k.hits*end))
 	}
 	if !k.walk && k.not != [3]bool{} {
 		// The keys' indexes need the matching keys themselves.
@@ -295,6 +280,24 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 		f.keys = &pos.searchKeys
 	}
 	return f, nil
+}
+
+// walkCost is the price, in index entries, of each finding a walk of the
+// organization's list for f passes (see walked): it tests the entry's keys
+// in a hash, about two entries' cost where the list's index carries every
+// column the walk tests (see walkIndexOnly), else a few, for the row it
+// reads. Sorted by severity, the keys' pages read only the severities the
+// page spans and the keys with findings there (see rankWindow), which the
+// walk does not: it keeps the higher price there. So does a file prefix
+// with q: the keys are the prefix's and q is tested on top, so the matches
+// counted are only a bound on those the walk finds, and a q that keeps few
+// of them would have the walk read much of the list (the keys' indexes
+// read only the prefix's findings, whatever q keeps).
+func (f Filter) walkCost() float64 {
+	if f.walkIndexOnly() && f.SortBy != "severity" && (f.FilePrefix == "" || f.Text == "") {
+		return 2
+	}
+	return 4
 }
 
 // walked estimates how many of the organization's findings a walk of its
