@@ -289,7 +289,7 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 		for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
 			f := sr.f
 			f.OrgID, f.SortBy, f.Desc, f.Limit = org, sortBy, true, 15
-			measure("search: "+sr.name, f)
+			measure(searchPrefix+sr.name, f)
 		}
 	}
 	// A scan's export (GET /v1/scans/{id}/findings/export): every matching
@@ -298,10 +298,10 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 		name string
 		f    Filter
 	}{
-		{"export: scan42(10k)", Filter{ScanID: scan}},
-		{"export: scan42+q=sql", Filter{ScanID: scan, Text: "sql"}},
-		{"export: rescan(100k)", Filter{ScanID: rescan}},
-		{"export: rescan+state=resolved", Filter{ScanID: rescan, State: "resolved"}},
+		{exportPrefix + "scan42(10k)", Filter{ScanID: scan}},
+		{exportPrefix + "scan42+q=sql", Filter{ScanID: scan, Text: "sql"}},
+		{exportPrefix + "rescan(100k)", Filter{ScanID: rescan}},
+		{exportPrefix + "rescan+state=resolved", Filter{ScanID: rescan, State: "resolved"}},
 	}
 	for _, ex := range exports {
 		f := ex.f
@@ -327,6 +327,11 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 	for _, r := range results {
 		fmt.Fprintf(&t, "%-52s %-15s %5d %8.2f %8d\n", r.filter, r.sort, r.page, float64(r.perOp.Microseconds())/1000, r.total)
 	}
+	rows := make([]benchRow, len(results))
+	for i, r := range results {
+		rows[i] = benchRow{filter: r.filter, sort: r.sort, page: r.page, perOp: r.perOp}
+	}
+	t.WriteString(benchSummary(rows))
 	// Printed rather than logged: a benchmark's own log is shown only with -v.
 	fmt.Print(t.String())
 }
