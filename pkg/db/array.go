@@ -3,6 +3,8 @@ package db
 import (
 	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // ArrayLiteral builds a PostgreSQL array literal ({"a","b",NULL,3}), for a
@@ -65,6 +67,8 @@ func (a *ArrayLiteral) String() string { return string(append(a.b, '}')) }
 // millisecond of the process's CPU. A string it sends as it is, and the
 // server parses the literal. Items made of hexadecimal digits and dashes
 // (uuids in their text form) need no quotes; any other is quoted (see Str).
+// Uuids are better sent by UUIDArray, in binary, which the server copies
+// rather than parses.
 func TextArray(items []string) string {
 	n := 0
 	for _, s := range items {
@@ -80,4 +84,20 @@ func TextArray(items []string) string {
 		a.b = append(a.b, s...)
 	}
 	return a.String()
+}
+
+// UUIDArray returns items, uuids in their text form, as a uuid[] argument
+// that pgx sends in binary: sixteen bytes an item, which the server copies,
+// where the text literal of TextArray has the server parse every item (for
+// 1,111 search keys about 1.1–1.5 ms of one statement, against 0.4–0.6 ms in
+// binary). An item that is not a uuid sends items as TextArray does, so that
+// the server reports it as it would any malformed uuid.
+func UUIDArray(items []string) any {
+	out := make([]pgtype.UUID, len(items))
+	for i, s := range items {
+		if err := out[i].Scan(s); err != nil {
+			return TextArray(items)
+		}
+	}
+	return out
 }

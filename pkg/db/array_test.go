@@ -54,3 +54,36 @@ func TestTextArray(t *testing.T) {
 	require.Equal(t, x, *mixed[2])
 	require.Equal(t, "-42", *mixed[3])
 }
+
+// TestUUIDArray checks that uuids go to the server in binary and come back
+// as the same uuids, in order, and that an item that is not a uuid sends the
+// text literal, which the server refuses as it refuses any malformed uuid.
+func TestUUIDArray(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.New(t)
+	for _, tc := range []struct {
+		name   string
+		items  []string
+		binary bool
+	}{
+		{"none", []string{}, true},
+		{"uuids", []string{"0f8fad5b-d9cb-469f-a165-70867728950e", "7c9e6679-7425-40de-944b-e07fc1f90ae7", "0f8fad5b-d9cb-469f-a165-70867728950e"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			arg := db.UUIDArray(tc.items)
+			_, isText := arg.(string)
+			require.Equal(t, tc.binary, !isText, "sent in binary")
+			var back []string
+			require.NoError(t, pool.QueryRow(ctx, `SELECT $1::uuid[]::text[]`, arg).Scan(&back))
+			require.Equal(t, tc.items, back)
+			var n int
+			require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM unnest($1::uuid[]) k(key) WHERE k.key IN (SELECT unnest($1::uuid[]))`, arg).Scan(&n))
+			require.Equal(t, len(tc.items), n)
+		})
+	}
+	arg := db.UUIDArray([]string{"0f8fad5b-d9cb-469f-a165-70867728950e", "not-a-uuid"})
+	require.Equal(t, `{0f8fad5b-d9cb-469f-a165-70867728950e,"not-a-uuid"}`, arg, "a malformed item sends the literal")
+	var back []string
+	require.ErrorContains(t, pool.QueryRow(ctx, `SELECT $1::uuid[]::text[]`, arg).Scan(&back), "invalid input syntax for type uuid")
+}

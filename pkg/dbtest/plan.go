@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -66,6 +67,12 @@ func Prepare(t testing.TB, pool *pgxpool.Pool, settings []string, mode, name, ty
 				quoted[j] = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(e) + `"`
 			}
 			v = "{" + strings.Join(quoted, ",") + "}"
+		case []pgtype.UUID:
+			ids := make([]string, len(elems))
+			for j, e := range elems {
+				ids[j] = e.String()
+			}
+			v = "{" + strings.Join(ids, ",") + "}"
 		case []int64:
 			nums := make([]string, len(elems))
 			for j, e := range elems {

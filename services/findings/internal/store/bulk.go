@@ -92,7 +92,7 @@ func lockTargets(ctx context.Context, tx pgx.Tx, orgID string, ids []string, fil
 	var err error
 	if filter == nil {
 		rows, err = tx.Query(ctx, `SELECT id::text, id = ANY($2::uuid[]) FROM findings.findings WHERE org_id = $1 AND verification_status = 'approved'
-			AND (id = ANY($2::uuid[]) OR id = $3::uuid) ORDER BY id FOR NO KEY UPDATE`, orgID, db.TextArray(ids), canonical)
+			AND (id = ANY($2::uuid[]) OR id = $3::uuid) ORDER BY id FOR NO KEY UPDATE`, orgID, db.UUIDArray(ids), canonical)
 	} else {
 		// The matches are first read without order or lock, so that a filter
 		// matching too many is refused after reading MaxBulk+1 index
@@ -121,7 +121,7 @@ func lockTargets(ctx context.Context, tx pgx.Tx, orgID string, ids []string, fil
 		n := len(args)
 		rows, err = tx.Query(ctx, fmt.Sprintf(`SELECT f.id::text, coalesce(f.id = ANY($%[1]d::uuid[]) AND %[2]s, false) FROM findings.findings f
 			WHERE (f.id = ANY($%[1]d::uuid[]) AND %[2]s) OR (f.id = $%[3]d::uuid AND f.org_id = $%[4]d AND f.verification_status = 'approved')
-			ORDER BY f.id FOR NO KEY UPDATE OF f`, n+1, where, n+2, n+3), append(args, db.TextArray(matched), canonical, orgID)...)
+			ORDER BY f.id FOR NO KEY UPDATE OF f`, n+1, where, n+2, n+3), append(args, db.UUIDArray(matched), canonical, orgID)...)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("lock findings: %w", err)

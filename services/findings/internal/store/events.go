@@ -83,7 +83,7 @@ func enqueueMany(ctx context.Context, tx pgx.Tx, orgID string, ids []string, eve
 		SELECT $1, i.id, e.id, $2, e.payload::jsonb
 		FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS e(id, payload, ord)
 		CROSS JOIN findings.integrations i WHERE i.org_id = $1 AND i.removed_at IS NULL AND i.id IS DISTINCT FROM $5::uuid
-		ORDER BY e.ord, i.id`, orgID, event, db.TextArray(evIDs), payloads, origin); err != nil {
+		ORDER BY e.ord, i.id`, orgID, event, db.UUIDArray(evIDs), payloads, origin); err != nil {
 		return fmt.Errorf("enqueue events: %w", err)
 	}
 	return nil
@@ -109,7 +109,7 @@ func eventFindings(ctx context.Context, tx pgx.Tx, orgID string, origin *string,
 	rows, err := tx.Query(ctx, `SELECT f.id::text, f.title, f.category, f.severity, f.state, f.affected_file, f.start_line, f.duplicate_of::text,
 		s.id::text, s.repo_url, s.scan_type, s.commit_sha, s.pull_request
 		FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, ord) JOIN findings.findings f ON f.id = u.id JOIN findings.scans s ON s.id = f.scan_id
-		ORDER BY u.ord`, db.TextArray(ids))
+		ORDER BY u.ord`, db.UUIDArray(ids))
 	if err != nil {
 		return nil, nil, fmt.Errorf("event findings: %w", err)
 	}

@@ -330,7 +330,7 @@ func (s *Store) report(ctx context.Context, tx pgx.Tx, sc Scan, repoKey string, 
 	}
 	if _, err := tx.Exec(ctx, `UPDATE findings.findings f SET occurrence_count = f.occurrence_count + 1, verification_status = u.status,
 			state = u.state, updated_at = CASE WHEN u.state <> f.state THEN now() ELSE f.updated_at END
-		FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(id, status, state) WHERE f.id = u.id`, db.TextArray(upIDs), upStatus, upState); err != nil {
+		FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(id, status, state) WHERE f.id = u.id`, db.UUIDArray(upIDs), upStatus, upState); err != nil {
 		return nil, fmt.Errorf("update findings: %w", err)
 	}
 	if len(reopened) > 0 {
@@ -369,12 +369,12 @@ func recordReopened(ctx context.Context, tx pgx.Tx, sc Scan, ids []string) error
 	actor := Actor{UserID: AgentUserID, Username: AgentUsername, Source: "agent"}
 	if _, err := tx.Exec(ctx, `INSERT INTO findings.audit_log (finding_id, org_id, field, from_value, to_value, reason, actor_user_id, source)
 		SELECT u.id, $2, 'state', $3, $4, $5, $6, $7 FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord`,
-		db.TextArray(ids), sc.OrgID, from, to, reason, actor.UserID, actor.Source); err != nil {
+		db.UUIDArray(ids), sc.OrgID, from, to, reason, actor.UserID, actor.Source); err != nil {
 		return fmt.Errorf("insert audit records: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO findings.triage_entries (id, finding_id, reaction, comment, user_id, username, source)
 		SELECT gen_random_uuid(), u.id, $2, $3, $4, $5, $6 FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord`,
-		db.TextArray(ids), to, reason, actor.UserID, actor.Username, actor.Source); err != nil {
+		db.UUIDArray(ids), to, reason, actor.UserID, actor.Username, actor.Source); err != nil {
 		return fmt.Errorf("insert triage entries: %w", err)
 	}
 	changes := []Change{{Field: "state", From: &from, To: &to, Reason: reason}}
@@ -466,7 +466,7 @@ func (s *Store) ListForOperator(ctx context.Context, scanID string, includeUnver
 // scan id → severity → count.
 func (s *Store) Summaries(ctx context.Context, orgID string, scanIDs []string) (map[string]map[string]int64, error) {
 	rows, err := s.Pool.Query(ctx, `SELECT scan_id::text, severity, sum(n)::bigint FROM findings.finding_counts
-		WHERE org_id = $1 AND scan_id = ANY($2::uuid[]) GROUP BY scan_id, severity`, orgID, db.TextArray(scanIDs))
+		WHERE org_id = $1 AND scan_id = ANY($2::uuid[]) GROUP BY scan_id, severity`, orgID, db.UUIDArray(scanIDs))
 	if err != nil {
 		return nil, fmt.Errorf("summaries: %w", err)
 	}

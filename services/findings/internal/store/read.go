@@ -168,7 +168,7 @@ func (k *searchKeys) cond(a string, cols []int, filter bool, conds []string, arg
 		if len(keys) == 0 {
 			continue
 		}
-		args = append(args, db.TextArray(keys))
+		args = append(args, db.UUIDArray(keys))
 		ors = append(ors, strings.ReplaceAll(k.match(a, i, filter), "?", "$"+strconv.Itoa(len(args))))
 	}
 	switch len(ors) {
@@ -1090,7 +1090,7 @@ func (f Filter) keyPage() (string, []any) {
 func (f Filter) keyDeepPage(in Filter, col string, keys []string) (string, []any) {
 	where, args := in.keyWhere()
 	n := in.Offset + in.Limit
-	args = append(args, n, db.TextArray(keys), in.keys.keyShares(col, keys, n), in.Limit, in.Offset)
+	args = append(args, n, db.UUIDArray(keys), in.keys.keyShares(col, keys, n), in.Limit, in.Offset)
 	e, k, j, l, o := "$"+strconv.Itoa(len(args)-4), "$"+strconv.Itoa(len(args)-3), "$"+strconv.Itoa(len(args)-2),
 		"$"+strconv.Itoa(len(args)-1)+"::bigint", "$"+strconv.Itoa(len(args))+"::bigint"
 	reverse := in
@@ -1537,7 +1537,7 @@ func (f Filter) keyUnion(limit bool) (union string, args []any, bounded bool) {
 	}
 	branches := make([]string, len(cols))
 	for i, col := range cols {
-		args = append(args, db.TextArray(keys[i]))
+		args = append(args, db.UUIDArray(keys[i]))
 		k := len(args)
 		bound := ""
 		if limit {
@@ -1728,7 +1728,7 @@ func (f Filter) scanKeyPage() (string, []any) {
 	}
 	branches := make([]string, 0, len(cols))
 	for i, col := range cols {
-		args = append(args, db.TextArray(keys[i]))
+		args = append(args, db.UUIDArray(keys[i]))
 		from, cond := `unnest($`+strconv.Itoa(len(args))+`::uuid[]) k(key)`, ""
 		if perRank {
 			args = append(args, f.keys.ranks(slices.Index(keyColumns, col)))
@@ -2163,7 +2163,7 @@ func (f Filter) scanKeyCountQuery() (q string, args []any, ok bool) {
 			SELECT c.n FROM findings.finding_scan_key_counts c
 			WHERE c.scan_id = $2 AND c.field = $3 AND c.key = k.key AND ($5 = 0 OR c.severity_rank = $5) AND ($6 = '' OR c.state = $6) OFFSET 0) c
 		WHERE EXISTS (SELECT 1 FROM findings.scans s WHERE s.id = $2 AND s.org_id = $1)`,
-		[]any{f.OrgID, f.ScanID, keyColumns[col], db.TextArray(f.keys.sets()[col]), rank, f.State}, true
+		[]any{f.OrgID, f.ScanID, keyColumns[col], db.UUIDArray(f.keys.sets()[col]), rank, f.State}, true
 }
 
 // tagCounters returns the counter rows (FROM and WHERE, with their

@@ -108,7 +108,7 @@ func (s *Store) ListForReview(ctx context.Context, q OperatorQuery) ([]OperatorE
 // VerificationCounts counts the findings that occurred in each scan by
 // verification status: scan id → status → count.
 func (s *Store) VerificationCounts(ctx context.Context, orgID string, scanIDs []string) (map[string]map[string]int64, error) {
-	rows, err := s.Pool.Query(ctx, verificationCountsSQL, orgID, db.TextArray(scanIDs))
+	rows, err := s.Pool.Query(ctx, verificationCountsSQL, orgID, db.UUIDArray(scanIDs))
 	if err != nil {
 		return nil, fmt.Errorf("verification counts: %w", err)
 	}

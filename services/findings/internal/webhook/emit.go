@@ -166,7 +166,7 @@ func loadFindings(ctx context.Context, tx pgx.Tx, items []FindingItem) ([]Findin
 	rows, err := tx.Query(ctx, `SELECT f.id::text, f.title, f.category, f.severity, f.state, f.affected_file, f.start_line, f.fingerprint,
 			f.duplicate_of::text, f.scan_id::text, s.repo_url, f.occurrence_count, f.found_at, f.updated_at, f.risk_expires_at
 		FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, ord) JOIN findings.findings f ON f.id = u.id JOIN findings.scans s ON s.id = f.scan_id
-		ORDER BY u.ord`, db.TextArray(ids))
+		ORDER BY u.ord`, db.UUIDArray(ids))
 	if err != nil {
 		return nil, fmt.Errorf("webhook event findings: %w", err)
 	}
@@ -195,7 +195,7 @@ func insertEvents(ctx context.Context, tx pgx.Tx, orgID, typ string, evIDs, payl
 			SELECT e.id, $1, $2, e.payload::jsonb FROM unnest($3::uuid[], $4::text[]) AS e(id, payload)
 			RETURNING id)
 		INSERT INTO findings.webhook_deliveries (id, webhook_id, event_id)
-		SELECT gen_random_uuid(), w.id, ev.id FROM ev CROSS JOIN unnest($5::uuid[]) AS w(id)`, orgID, typ, db.TextArray(evIDs), payloads, db.TextArray(hooks)); err != nil {
+		SELECT gen_random_uuid(), w.id, ev.id FROM ev CROSS JOIN unnest($5::uuid[]) AS w(id)`, orgID, typ, db.UUIDArray(evIDs), payloads, db.UUIDArray(hooks)); err != nil {
 		return fmt.Errorf("write webhook events: %w", err)
 	}
 	return nil
@@ -224,7 +224,7 @@ func (s *Store) Publish(ctx context.Context, eventID, orgID, typ string, occurre
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO findings.webhook_deliveries (id, webhook_id, event_id)
-			SELECT gen_random_uuid(), w.id, $1 FROM unnest($2::uuid[]) AS w(id)`, eventID, db.TextArray(hooks)); err != nil {
+			SELECT gen_random_uuid(), w.id, $1 FROM unnest($2::uuid[]) AS w(id)`, eventID, db.UUIDArray(hooks)); err != nil {
 			return fmt.Errorf("queue webhook deliveries: %w", err)
 		}
 		n = len(hooks)
