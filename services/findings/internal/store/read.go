@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/vulnscan/vulnscan/pkg/db"
 )
@@ -437,19 +438,25 @@ const (
 	seqScans     = "SET LOCAL enable_seqscan TO DEFAULT"
 )
 
-// read reads matchKeys' rows into m and closes them.
+// read reads matchKeys' rows into m and closes them. The keys come as
+// uuid[] in binary: as text[], the server formatting 1,111 keys and pgx
+// parsing the literal cost 1–2 ms of a search's lookup.
 func (m *matched) read(rows pgx.Rows) error {
 	defer rows.Close()
 	for rows.Next() {
 		var i int
 		var hits, every, some int64
 		var not bool
-		var keys []string
+		var ids []pgtype.UUID
 		var sevs []int64
 		var counts []int64
 		var keySevs [][]int64
-		if err := rows.Scan(&i, &hits, &not, &keys, &counts, &keySevs, &every, &some, &sevs, &m.all, &m.org, &m.orgMatching, &m.orgBySeverity, &m.tagged); err != nil {
+		if err := rows.Scan(&i, &hits, &not, &ids, &counts, &keySevs, &every, &some, &sevs, &m.all, &m.org, &m.orgMatching, &m.orgBySeverity, &m.tagged); err != nil {
 			return err
+		}
+		keys := make([]string, len(ids))
+		for j, id := range ids {
+			keys[j] = id.String()
 		}
 		m.hits += hits
 		m.not[i], m.sums[i], m.sumsBySeverity[i], m.counts[i], m.severities[i] = not, [2]int64{every, some}, sevs, counts, keySevs
@@ -625,7 +632,7 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	}
 	return `WITH m AS MATERIALIZED (SELECT x.field, count(*) AS hits, array_agg(x.key) AS keys FROM (` + match + `) x GROUP BY x.field)` + hashed + `
 		SELECT v.i, CASE WHEN n.neg THEN h.hits ELSE cardinality(x.live) END, n.neg,
-			(CASE WHEN n.neg THEN c.keys ELSE x.live END)::text[], (CASE WHEN n.neg THEN '{}' ELSE x.counts END)::bigint[],
+			(CASE WHEN n.neg THEN c.keys ELSE x.live END)::uuid[], (CASE WHEN n.neg THEN '{}' ELSE x.counts END)::bigint[],
 			(CASE WHEN n.neg THEN '{}' ELSE x.severities END)::bigint[],
 			x.every, x.some, x.sevs,
 			(SELECT coalesce(sum(c.n), 0) FROM ` + allRows + `)::bigint,
