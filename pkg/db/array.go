@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -95,9 +96,13 @@ func TextArray(items []string) string {
 func UUIDArray(items []string) any {
 	out := make([]pgtype.UUID, len(items))
 	for i, s := range items {
-		if err := out[i].Scan(s); err != nil {
+		// uuid.Parse, not pgtype.UUID's Scan, which allocates three times
+		// an item: a third of a millisecond for a search's 1,111 keys.
+		id, err := uuid.Parse(s)
+		if err != nil {
 			return TextArray(items)
 		}
+		out[i] = pgtype.UUID{Bytes: id, Valid: true}
 	}
 	return out
 }

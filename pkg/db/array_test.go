@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/stretchr/testify/require"
 
 	"github.com/vulnscan/vulnscan/pkg/db"
@@ -63,17 +64,15 @@ func TestUUIDArray(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.New(t)
 	for _, tc := range []struct {
-		name   string
-		items  []string
-		binary bool
+		name  string
+		items []string
 	}{
-		{"none", []string{}, true},
-		{"uuids", []string{"0f8fad5b-d9cb-469f-a165-70867728950e", "7c9e6679-7425-40de-944b-e07fc1f90ae7", "0f8fad5b-d9cb-469f-a165-70867728950e"}, true},
+		{"none", []string{}},
+		{"uuids", []string{"0f8fad5b-d9cb-469f-a165-70867728950e", "7c9e6679-7425-40de-944b-e07fc1f90ae7", "0f8fad5b-d9cb-469f-a165-70867728950e"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			arg := db.UUIDArray(tc.items)
-			_, isText := arg.(string)
-			require.Equal(t, tc.binary, !isText, "sent in binary")
+			require.IsType(t, []pgtype.UUID{}, arg, "sent in binary")
 			var back []string
 			require.NoError(t, pool.QueryRow(ctx, `SELECT $1::uuid[]::text[]`, arg).Scan(&back))
 			require.Equal(t, tc.items, back)

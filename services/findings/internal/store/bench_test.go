@@ -183,10 +183,9 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 	}
 	scanName := map[string]string{"": "-", scan: "scan42(10k)", rescan: "rescan(100k)"}
 	type result struct {
-		name, filter, sort string
-		page               int
-		perOp              time.Duration
-		total              int64
+		benchRow
+		name  string
+		total int64
 	}
 	var results []*result
 	// measure runs f's first page and page 1,000 (or its last page).
@@ -202,7 +201,7 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 			if f.Desc {
 				order = "desc"
 			}
-			r := &result{filter: filter, sort: f.SortBy + " " + order, page: page}
+			r := &result{benchRow: benchRow{filter: filter, sort: f.SortBy + " " + order, page: page}}
 			r.name = fmt.Sprintf("%s/sort=%s/desc=%t/page=%d", strings.ReplaceAll(filter, "/", "|"), f.SortBy, f.Desc, page)
 			results = append(results, r)
 			b.Run(r.name, func(b *testing.B) {
@@ -306,7 +305,7 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 	for _, ex := range exports {
 		f := ex.f
 		f.OrgID, f.SortBy, f.Desc = org, "severity", true
-		r := &result{filter: ex.name, sort: "severity desc"}
+		r := &result{benchRow: benchRow{filter: ex.name, sort: "severity desc"}}
 		r.name = strings.ReplaceAll(ex.name, "/", "|")
 		results = append(results, r)
 		b.Run(r.name, func(b *testing.B) {
@@ -329,7 +328,7 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 	}
 	rows := make([]benchRow, len(results))
 	for i, r := range results {
-		rows[i] = benchRow{filter: r.filter, sort: r.sort, page: r.page, perOp: r.perOp}
+		rows[i] = r.benchRow
 	}
 	t.WriteString(benchSummary(rows))
 	// Printed rather than logged: a benchmark's own log is shown only with -v.
