@@ -408,3 +408,54 @@ func TestLockSeenReadsOnlyItsFindings(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkFoldCounts reports the time to fold the counter deltas that
+// 1,000 findings leave (ten reports of 100, not timed, into an
+// organization that already holds 20,000), every severity and state, with
+// texts shared as a scanner's rules share them: five titles, 2,000
+// descriptions and 3,000 paths. The fold sums the pending rows of every
+// counter table (see FoldCounts), a statement per table and round of
+// 1,000 keys, as the service's fold worker does.
+func BenchmarkFoldCounts(b *testing.B) {
+	ctx := context.Background()
+	s := &Store{Pool: dbtest.Migrated(b, "findings_store", Migrate)}
+	org := uuid.NewString()
+	sc := Scan{ID: uuid.NewString(), OrgID: org, RepoURL: "https://git.example.com/acme/fold", ScanType: "full"}
+	if _, err := s.RegisterScan(ctx, sc); err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	report := func(findings int) {
+		for range findings / 100 {
+			batch := make([]Reported, 100)
+			for j := range batch {
+				batch[j] = Reported{Fingerprint: fmt.Sprintf("fold-%d", n), Title: fmt.Sprintf("Rule %d", n%5), Category: "injection",
+					Severity: Severities[n%len(Severities)], Verified: true, Tags: []string{fmt.Sprintf("cwe-%d", n%40)},
+					Description: fmt.Sprintf("Tainted input reaches handler%d.", n%2000), AffectedFile: fmt.Sprintf("src/pkg%d/file%d.go", n%30, n%3000)}
+				n++
+			}
+			if _, err := s.Report(ctx, sc, batch, true); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	fold := func() {
+		for {
+			removed, err := s.FoldCounts(ctx, 1000)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if removed == 0 {
+				return
+			}
+		}
+	}
+	report(20000)
+	fold()
+	for b.Loop() {
+		b.StopTimer()
+		report(1000)
+		b.StartTimer()
+		fold()
+	}
+}
