@@ -22,29 +22,58 @@ import (
 // 1, 100 and 1,000, exact totals, a row each, as ms per List. It seeds a
 // fresh database (about a minute) and drops it.
 func BenchmarkSearchKeySizes(b *testing.B) {
+	s, org := seedSearchBench(b, searchSeed{name: "sizes", findings: 120000,
+		foundAt: `CASE WHEN g < 30000 THEN g * 10 WHEN g < 60000 THEN (g - 30000) / 300 * 3000 + (g - 30000) % 300 * 10
+			ELSE (g - 60000) * 5 END * interval '1 second'`,
+		description: `CASE WHEN g < 30000 THEN 'Sink in handler 0' WHEN g < 60000 THEN 'Sink in handler ' || (1 + (g - 30000) % 300)
+			ELSE 'Other ' || (g % 100) END`})
+	var pages []benchPage
+	for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
+		for _, page := range []int{1, 100, 1000} {
+			pages = append(pages, benchPage{name: fmt.Sprintf("sort=%s/page=%d", sortBy, page),
+				f: Filter{OrgID: org, Text: "sink in handler", SortBy: sortBy, Desc: true, Limit: 15, Offset: (page - 1) * 15}})
+		}
+	}
+	benchPages(b, s, "search of keys of two sizes", pages)
+}
+
+// searchSeed describes the findings seedSearchBench writes: finding g, from
+// 0, of findings, is found at found_at's start plus foundAt and has
+// description (SQL expressions of g); its title is one of seven rules',
+// and its severity, state, update time and file cycle through their
+// values.
+type searchSeed struct {
+	name                 string
+	findings             int
+	foundAt, description string
+}
+
+// seedSearchBench seeds, in a fresh database that is dropped when b ends,
+// one organization with one scan and the approved findings of seed, as
+// seedList1M does: the triggers bypassed, the search keys and counters
+// built by the later migrations from the rows. It returns the store and
+// the organization.
+func seedSearchBench(b *testing.B, seed searchSeed) (*Store, string) {
 	ctx := context.Background()
 	pool := dbtest.New(b)
 	org := uuid.NewString()
 	if err := db.Migrate(ctx, pool, Schema, migrationsBefore(b, "0007")); err != nil {
 		b.Fatal(err)
 	}
-	// As seedList1M: the triggers bypassed, the search keys and counters
-	// built by the later migrations from the rows.
 	if _, err := pool.Exec(ctx, `
 		SET session_replication_role = replica;
 		INSERT INTO findings.scans (id, org_id, repo_url, repo_key, scan_type)
-			VALUES (md5('sizes')::uuid, '`+org+`', 'https://git.example.com/acme/app', 'https://git.example.com/acme/app', 'full');
+			VALUES (md5('`+seed.name+`')::uuid, '`+org+`', 'https://git.example.com/acme/app', 'https://git.example.com/acme/app', 'full');
 		INSERT INTO findings.findings (id, org_id, repo_key, fingerprint, scan_id, title, category, severity, severity_rank, state,
 			verification_status, found_at, updated_at, description, affected_file, tags)
-			SELECT md5('sizes' || g)::uuid, '`+org+`', 'https://git.example.com/acme/app', 'fp' || g, md5('sizes')::uuid, 'Rule ' || (g % 7),
+			SELECT md5('`+seed.name+`' || g)::uuid, '`+org+`', 'https://git.example.com/acme/app', 'fp' || g, md5('`+seed.name+`')::uuid, 'Rule ' || (g % 7),
 				'injection', (ARRAY['critical','high','medium','low','info'])[1 + g % 5], 5 - g % 5,
 				(ARRAY['open','true_positive','false_positive','accepted_risk','resolved'])[1 + (g / 5) % 5], 'approved',
-				timestamptz '2026-01-01' + CASE WHEN g < 30000 THEN g * 10 WHEN g < 60000 THEN (g - 30000) / 300 * 3000 + (g - 30000) % 300 * 10
-					ELSE (g - 60000) * 5 END * interval '1 second',
+				timestamptz '2026-01-01' + `+seed.foundAt+`,
 				timestamptz '2026-06-01' - (g % 9973) * interval '1 minute',
-				CASE WHEN g < 30000 THEN 'Sink in handler 0' WHEN g < 60000 THEN 'Sink in handler ' || (1 + (g - 30000) % 300) ELSE 'Other ' || (g % 100) END,
+				`+seed.description+`,
 				'src/f' || (g % 1000) || '.go', '{}'
-			FROM generate_series(0, 119999) g;
+			FROM generate_series(0, `+fmt.Sprint(seed.findings-1)+`) g;
 		INSERT INTO findings.occurrences (scan_id, finding_id, approved, severity_rank, state, found_at, updated_at)
 			SELECT scan_id, id, true, severity_rank, state, found_at, updated_at FROM findings.findings;`+seedFindingCounts+`
 		SET session_replication_role = DEFAULT;`); err != nil {
@@ -54,32 +83,41 @@ func BenchmarkSearchKeySizes(b *testing.B) {
 		b.Fatal(err)
 	}
 	vacuumSeeded(ctx, b, pool)
-	s := &Store{Pool: pool}
+	return &Store{Pool: pool}, org
+}
+
+// benchPage is a page benchPages measures.
+type benchPage struct {
+	name string
+	f    Filter
+}
+
+// benchPages measures List for each page, a sub-benchmark each, then
+// prints a table of ms per List and totals under title.
+func benchPages(b *testing.B, s *Store, title string, pages []benchPage) {
+	ctx := context.Background()
 	type row struct {
 		name  string
 		perOp time.Duration
 		total int64
 	}
 	var rows []*row
-	for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
-		for _, page := range []int{1, 100, 1000} {
-			f := Filter{OrgID: org, Text: "sink in handler", SortBy: sortBy, Desc: true, Limit: 15, Offset: (page - 1) * 15}
-			r := &row{name: fmt.Sprintf("sort=%s/page=%d", sortBy, page)}
-			rows = append(rows, r)
-			b.Run(r.name, func(b *testing.B) {
-				for i := 0; i < b.N; i++ {
-					var err error
-					if _, r.total, err = s.List(ctx, f); err != nil {
-						b.Fatal(err)
-					}
+	for _, p := range pages {
+		r := &row{name: p.name}
+		rows = append(rows, r)
+		b.Run(r.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				var err error
+				if _, r.total, err = s.List(ctx, p.f); err != nil {
+					b.Fatal(err)
 				}
-				r.perOp = b.Elapsed() / time.Duration(b.N)
-			})
-		}
+			}
+			r.perOp = b.Elapsed() / time.Duration(b.N)
+		})
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].name < rows[j].name })
-	fmt.Printf("\n%-28s %8s %8s\n", "search of keys of two sizes", "ms/op", "total")
+	fmt.Printf("\n%-38s %8s %8s\n", title, "ms/op", "total")
 	for _, r := range rows {
-		fmt.Printf("%-28s %8.2f %8d\n", r.name, float64(r.perOp.Microseconds())/1000, r.total)
+		fmt.Printf("%-38s %8.2f %8d\n", r.name, float64(r.perOp.Microseconds())/1000, r.total)
 	}
 }
