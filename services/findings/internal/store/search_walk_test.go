@@ -79,3 +79,34 @@ func TestWalkBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkUnboundedInSmallOrganization: an organization with no more
+// findings than the least budget walks its list without a budget (the
+// walk's statement then has no inner bound to pay for), and its pages
+// equal what the findings say.
+func TestWalkUnboundedInSmallOrganization(t *testing.T) {
+	u := newUnit(t)
+	const matches, others = 300, 300
+	sc := u.scan("https://git.example.com/acme/small")
+	u.reportMany(sc, matches+others, func(i int) Reported {
+		desc := fmt.Sprintf("Legacy sink in handler %d", i%150)
+		if i >= matches {
+			desc = fmt.Sprintf("Tainted data reaches handler %d", i%50)
+		}
+		return Reported{Fingerprint: fmt.Sprintf("s%d", i), Title: "Rule", Category: "injection", Severity: Severities[i%len(Severities)],
+			Verified: true, Description: desc, AffectedFile: "src/a.go"}
+	})
+	f := Filter{OrgID: u.org, Text: "legacy sink", SortBy: "found_at", Desc: true, Limit: 15}
+	r, err := u.s.Resolve(u.ctx, f)
+	require.NoError(t, err)
+	require.True(t, r.keys.walk, "the even spread has the search walk")
+	assert.Zero(t, r.keys.walkBudget, "no budget where the organization holds fewer findings")
+	sql, _, _, _ := r.Queries()
+	assert.NotContains(t, sql, "LIMIT "+fmt.Sprint(walkBudgetMin), "the walk's statement without its inner bound")
+	var want []string
+	require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT array_agg(id::text ORDER BY found_at DESC, id DESC) FROM findings.findings
+		WHERE org_id = $1 AND description ILIKE '%legacy sink%'`, u.org).Scan(&want))
+	ids, total := listIDs(t, u.s, f)
+	assert.EqualValues(t, matches, total)
+	assert.Equal(t, want[:15], ids)
+}
