@@ -1,0 +1,174 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/vulnscan/vulnscan/pkg/dbtest"
+)
+
+// intakeSchemas are the schemas BenchmarkIntakeSchemas reports into: the
+// migrated one, and copies of it stripped of what the search filters
+// (found_since and found_until, repo_url, category, tag, affected_file, q)
+// add to intake, then also of what the spec's lists add. Each strip is SQL
+// run on a fresh copy of the migrated schema.
+var intakeSchemas = []struct{ name, strip string }{
+	{"full", ""},
+	// Without the search filters' indexes: those named for the search
+	// (*_search_*) and the tag rows' but their primary key.
+	{"no search indexes", searchIndexes},
+	// Without the search filters' triggers (their counters, search texts
+	// and tag rows): every trigger but specTriggers.
+	{"no search triggers", stripTriggers(specTriggers)},
+	// The spec's list indexes and exact totals only.
+	{"spec", searchIndexes + stripTriggers(specTriggers)},
+	// The keys alone: no index but the unique ones, and no trigger but
+	// those that fill the occurrences' columns.
+	{"keys", stripIndexes(`c.relname IN ('findings', 'occurrences', 'finding_tags') AND NOT i.indisunique`) +
+		stripTriggers([]string{"occurrences_keys", "findings_keys", "audit_log_append_only"})},
+}
+
+// searchIndexes drops the indexes the search filters add to intake.
+var searchIndexes = stripIndexes(`(c.relname IN ('findings', 'occurrences') AND i.indexrelid::regclass::text LIKE '%\_search\_%')
+	OR (c.relname = 'finding_tags' AND NOT i.indisprimary)`)
+
+// specTriggers are the triggers the spec's behaviour needs: the
+// occurrences' copies of their findings' columns, the exact totals of the
+// lists, and the audit log's protection.
+var specTriggers = []string{"occurrences_keys", "findings_keys", "findings_count_insert", "findings_count_update",
+	"occurrences_count_insert", "audit_log_append_only"}
+
+// stripIndexes returns SQL that drops the findings schema's indexes (index
+// i of table c) for which where holds.
+func stripIndexes(where string) string {
+	return `DO $$ DECLARE r record; BEGIN
+		FOR r IN SELECT i.indexrelid::regclass AS ix FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+			JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'findings' AND (` + where + `)
+		LOOP EXECUTE 'DROP INDEX ' || r.ix; END LOOP; END $$;`
+}
+
+// stripTriggers returns SQL that drops every trigger of the findings
+// schema's tables but keep.
+func stripTriggers(keep []string) string {
+	return `DO $$ DECLARE r record; BEGIN
+		FOR r IN SELECT t.tgname, t.tgrelid::regclass AS tbl FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+			JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = 'findings' AND NOT t.tgisinternal AND t.tgname <> ALL (ARRAY['` + strings.Join(keep, "', '") + `'])
+		LOOP EXECUTE format('DROP TRIGGER %I ON %s', r.tgname, r.tbl); END LOOP; END $$;`
+}
+
+// BenchmarkIntakeSchemas reports findings per second recorded by Report,
+// eight concurrent streams of one organization (each a scan of its own
+// repository; batches of 100 new findings with texts shared as a
+// scanner's rules share them, two tags each), into each of intakeSchemas,
+// then prints each schema's index entries per new finding and its rate as
+// a multiple of the full schema's. It tells what the search filters' and
+// the lists' indexes and counters cost intake, measured in one run.
+func BenchmarkIntakeSchemas(b *testing.B) {
+	ctx := context.Background()
+	const streams, batchSize = 8, 100
+	rates := make([]float64, len(intakeSchemas))
+	entries := make([]int, len(intakeSchemas))
+	for v, schema := range intakeSchemas {
+		b.Run("schema="+strings.ReplaceAll(schema.name, " ", "_"), func(b *testing.B) {
+			pool := dbtest.Migrated(b, "findings_store", Migrate)
+			if schema.strip != "" {
+				if _, err := pool.Exec(ctx, schema.strip); err != nil {
+					b.Fatalf("strip the schema: %v", err)
+				}
+			}
+			slots, err := NewIntakeSlots(streams)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s := &Store{Pool: pool, Intake: slots}
+			org := uuid.NewString()
+			scans := make([]Scan, streams)
+			for i := range scans {
+				scans[i] = Scan{ID: uuid.NewString(), OrgID: org, RepoURL: fmt.Sprintf("https://git.example.com/acme/s%d", i), ScanType: "full"}
+				if _, err := s.RegisterScan(ctx, scans[i]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			round, reported := 0, 0
+			for b.Loop() {
+				var wg sync.WaitGroup
+				errs := make(chan error, streams)
+				for i := range streams {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						batch := make([]Reported, batchSize)
+						for j := range batch {
+							batch[j] = ruleFinding(fmt.Sprintf("s%d-r%d-%d", i, round, j), round*batchSize+j)
+						}
+						if _, err := s.Report(ctx, scans[i], batch, true); err != nil {
+							errs <- err
+						}
+					}()
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					b.Fatal(err)
+				}
+				round++
+				reported += streams * batchSize
+			}
+			rates[v] = float64(reported) / b.Elapsed().Seconds()
+			b.ReportMetric(rates[v], "findings/s")
+			entries[v] = indexEntriesPerFinding(b, pool)
+		})
+	}
+	if rates[0] == 0 {
+		return
+	}
+	// Printed rather than logged: a benchmark's own log is shown only with -v.
+	for v, schema := range intakeSchemas {
+		fmt.Printf("intake into the %s schema: %.0f findings/s (%.2f× the full schema's), %d index entries per new finding\n",
+			schema.name, rates[v], rates[v]/rates[0], entries[v])
+	}
+}
+
+// ruleFinding returns the finding fp, the i-th a scanner reports: one of 20
+// rules, which gives its title, description, category and severity, in one
+// of 500 files, with the rule's two tags.
+func ruleFinding(fp string, i int) Reported {
+	rule := i % 20
+	return Reported{Fingerprint: fp, Title: fmt.Sprintf("Rule %d finding", rule), Category: Categories[rule%len(Categories)],
+		Severity: Severities[rule%len(Severities)], Description: fmt.Sprintf("What rule %d found and how to fix it.", rule),
+		AffectedFile: fmt.Sprintf("src/pkg%d/file%d.go", i%50, i%10), Tags: []string{fmt.Sprintf("cwe-%d", rule), "owasp-a03"},
+		Verified: true}
+}
+
+// indexEntriesPerFinding counts the entries a new finding (approved, with
+// one occurrence and two tags) adds to the indexes of the findings, the
+// occurrences and the tag rows in pool's schema: their indexes, each
+// partial one counted as the approved finding meets its condition.
+func indexEntriesPerFinding(b *testing.B, pool *pgxpool.Pool) int {
+	var findings, occurrences, tags int
+	err := pool.QueryRow(context.Background(), `SELECT
+			count(*) FILTER (WHERE c.relname = 'findings' AND coalesce(pg_get_expr(i.indpred, i.indrelid), '') NOT LIKE '%duplicate_of%'
+				AND coalesce(pg_get_expr(i.indpred, i.indrelid), '') NOT LIKE '%risk_expires_at%'),
+			count(*) FILTER (WHERE c.relname = 'occurrences' AND coalesce(pg_get_expr(i.indpred, i.indrelid), '') NOT LIKE '%NOT approved%'),
+			count(*) FILTER (WHERE c.relname = 'finding_tags')
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = 'findings'`).Scan(&findings, &occurrences, &tags)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tagRows bool
+	if err := pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT FROM findings.finding_tags)`).Scan(&tagRows); err != nil {
+		b.Fatal(err)
+	}
+	if !tagRows {
+		tags = 0
+	}
+	return findings + occurrences + 2*tags
+}
