@@ -66,8 +66,9 @@ type Filter struct {
 // matches, per key column of the findings: for q the titles, descriptions
 // and paths that contain it, for a file prefix the paths that start with it.
 // Only keys with findings of the filter's severity and state are held (the
-// key counters tell which): the others can match nothing the filter
-// selects, so pages and counts need not read them.
+// key counters tell which), and with a tag across every scan only those
+// with findings of a severity the tag's findings have: the others can
+// match nothing the filter selects, so pages and counts need not read them.
 type searchKeys struct {
 	title, description, file []string
 	// not marks, per column (title, description, file), keys held as their
@@ -79,7 +80,8 @@ type searchKeys struct {
 	// read it: List and Count read it and the findings in one snapshot.
 	not [3]bool
 	// matched holds, per column, the approved findings with the filter's
-	// severity and state that match through its keys, from the key counters.
+	// severity and state (with a tag, in the tag's severities) that match
+	// through its keys, from the key counters.
 	matched [3]int64
 	// bySeverity holds, per column, the findings with the filter's state
 	// that match through its keys, per severity in Severities' order.
@@ -604,10 +606,21 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	// The organization's findings with the tag, for a search with one across
 	// every scan (see keyDriven; within a scan a tag's search is read from
 	// the scan's occurrences or the tag's rows whatever the sizes).
-	tagged := `0::bigint`
+	//
+	// With such a tag, a key's findings are counted (some, below) only in
+	// the severities the tag's findings have (with the filter's state): a
+	// finding with both the tag and the key is counted in its severity by
+	// both counters. A key with none there matches nothing the search
+	// selects and is not held, so that a q whose texts belong to rules of
+	// other severities than the tag's answers at once, without reading the
+	// tag's rows to find no match.
+	tagged, tagSeverities := `0::bigint`, ``
 	if f.Tag != "" && f.ScanID == "" {
 		args = append(args, f.Tag)
-		tagged = `(SELECT coalesce(sum(c.n), 0) FROM findings.finding_tag_counts c WHERE c.org_id = $1 AND c.tag = $` + strconv.Itoa(len(args)) + `)::bigint`
+		tag := `$` + strconv.Itoa(len(args))
+		tagged = `(SELECT coalesce(sum(c.n), 0) FROM findings.finding_tag_counts c WHERE c.org_id = $1 AND c.tag = ` + tag + `)::bigint`
+		tagSeverities = ` AND c.severity = ANY (ARRAY(SELECT (` + severitiesByRank() + `)[g.severity_rank] FROM findings.finding_tag_counts g
+			WHERE g.org_id = $1 AND g.tag = ` + tag + ` AND ($3 = '' OR g.state = $3) GROUP BY g.severity_rank HAVING sum(g.n) > 0))`
 	}
 	// Per column: the matching texts' number and keys (h, gathered for
 	// every column in one pass over the matches); the column's texts, from
@@ -636,7 +649,7 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	// a key's rows of every repository and category, more rows per key
 	// than a read of the column's would repay, so a scoped search looks
 	// keys up.
-	keySums := `sum(c.n) AS every, sum(c.n) FILTER (WHERE ($2 = '' OR c.severity = $2) AND ($3 = '' OR c.state = $3)) AS some,
+	keySums := `sum(c.n) AS every, sum(c.n) FILTER (WHERE ($2 = '' OR c.severity = $2) AND ($3 = '' OR c.state = $3)` + tagSeverities + `) AS some,
 		` + keySeverityCols("c")
 	keyCounts := `SELECT c.* FROM unnest(CASE WHEN n.neg THEN c.keys ELSE h.keys END) k(key) CROSS JOIN LATERAL (
 			SELECT k.key, ` + keySums + ` FROM ` + keyRows + ` AND c.key = k.key) c`
@@ -694,6 +707,16 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 				` + severities + ` AS severities
 			FROM (` + keyCounts + `) c) x
 		ORDER BY v.i`, args
+}
+
+// severitiesByRank renders an array of the severities indexed by their
+// ranks.
+func severitiesByRank() string {
+	byRank := make([]string, len(Severities))
+	for _, sv := range Severities {
+		byRank[SeverityRank(sv)-1] = `'` + sv + `'`
+	}
+	return `ARRAY[` + strings.Join(byRank, ", ") + `]::text[]`
 }
 
 // Searching reports whether f has a search filter, which the counters do

@@ -526,3 +526,59 @@ func TestKeysTestedInAHash(t *testing.T) {
 		})
 	}
 }
+
+// TestTagSeveritiesPruneKeys: with a tag across every scan, a q's keys are
+// held only when they have findings of a severity the tag's findings have
+// (the counters tell both), so that a q whose texts belong to rules of
+// other severities resolves to no key and answers without reading the
+// tag's rows. A key of the tag's severities is held even when no finding
+// has both. Totals and pages are those of a plain query in every case.
+func TestTagSeveritiesPruneKeys(t *testing.T) {
+	u := newUnit(t)
+	sc := u.scan("https://git.example.com/acme/rules")
+	rules := []struct{ title, severity, tag string }{
+		{"SQL injection in query", "high", "cwe-89"},
+		{"Hard-coded credential", "critical", "cwe-798"},
+		{"Weak hash", "high", "cwe-327"},
+	}
+	u.reportMany(sc, 120, func(i int) Reported {
+		r := rules[i%3]
+		return Reported{Fingerprint: fmt.Sprintf("fp-%03d", i), Title: r.title, Severity: r.severity, Category: "injection",
+			Description: fmt.Sprintf("Found by rule %d", i%3), AffectedFile: fmt.Sprintf("src/f%d.go", i%5), Tags: []string{r.tag},
+			Verified: true}
+	})
+	for _, tc := range []struct {
+		name  string
+		f     Filter
+		where string
+		held  bool // whether q resolves to some key
+		total int64
+	}{
+		{"other severities", Filter{Tag: "cwe-89", Text: "credential"}, `'cwe-89' = ANY(tags) AND title ILIKE '%credential%'`, false, 0},
+		{"other severities with a state", Filter{Tag: "cwe-89", Text: "credential", State: "open"},
+			`'cwe-89' = ANY(tags) AND title ILIKE '%credential%' AND state = 'open'`, false, 0},
+		{"the tag's severity, no finding with both", Filter{Tag: "cwe-89", Text: "hash"}, `'cwe-89' = ANY(tags) AND title ILIKE '%hash%'`, true, 0},
+		{"the tag's own rule", Filter{Tag: "cwe-89", Text: "injection"}, `'cwe-89' = ANY(tags) AND title ILIKE '%injection%'`, true, 40},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tc.f
+			f.OrgID, f.SortBy, f.Desc, f.Limit = u.org, "severity", true, 50
+			r, err := u.s.Resolve(u.ctx, f)
+			require.NoError(t, err)
+			require.NotNil(t, r.keys)
+			assert.Equal(t, tc.held, len(r.keys.title)+len(r.keys.description)+len(r.keys.file) > 0, "keys held")
+			list, total, err := u.s.List(u.ctx, f)
+			require.NoError(t, err)
+			var want []string
+			require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT coalesce(array_agg(id::text ORDER BY `+f.orderBy("f")+`), '{}')
+				FROM findings.findings f WHERE org_id = $1 AND `+tc.where, u.org).Scan(&want))
+			got := make([]string, len(list))
+			for i, fd := range list {
+				got[i] = fd.ID
+			}
+			assert.Equal(t, tc.total, total)
+			assert.Equal(t, int64(len(want)), total, "total against the plain query")
+			assert.Equal(t, want, got, "page against the plain query")
+		})
+	}
+}
