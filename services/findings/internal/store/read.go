@@ -567,12 +567,16 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	args := []any{f.OrgID, f.Severity, f.State, scan, complements}
 	// The matching texts and paths, and those of a column (v.field) that do
 	// not match.
-	var match, textMiss, fileMiss string
+	var match, textMiss, fileMiss, qSeverities string
 	if f.FilePrefix != "" {
 		args = append(args, f.prefixArgs()...)
 		match = `SELECT 'file' AS field, x.key FROM (` + prefixKeys(6) + `) x`
 		textMiss = `SELECT t.key FROM findings.search_texts t WHERE false` // a prefix matches paths alone
 		fileMiss = `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND NOT (` + prefixCond("t", 6) + `)`
+		if f.Text != "" {
+			args = append(args, f.textArg())
+			qSeverities = prefixQSeverities(len(args), f.Text)
+		}
 	} else {
 		args = append(args, f.textArg())
 		match = `SELECT t.field, t.key FROM findings.search_texts t WHERE t.org_id = $1 AND ` + foldedLike("t", 6, f.Text) + `
@@ -649,7 +653,14 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	// a key's rows of every repository and category, more rows per key
 	// than a read of the column's would repay, so a scoped search looks
 	// keys up.
-	keySums := `sum(c.n) AS every, sum(c.n) FILTER (WHERE ($2 = '' OR c.severity = $2) AND ($3 = '' OR c.state = $3)` + tagSeverities + `) AS some,
+	// A key's findings the search selects (some) are those of the filter's
+	// severity and state, and of the severities a tag's findings or a
+	// prefix's q's matches have.
+	selected := tagSeverities
+	if qSeverities != "" {
+		selected += ` AND coalesce(c.severity = ANY ((SELECT qs.sevs FROM qs)::text[]), true)`
+	}
+	keySums := `sum(c.n) AS every, sum(c.n) FILTER (WHERE ($2 = '' OR c.severity = $2) AND ($3 = '' OR c.state = $3)` + selected + `) AS some,
 		` + keySeverityCols("c")
 	keyCounts := `SELECT c.* FROM unnest(CASE WHEN n.neg THEN c.keys ELSE h.keys END) k(key) CROSS JOIN LATERAL (
 			SELECT k.key, ` + keySums + ` FROM ` + keyRows + ` AND c.key = k.key) c`
@@ -680,7 +691,7 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	if f.SortBy == "severity" && f.Severity == "" && f.Offset > 0 {
 		severities = `coalesce(array_agg(` + keySeverityRow("c") + `) FILTER (WHERE c.some > 0), '{}')`
 	}
-	return `WITH m AS MATERIALIZED (SELECT x.field, count(*) AS hits, array_agg(x.key) AS keys FROM (` + match + `) x GROUP BY x.field)` + hashed + `
+	return `WITH m AS MATERIALIZED (SELECT x.field, count(*) AS hits, array_agg(x.key) AS keys FROM (` + match + `) x GROUP BY x.field)` + hashed + qSeverities + `
 		SELECT v.i, CASE WHEN n.neg THEN h.hits ELSE cardinality(x.live) END, n.neg,
 			(CASE WHEN n.neg THEN c.keys ELSE x.live END)::uuid[], (CASE WHEN n.neg THEN '{}' ELSE x.counts END)::bigint[],
 			(CASE WHEN n.neg THEN '{}' ELSE x.severities END)::bigint[],
@@ -707,6 +718,33 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 				` + severities + ` AS severities
 			FROM (` + keyCounts + `) c) x
 		ORDER BY v.i`, args
+}
+
+// qSeverityKeysMax is the most keys (texts and paths) a q beside a file
+// prefix may match for its severities to prune the prefix's keys (see
+// prefixQSeverities): each key's counters are a lookup, about 7 µs.
+const qSeverityKeysMax = 64
+
+// prefixQSeverities renders, for a file prefix with q (the pattern $p),
+// the common table expression qs of the severities of the findings that
+// match q (with the filter's state, $3), from the key counters of the
+// texts and paths q matches, or NULL when q matches more than
+// qSeverityKeysMax of them. A finding that matches both is counted in its
+// severity by its path's counters and by those of the text or path through
+// which q matches it, so the prefix's paths without findings of those
+// severities match nothing the search selects and are not held: a q
+// through rules of other severities than the prefix's findings then
+// answers from the lookup, where the prefix's paths were read to find no
+// match.
+func prefixQSeverities(p int, q string) string {
+	limit := strconv.Itoa(qSeverityKeysMax + 1)
+	return `,
+		qk AS MATERIALIZED (SELECT z.field, z.key FROM (SELECT t.field, t.key FROM findings.search_texts t WHERE t.org_id = $1 AND ` + foldedLike("t", p, q) + `
+			UNION ALL SELECT 'file', x.key FROM (` + fileTextKeys(p, q) + `) x) z LIMIT ` + limit + `),
+		qs AS MATERIALIZED (SELECT CASE WHEN (SELECT count(*) FROM qk) > ` + strconv.Itoa(qSeverityKeysMax) + ` THEN NULL ELSE ARRAY(
+			SELECT c.severity FROM qk CROSS JOIN LATERAL (SELECT c.severity, c.n FROM findings.finding_key_counts c
+				WHERE c.org_id = $1 AND c.field = qk.field AND c.key = qk.key AND ($3 = '' OR c.state = $3) OFFSET 0) c
+			GROUP BY c.severity HAVING sum(c.n) > 0) END AS sevs)`
 }
 
 // severitiesByRank renders an array of the severities indexed by their

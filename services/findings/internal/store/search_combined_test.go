@@ -582,3 +582,64 @@ func TestTagSeveritiesPruneKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestPrefixWithQSeveritiesPruneKeys: with a file prefix and q, the
+// prefix's paths are held only when they have findings of a severity that
+// q's matches have (the key counters of the texts and paths q matches), so
+// that a q through rules of other severities than the prefix's findings
+// resolves to no key and answers at once. A q matching more than
+// qSeverityKeysMax texts and paths prunes nothing. Totals and pages are
+// those of a plain query in every case.
+func TestPrefixWithQSeveritiesPruneKeys(t *testing.T) {
+	u := newUnit(t)
+	sc := u.scan("https://git.example.com/acme/dirs")
+	// src/web/ holds the XSS findings (medium), src/db/ the SQL injections
+	// (critical); each description is its own, the injections' 70 all
+	// with "query".
+	u.reportMany(sc, 140, func(i int) Reported {
+		title, sev, dir, where := "Reflected XSS", "medium", "web", "page"
+		if i%2 == 1 {
+			title, sev, dir, where = "SQL injection", "critical", "db", "query"
+		}
+		return Reported{Fingerprint: fmt.Sprintf("fp-%03d", i), Title: title, Severity: sev, Category: "injection",
+			Description: fmt.Sprintf("Issue %d in the %s", i, where), AffectedFile: fmt.Sprintf("src/%s/f%d.go", dir, i%10), Verified: true}
+	})
+	for _, tc := range []struct {
+		name  string
+		f     Filter
+		where string
+		held  int // prefix paths held
+		total int64
+	}{
+		{"other severities", Filter{FilePrefix: "src/web/", Text: "sql"}, `affected_file LIKE 'src/web/%' AND title ILIKE '%sql%'`, 0, 0},
+		{"other severities with a state", Filter{FilePrefix: "src/web/", Text: "sql", State: "open"},
+			`affected_file LIKE 'src/web/%' AND title ILIKE '%sql%' AND state = 'open'`, 0, 0},
+		{"the paths of q's severities", Filter{FilePrefix: "src/", Text: "sql"}, `affected_file LIKE 'src/%' AND title ILIKE '%sql%'`, 5, 70},
+		// q matches 70 descriptions, more than qSeverityKeysMax: their
+		// severities are not read, and the prefix's paths are all held.
+		{"a q of many texts", Filter{FilePrefix: "src/web/", Text: "query"}, `affected_file LIKE 'src/web/%' AND description ILIKE '%query%'`, 5, 0},
+		{"a q of many texts, some in the prefix", Filter{FilePrefix: "src/", Text: "query"},
+			`affected_file LIKE 'src/%' AND description ILIKE '%query%'`, 10, 70},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tc.f
+			f.OrgID, f.SortBy, f.Desc, f.Limit = u.org, "found_at", true, 100
+			r, err := u.s.Resolve(u.ctx, f)
+			require.NoError(t, err)
+			require.NotNil(t, r.keys)
+			assert.Len(t, r.keys.file, tc.held, "prefix paths held")
+			list, total, err := u.s.List(u.ctx, f)
+			require.NoError(t, err)
+			var want []string
+			require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT coalesce(array_agg(id::text ORDER BY `+f.orderBy("f")+`), '{}')
+				FROM findings.findings f WHERE org_id = $1 AND `+tc.where, u.org).Scan(&want))
+			got := make([]string, len(list))
+			for i, fd := range list {
+				got[i] = fd.ID
+			}
+			assert.Equal(t, tc.total, total)
+			assert.Equal(t, int64(len(want)), total, "total against the plain query")
+			assert.Equal(t, want, got, "page against the plain query")
+		})
+	}
+}
