@@ -66,9 +66,10 @@ type Filter struct {
 // matches, per key column of the findings: for q the titles, descriptions
 // and paths that contain it, for a file prefix the paths that start with it.
 // Only keys with findings of the filter's severity and state are held (the
-// key counters tell which), and with a tag across every scan only those
-// with findings of a severity the tag's findings have: the others can
-// match nothing the filter selects, so pages and counts need not read them.
+// key counters tell which), and with a tag across every scan, or beside a
+// file prefix with q, only those with findings of a severity that the
+// tag's findings, or q's matches, have: the others can match nothing the
+// filter selects, so pages and counts need not read them.
 type searchKeys struct {
 	title, description, file []string
 	// not marks, per column (title, description, file), keys held as their
@@ -80,8 +81,8 @@ type searchKeys struct {
 	// read it: List and Count read it and the findings in one snapshot.
 	not [3]bool
 	// matched holds, per column, the approved findings with the filter's
-	// severity and state (with a tag, in the tag's severities) that match
-	// through its keys, from the key counters.
+	// severity and state (with a tag, or a prefix's q, in its severities)
+	// that match through its keys, from the key counters.
 	matched [3]int64
 	// bySeverity holds, per column, the findings with the filter's state
 	// that match through its keys, per severity in Severities' order.
