@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -98,24 +97,15 @@ func BenchmarkIntakeSchemas(b *testing.B) {
 			}
 			round, reported := 0, 0
 			for b.Loop() {
-				var wg sync.WaitGroup
-				errs := make(chan error, streams)
-				for i := range streams {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						batch := make([]Reported, batchSize)
-						for j := range batch {
-							batch[j] = ruleFinding(fmt.Sprintf("s%d-r%d-%d", i, round, j), round*batchSize+j)
-						}
-						if _, err := s.Report(ctx, scans[i], batch, true); err != nil {
-							errs <- err
-						}
-					}()
-				}
-				wg.Wait()
-				close(errs)
-				for err := range errs {
+				err := eachStream(streams, func(i int) error {
+					batch := make([]Reported, batchSize)
+					for j := range batch {
+						batch[j] = ruleFinding(fmt.Sprintf("s%d-r%d-%d", i, round, j), round*batchSize+j)
+					}
+					_, err := s.Report(ctx, scans[i], batch, true)
+					return err
+				})
+				if err != nil {
 					b.Fatal(err)
 				}
 				round++

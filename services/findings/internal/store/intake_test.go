@@ -295,40 +295,27 @@ func BenchmarkIntake(b *testing.B) {
 				}
 			}
 			var reported int64
-			var mu sync.Mutex
 			round := 0
 			for b.Loop() {
 				// One op: every stream reports one batch.
-				var wg sync.WaitGroup
-				errs := make(chan error, streams)
-				for i := range streams {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						batch := make([]Reported, 0, batchSize)
-						for j := range batchSize {
-							// A quarter of the fingerprints are the pair's
-							// shared ones, reported by both scans.
-							fp := fmt.Sprintf("s%d-r%d-%d", i, round, j)
-							if j%4 == 0 {
-								fp = fmt.Sprintf("p%d-r%d-%d", i/2, round, j)
-							}
-							batch = append(batch, reportedFP(fp))
+				err := eachStream(streams, func(i int) error {
+					batch := make([]Reported, 0, batchSize)
+					for j := range batchSize {
+						// A quarter of the fingerprints are the pair's
+						// shared ones, reported by both scans.
+						fp := fmt.Sprintf("s%d-r%d-%d", i, round, j)
+						if j%4 == 0 {
+							fp = fmt.Sprintf("p%d-r%d-%d", i/2, round, j)
 						}
-						if _, err := s.Report(ctx, scans[i], batch, true); err != nil {
-							errs <- err
-							return
-						}
-						mu.Lock()
-						reported += batchSize
-						mu.Unlock()
-					}()
-				}
-				wg.Wait()
-				close(errs)
-				for err := range errs {
+						batch = append(batch, reportedFP(fp))
+					}
+					_, err := s.Report(ctx, scans[i], batch, true)
+					return err
+				})
+				if err != nil {
 					b.Fatal(err)
 				}
+				reported += int64(streams * batchSize)
 				round++
 			}
 			rate := float64(reported) / b.Elapsed().Seconds()
@@ -340,6 +327,25 @@ func BenchmarkIntake(b *testing.B) {
 		// Printed rather than logged: a benchmark's own log is shown only with -v.
 		fmt.Printf("intake: %.0f findings/s with 1 stream, %.0f with 8 streams: ratio %.2f\n", rates[1], rates[8], rates[8]/rates[1])
 	}
+}
+
+// eachStream runs report(i) for the streams 0 to n-1 at once and returns
+// an error one of them returned.
+func eachStream(n int, report func(i int) error) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := report(i); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
 
 // BenchmarkIntakeRescan reports findings per second recorded by Report when
