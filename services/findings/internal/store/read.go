@@ -580,8 +580,7 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 		}
 	} else {
 		args = append(args, f.textArg())
-		match = `SELECT t.field, t.key FROM findings.search_texts t WHERE t.org_id = $1 AND ` + foldedLike("t", 6, f.Text) + `
-			UNION ALL SELECT 'file', x.key FROM (` + fileTextKeys(6, f.Text) + `) x`
+		match = qMatches(6, f.Text)
 		textMiss = `SELECT t.key FROM findings.search_texts t WHERE t.org_id = $1 AND t.field = v.field AND NOT (t.folded LIKE ` + lowered(6) + `)`
 		fileMiss = `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND NOT (t.folded LIKE ` + lowered(6) + `)`
 	}
@@ -740,8 +739,7 @@ const qSeverityKeysMax = 64
 func prefixQSeverities(p int, q string) string {
 	limit := strconv.Itoa(qSeverityKeysMax + 1)
 	return `,
-		qk AS MATERIALIZED (SELECT z.field, z.key FROM (SELECT t.field, t.key FROM findings.search_texts t WHERE t.org_id = $1 AND ` + foldedLike("t", p, q) + `
-			UNION ALL SELECT 'file', x.key FROM (` + fileTextKeys(p, q) + `) x) z LIMIT ` + limit + `),
+		qk AS MATERIALIZED (SELECT z.field, z.key FROM (` + qMatches(p, q) + `) z LIMIT ` + limit + `),
 		qs AS MATERIALIZED (SELECT CASE WHEN (SELECT count(*) FROM qk) > ` + strconv.Itoa(qSeverityKeysMax) + ` THEN NULL ELSE ARRAY(
 			SELECT c.severity FROM qk CROSS JOIN LATERAL (SELECT c.severity, c.n FROM findings.finding_key_counts c
 				WHERE c.org_id = $1 AND c.field = qk.field AND c.key = qk.key AND ($3 = '' OR c.state = $3) OFFSET 0) c
@@ -884,6 +882,13 @@ func (f Filter) keyConds(a string, conds []string, args []any) ([]string, []any)
 // the pattern $p (see textArg) for q, case-insensitively (see foldedLike).
 func textKeys(p int, q string) string {
 	return `SELECT t.key FROM findings.search_texts t WHERE t.org_id = $1 AND ` + foldedLike("t", p, q)
+}
+
+// qMatches renders the fields and keys of the titles, descriptions and
+// paths that contain the pattern $p for q (see textKeys, fileTextKeys).
+func qMatches(p int, q string) string {
+	return `SELECT t.field, t.key FROM findings.search_texts t WHERE t.org_id = $1 AND ` + foldedLike("t", p, q) + `
+		UNION ALL SELECT 'file', x.key FROM (` + fileTextKeys(p, q) + `) x`
 }
 
 // fileTextKeys renders the keys of the paths that contain the pattern $p,
