@@ -2275,20 +2275,24 @@ func (f Filter) countQuery() (string, []any) {
 // prefix search (not both) within a scan, with at most a severity and a
 // state besides, from the scan's key counters (finding_scan_key_counts):
 // the sum over the keys of the one column whose keys it holds, as every
-// approved occurrence is counted once per column. ok is false when the
-// keys span two columns (a finding matching through both would count
-// twice), are held as a complement, or f has other filters; the matches
-// are then counted.
+// approved occurrence is counted once per column. A column held as its
+// complement (see searchKeys.not) matches the scan's approved occurrences
+// less those of the complement's keys: the scan's count (finding_counts,
+// which counts the same occurrences) less the complement's sum, where a
+// count of the matches tested each of the scan's occurrences against the
+// complement (65 ms for a scan of 300,000). ok is false when the keys span
+// two columns (a finding matching through both would count twice) or f has
+// other filters; the matches are then counted.
 func (f Filter) scanKeyCountQuery() (q string, args []any, ok bool) {
 	rest := f
 	rest.Text, rest.FilePrefix, rest.ScanID, rest.Severity, rest.State = "", "", "", "", ""
-	if f.ScanID == "" || f.keys == nil || f.keys.not != [3]bool{} || rest.Searching() || (f.Text != "" && f.FilePrefix != "") ||
+	if f.ScanID == "" || f.keys == nil || rest.Searching() || (f.Text != "" && f.FilePrefix != "") ||
 		(f.Severity != "" && !slices.Contains(Severities, f.Severity)) {
 		return "", nil, false
 	}
 	col := -1
 	for i, keys := range f.keys.sets() {
-		if len(keys) > 0 {
+		if len(keys) > 0 || f.keys.not[i] {
 			if col >= 0 {
 				return "", nil, false
 			}
@@ -2305,11 +2309,18 @@ func (f Filter) scanKeyCountQuery() (q string, args []any, ok bool) {
 	// A lookup per key, kept apart from the join (OFFSET 0): the scan's
 	// counter rows of a column hold every key its findings have (a
 	// rescan's, thousands of paths), which a join would read whole.
-	return `SELECT coalesce(sum(c.n), 0)::bigint FROM unnest($4::uuid[]) k(key) CROSS JOIN LATERAL (
+	keyed := `SELECT c.n FROM unnest($4::uuid[]) k(key) CROSS JOIN LATERAL (
 			SELECT c.n FROM findings.finding_scan_key_counts c
-			WHERE c.scan_id = $2 AND c.field = $3 AND c.key = k.key AND ($5 = 0 OR c.severity_rank = $5) AND ($6 = '' OR c.state = $6) OFFSET 0) c
-		WHERE EXISTS (SELECT 1 FROM findings.scans s WHERE s.id = $2 AND s.org_id = $1)`,
-		[]any{f.OrgID, f.ScanID, keyColumns[col], db.UUIDArray(f.keys.sets()[col]), rank, f.State}, true
+			WHERE c.scan_id = $2 AND c.field = $3 AND c.key = k.key AND ($5 = 0 OR c.severity_rank = $5) AND ($6 = '' OR c.state = $6) OFFSET 0) c`
+	args = []any{f.OrgID, f.ScanID, keyColumns[col], db.UUIDArray(f.keys.sets()[col]), rank, f.State}
+	if f.keys.not[col] {
+		keyed = `SELECT c.n FROM findings.finding_counts c
+			WHERE c.org_id = $1 AND c.scan_id = $2 AND ($7 = '' OR c.severity = $7) AND ($6 = '' OR c.state = $6)
+			UNION ALL SELECT -x.n FROM (` + keyed + `) x`
+		args = append(args, f.Severity)
+	}
+	return `SELECT coalesce(sum(c.n), 0)::bigint FROM (` + keyed + `) c
+		WHERE EXISTS (SELECT 1 FROM findings.scans s WHERE s.id = $2 AND s.org_id = $1)`, args, true
 }
 
 // tagCounters returns the counter rows (FROM and WHERE, with their

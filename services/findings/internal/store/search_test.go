@@ -1756,6 +1756,88 @@ func TestScanSearchTotalFromCounters(t *testing.T) {
 	}
 }
 
+// TestScanSearchComplementTotalFromCounters: a scan's q that matches most
+// of a column's texts holds the column as its complement (the texts that do
+// not match), and its total is the scan's count less the scan's key
+// counters of the complement, read without an occurrence, with and without
+// a severity and a state; through a title besides, where a finding could
+// match twice, the matches are counted. Every total equals a plain count of
+// the scan's matching findings, after a triage that moves findings between
+// states, beside another scan of the organization with the same texts.
+func TestScanSearchComplementTotalFromCounters(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// 100 descriptions, 90 of them with "sink" and "reached"; a seventh of
+	// the titles with "sink".
+	edit := func(i int, r *Reported) {
+		r.Verified = true
+		r.Title = "Rule"
+		if i%7 == 0 {
+			r.Title = "Sink rule"
+		}
+		r.Description = fmt.Sprintf("Sink %d reached", i%100)
+		if i%100 >= 90 {
+			r.Description = fmt.Sprintf("Source %d left", i%100)
+		}
+	}
+	s, pool, sc := reportedScan(t, "nk", 300, edit)
+	other := Scan{ID: uuid.NewString(), OrgID: sc.OrgID, RepoURL: "https://git.example.com/acme/other", ScanType: "full"}
+	if _, err := s.RegisterScan(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	batch := reported("nko", 120)
+	for i := range batch {
+		edit(i, &batch[i])
+	}
+	if _, err := s.Report(ctx, other, batch, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET state = 'resolved' WHERE org_id = $1 AND right(fingerprint, 1) IN ('1', '4')`, sc.OrgID); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		f        Filter
+		where    string // the filter in SQL
+		counters bool   // the total from the counters, where the descriptions alone match
+	}{
+		{Filter{Text: "reached"}, `description ILIKE '%reached%'`, true},
+		{Filter{Text: "REACHED", State: "resolved"}, `description ILIKE '%reached%' AND state = 'resolved'`, true},
+		{Filter{Text: "reached", Severity: "high"}, `description ILIKE '%reached%' AND severity = 'high'`, true},
+		{Filter{Text: "reached", Severity: "low", State: "open"}, `description ILIKE '%reached%' AND severity = 'low' AND state = 'open'`, true},
+		{Filter{Text: "sink"}, `(title ILIKE '%sink%' OR description ILIKE '%sink%')`, false},
+		{Filter{Text: "sink", State: "resolved"}, `(title ILIKE '%sink%' OR description ILIKE '%sink%') AND state = 'resolved'`, false},
+	} {
+		f := tc.f
+		f.OrgID, f.ScanID, f.Limit = sc.OrgID, sc.ID, 5
+		var want int64
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM findings.findings f WHERE org_id = $1 AND verification_status = 'approved'
+			AND EXISTS (SELECT 1 FROM findings.occurrences o WHERE o.scan_id = $2 AND o.finding_id = f.id) AND `+tc.where, sc.OrgID, sc.ID).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if want == 0 {
+			t.Fatalf("%s: no match to count", tc.where)
+		}
+		if _, total := listIDs(t, s, f); total != want {
+			t.Errorf("%s: List's total %d, want %d", tc.where, total, want)
+		}
+		if n, err := s.Count(ctx, f); err != nil || n != want {
+			t.Errorf("%s: Count %d (%v), want %d", tc.where, n, err, want)
+		}
+		r, err := s.Resolve(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.keys.not[1] || len(r.keys.description) != 10 {
+			t.Fatalf("%s: descriptions held as their complement %t (%d keys), want the 10 that do not match", tc.where, r.keys.not[1], len(r.keys.description))
+		}
+		_, _, count, args := r.Queries()
+		text := planText(t, pool, "EXPLAIN ", count, args)
+		if counted := strings.Contains(text, "finding_scan_key_counts") && !strings.Contains(text, " on occurrences"); counted != tc.counters {
+			t.Errorf("%s: total from the scan's key counters %t, want %t:\n%s", tc.where, counted, tc.counters, text)
+		}
+	}
+}
+
 // planText returns the plan of query under explain (an EXPLAIN with its
 // options), one line per node.
 func planText(t *testing.T, pool *pgxpool.Pool, explain, query string, args []any) string {
