@@ -150,7 +150,7 @@ func queryBalances(ctx context.Context, q pgxQuerier, orgs []string) (map[string
 	if len(orgs) == 1 {
 		rows, err = q.Query(ctx, `SELECT org_id::text, balance FROM auth.credit_balances WHERE org_id = $1`, orgs[0])
 	} else {
-		rows, err = q.Query(ctx, `SELECT org_id::text, balance FROM auth.credit_balances WHERE org_id = ANY($1::uuid[])`, db.TextArray(orgs))
+		rows, err = q.Query(ctx, `SELECT org_id::text, balance FROM auth.credit_balances WHERE org_id = ANY($1::uuid[])`, db.UUIDArray(orgs))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read balances: %w", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/stretchr/testify/require"
 )
 
@@ -36,11 +37,15 @@ func (g *gatedQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.
 	switch a := args[0].(type) {
 	case string:
 		orgs = []string{a}
-		if list, ok := strings.CutPrefix(a, "{"); ok { // several, as one array literal of uuids
+		if list, ok := strings.CutPrefix(a, "{"); ok { // several, one array literal (ids that are not uuids)
 			orgs = strings.Split(strings.TrimSuffix(list, "}"), ",")
 		}
 	case []string:
 		orgs = slices.Clone(a)
+	case []pgtype.UUID: // several, in binary
+		for _, id := range a {
+			orgs = append(orgs, uuid.UUID(id.Bytes).String())
+		}
 	}
 	slices.Sort(orgs)
 	select {

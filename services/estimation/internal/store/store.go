@@ -218,7 +218,7 @@ func (s *Store) UploadsExist(ctx context.Context, orgID string, ids []string) (m
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.Pool.Query(ctx, `SELECT id::text FROM estimation.uploads WHERE org_id = $1 AND id = ANY($2::uuid[])`, orgID, db.TextArray(ids))
+	rows, err := s.Pool.Query(ctx, `SELECT id::text FROM estimation.uploads WHERE org_id = $1 AND id = ANY($2::uuid[])`, orgID, db.UUIDArray(ids))
 	if err != nil {
 		return nil, fmt.Errorf("read uploads: %w", err)
 	}
@@ -295,7 +295,7 @@ func (s *Store) loadRepos(ctx context.Context, es []*Estimation) error {
 	}
 	rows, err := s.Pool.Query(ctx, `SELECT estimation_id::text, position, source, repo_url, requested_branch, branch, commit_sha, clone_url, status, from_cache, credits, applications, error,
 		base_branch, requested_base_commit, base_commit, pull_request, changed_files, changed_lines
-		FROM estimation.estimation_repos WHERE estimation_id = ANY($1::uuid[]) ORDER BY estimation_id, position`, db.TextArray(ids))
+		FROM estimation.estimation_repos WHERE estimation_id = ANY($1::uuid[]) ORDER BY estimation_id, position`, db.UUIDArray(ids))
 	if err != nil {
 		return fmt.Errorf("read estimation repos: %w", err)
 	}

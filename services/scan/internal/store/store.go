@@ -137,7 +137,7 @@ func (st *Store) InsertStarting(ctx context.Context, tx pgx.Tx, s Scan) error {
 	_, err = tx.Exec(ctx, `INSERT INTO scan.scans (id, org_id, user_id, task_id, cost_estimation_id, repos, target_urls,
 		auth_instructions_enc, custom_context, context_document_ids, credits, scan_type)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::uuid[], $11, $12)`,
-		s.ID, s.OrgID, s.UserID, s.TaskID, s.EstimationID, repos, s.TargetURLs, s.AuthInstructionsEnc, s.CustomContext, db.TextArray(s.ContextDocumentIDs), s.Credits, scanType)
+		s.ID, s.OrgID, s.UserID, s.TaskID, s.EstimationID, repos, s.TargetURLs, s.AuthInstructionsEnc, s.CustomContext, db.UUIDArray(s.ContextDocumentIDs), s.Credits, scanType)
 	if err != nil {
 		return fmt.Errorf("insert scan: %w", err)
 	}
@@ -410,7 +410,7 @@ func (st *Store) GetDocument(ctx context.Context, orgID, id string) (Document, e
 // MissingDocuments returns the ids that are not documents of the organization.
 func (st *Store) MissingDocuments(ctx context.Context, orgID string, ids []string) ([]string, error) {
 	rows, err := st.Pool.Query(ctx, `SELECT x::text FROM unnest($2::uuid[]) AS x WHERE NOT EXISTS
-		(SELECT 1 FROM scan.context_documents d WHERE d.id = x AND d.org_id = $1)`, orgID, db.TextArray(ids))
+		(SELECT 1 FROM scan.context_documents d WHERE d.id = x AND d.org_id = $1)`, orgID, db.UUIDArray(ids))
 	if err != nil {
 		return nil, err
 	}
