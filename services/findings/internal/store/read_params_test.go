@@ -146,7 +146,7 @@ func syntheticKeys(cols []int, n int, neg int, walk bool) *searchKeys {
 		}
 		k.hits += int64(n)
 	}
-	k.tagged = 100000
+	k.tagged, k.scanned = 100000, 100000
 	return k
 }
 

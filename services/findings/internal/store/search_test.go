@@ -1776,10 +1776,11 @@ func totalFromScanCounters(t *testing.T, pool *pgxpool.Pool, r Filter) (bool, st
 // not match), and its total is the scan's count less the scan's key
 // counters of the complement, read without an occurrence, with and without
 // a severity and a state; through a title besides, where a finding could
-// match twice, the matches are counted. Every total equals a plain count of
-// the scan's matching approved findings, after a triage that moves findings
-// between states, beside another scan of the organization with the same
-// texts.
+// match twice, the matches are counted, and so they are in a scan of fewer
+// findings than the complement's lookups would cost. Every total equals a
+// plain count of the scan's matching approved findings, after a triage that
+// moves findings between states, beside another scan of the organization
+// with the same texts.
 func TestScanSearchComplementTotalFromCounters(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -1801,12 +1802,23 @@ func TestScanSearchComplementTotalFromCounters(t *testing.T) {
 	if _, err := s.RegisterScan(ctx, other); err != nil {
 		t.Fatal(err)
 	}
-	batch := reported("nko", 120)
-	for i := range batch {
-		edit(i, &batch[i])
-	}
-	if _, err := s.Report(ctx, other, batch, true); err != nil {
+	// And a scan of 12 (10 approved) whose occurrences cost less to count
+	// than the complement's lookups.
+	small := Scan{ID: uuid.NewString(), OrgID: sc.OrgID, RepoURL: "https://git.example.com/acme/small", ScanType: "full"}
+	if _, err := s.RegisterScan(ctx, small); err != nil {
 		t.Fatal(err)
+	}
+	for _, in := range []struct {
+		sc Scan
+		n  int
+	}{{other, 120}, {small, 12}} {
+		batch := reported("nk"+in.sc.ID[:8], in.n)
+		for i := range batch {
+			edit(i, &batch[i])
+		}
+		if _, err := s.Report(ctx, in.sc, batch, true); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := pool.Exec(ctx, `UPDATE findings.findings SET state = 'resolved' WHERE org_id = $1 AND right(fingerprint, 1) IN ('1', '4')`, sc.OrgID); err != nil {
 		t.Fatal(err)
@@ -1823,27 +1835,33 @@ func TestScanSearchComplementTotalFromCounters(t *testing.T) {
 		{Filter{Text: "sink"}, `(title ILIKE '%sink%' OR description ILIKE '%sink%')`, false},
 		{Filter{Text: "sink", State: "resolved"}, `(title ILIKE '%sink%' OR description ILIKE '%sink%') AND state = 'resolved'`, false},
 	} {
-		f := tc.f
-		f.OrgID, f.ScanID, f.Limit = sc.OrgID, sc.ID, 5
-		want := scanMatches(t, pool, sc, tc.where)
-		if want == 0 {
-			t.Fatalf("%s: no match to count", tc.where)
-		}
-		if _, total := listIDs(t, s, f); total != want {
-			t.Errorf("%s: List's total %d, want %d", tc.where, total, want)
-		}
-		if n, err := s.Count(ctx, f); err != nil || n != want {
-			t.Errorf("%s: Count %d (%v), want %d", tc.where, n, err, want)
-		}
-		r, err := s.Resolve(ctx, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !r.keys.not[1] || len(r.keys.description) != 10 {
-			t.Fatalf("%s: descriptions held as their complement %t (%d keys), want the 10 that do not match", tc.where, r.keys.not[1], len(r.keys.description))
-		}
-		if counted, plan := totalFromScanCounters(t, pool, r); counted != tc.counters {
-			t.Errorf("%s: total from the scan's key counters %t, want %t:\n%s", tc.where, counted, tc.counters, plan)
+		for _, in := range []struct {
+			sc       Scan
+			counters bool // tc's total from the counters in this scan
+		}{{sc, tc.counters}, {small, false}} {
+			f := tc.f
+			f.OrgID, f.ScanID, f.Limit = sc.OrgID, in.sc.ID, 5
+			want := scanMatches(t, pool, in.sc, tc.where)
+			if want == 0 && in.sc.ID == sc.ID {
+				t.Fatalf("%s: no match to count", tc.where)
+			}
+			if _, total := listIDs(t, s, f); total != want {
+				t.Errorf("%s, scan %s: List's total %d, want %d", tc.where, in.sc.RepoURL, total, want)
+			}
+			if n, err := s.Count(ctx, f); err != nil || n != want {
+				t.Errorf("%s, scan %s: Count %d (%v), want %d", tc.where, in.sc.RepoURL, n, err, want)
+			}
+			r, err := s.Resolve(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.keys.not[1] || len(r.keys.description) != 10 {
+				t.Fatalf("%s, scan %s: descriptions held as their complement %t (%d keys), want the 10 that do not match",
+					tc.where, in.sc.RepoURL, r.keys.not[1], len(r.keys.description))
+			}
+			if counted, plan := totalFromScanCounters(t, pool, r); counted != in.counters {
+				t.Errorf("%s, scan %s: total from the scan's key counters %t, want %t:\n%s", tc.where, in.sc.RepoURL, counted, in.counters, plan)
+			}
 		}
 	}
 }
