@@ -352,9 +352,7 @@ func (u *unit) checkOrders(t *testing.T, name string, f Filter, where string, ch
 // conditions where, which must match more than two pages.
 func (u *unit) checkAgainstSQL(t *testing.T, f Filter, where string) {
 	t.Helper()
-	var want []string
-	require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT coalesce(array_agg(id::text ORDER BY `+f.orderBy("f")+`), '{}')
-		FROM findings.findings f WHERE org_id = $1 AND `+where, u.org).Scan(&want))
+	want := u.plainIDs(t, f, where)
 	require.Greater(t, len(want), 10, "matches")
 	ids, total := listIDs(t, u.s, f)
 	require.Equal(t, want[5:10], ids, "%s: page 2", f.SortBy)
@@ -629,9 +627,7 @@ func (u *unit) listAgainstSQL(t *testing.T, f Filter, where string) int64 {
 	t.Helper()
 	list, total, err := u.s.List(u.ctx, f)
 	require.NoError(t, err)
-	var want []string
-	require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT coalesce(array_agg(id::text ORDER BY `+f.orderBy("f")+`), '{}')
-		FROM findings.findings f WHERE org_id = $1 AND `+where, u.org).Scan(&want))
+	want := u.plainIDs(t, f, where)
 	require.LessOrEqual(t, len(want), f.Limit, "matches within one page")
 	got := make([]string, len(list))
 	for i, fd := range list {
@@ -640,4 +636,14 @@ func (u *unit) listAgainstSQL(t *testing.T, f Filter, where string) int64 {
 	assert.Equal(t, int64(len(want)), total, "total against the plain query")
 	assert.Equal(t, want, got, "page against the plain query")
 	return total
+}
+
+// plainIDs returns the ids of the organization's findings with the
+// conditions where, in f's order, from a plain query.
+func (u *unit) plainIDs(t *testing.T, f Filter, where string) []string {
+	t.Helper()
+	var ids []string
+	require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT coalesce(array_agg(id::text ORDER BY `+f.orderBy("f")+`), '{}')
+		FROM findings.findings f WHERE org_id = $1 AND `+where, u.org).Scan(&ids))
+	return ids
 }
