@@ -40,13 +40,18 @@ type Entry struct {
 // Key is the Redis key of a key hash.
 func Key(hash string) string { return "vulnscan:apikey:" + hash }
 
-// Revoke records the revocation of the key with this hash and tells every
-// gateway to forget it.
-func Revoke(ctx context.Context, rdb redis.UniversalClient, hash string) error {
+// Revoke records the revocation of the keys with these hashes and tells
+// every gateway to forget them, in one round trip.
+func Revoke(ctx context.Context, rdb redis.UniversalClient, hashes ...string) error {
+	if len(hashes) == 0 {
+		return nil
+	}
 	b, _ := json.Marshal(Entry{Status: string(vocab.KeyRevoked)})
 	pipe := rdb.TxPipeline()
-	pipe.Set(ctx, Key(hash), b, TombstoneTTL)
-	pipe.Publish(ctx, Channel, hash)
+	for _, hash := range hashes {
+		pipe.Set(ctx, Key(hash), b, TombstoneTTL)
+		pipe.Publish(ctx, Channel, hash)
+	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("publish key revocation: %w", err)
 	}

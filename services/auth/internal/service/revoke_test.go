@@ -89,6 +89,44 @@ func TestRevocationInvalidatesTheKeyCache(t *testing.T) {
 	require.Zero(t, pending, "published announcements leave the outbox")
 }
 
+// TestRevocationPublishesBeforeAnswering: the revoke answers only once the
+// tombstones are in Redis, even when the outbox rows committed with it were
+// claimed by another announcer (Announce on this replica or another) that
+// has not yet published them. The rule below keeps the rows from this
+// revoke's own announcement, as that claim would.
+func TestRevocationPublishesBeforeAnswering(t *testing.T) {
+	t.Parallel()
+	rdb := liveRedis(t)
+	s, org, user := newServiceWith(t, rdb)
+	pub := &Public{Service: s}
+	ctx := context.Background()
+	root, rootKey, err := s.issueKey(ctx, org, user, "root", []string{"write"}, nil)
+	require.NoError(t, err)
+	caller := principal.With(ctx, principal.Principal{OrgID: org, UserID: user, KeyID: root.ID, Scopes: root.Scopes})
+	child, err := pub.CreateAPIKey(caller, &authv1.CreateAPIKeyRequest{Name: "child", Scopes: []string{"read"}})
+	require.NoError(t, err)
+	hashes := []string{apikey.Hash(rootKey), apikey.Hash(child.GetKey())}
+	t.Cleanup(func() {
+		for _, h := range hashes {
+			_ = rdb.Del(context.Background(), keycache.Key(h)).Err()
+		}
+	})
+	// A gateway cached both keys as active.
+	for _, h := range hashes {
+		b, err := json.Marshal(keycache.Entry{Status: string(vocab.KeyActive), OrgID: org})
+		require.NoError(t, err)
+		require.NoError(t, rdb.Set(ctx, keycache.Key(h), b, keycache.TTL).Err())
+	}
+	_, err = s.Store.Pool.Exec(ctx, `CREATE RULE claimed_elsewhere AS ON INSERT TO auth.revocation_outbox DO INSTEAD NOTHING`)
+	require.NoError(t, err)
+
+	_, err = pub.RevokeAPIKey(caller, &authv1.RevokeAPIKeyRequest{Id: root.ID})
+	require.NoError(t, err)
+	for _, h := range hashes {
+		require.Equal(t, string(vocab.KeyRevoked), tombstone(t, rdb, h), "revoked before the answer")
+	}
+}
+
 func TestRevocationWaitsForRedisThenAnnounces(t *testing.T) {
 	t.Parallel()
 	s, org, user := newService(t) // Redis unreachable

@@ -142,14 +142,19 @@ func (s *Service) issueKeyFrom(ctx context.Context, orgID, userID, parentID, nam
 }
 
 // revoke revokes a key and every key it created, transitively. The
-// revocation commits in Postgres whether or not Redis answers; the gateways
-// learn of it through the revocation outbox, published here at once when
-// Redis is up and retried by Announce until it succeeds. While Redis is
+// revocation commits in Postgres whether or not Redis answers. Before
+// answering, it publishes the revoked hashes to the gateways' cache itself:
+// the outbox rows committed with the revocation may already be claimed by
+// Announce (another replica or this one's ticker), and answering before that
+// claim's publication lands would let a gateway read the key's old "active"
+// entry after the caller was told it is revoked. The outbox still carries
+// every revocation, so one whose publication fails here is retried by
+// Announce until it succeeds (publishing twice is harmless). While Redis is
 // down a gateway re-validates keys through this service once its local copy
 // is older than VULNSCAN_KEY_CACHE_TTL, which bounds how long a revoked key
 // keeps working.
 func (s *Service) revoke(ctx context.Context, id, orgID string) (store.Key, error) {
-	k, _, err := s.Store.RevokeKey(ctx, id, orgID)
+	k, hashes, err := s.Store.RevokeKey(ctx, id, orgID)
 	if errors.Is(err, store.ErrNotFound) {
 		return k, apierr.NotFound("API key not found")
 	}
@@ -158,7 +163,12 @@ func (s *Service) revoke(ctx context.Context, id, orgID string) (store.Key, erro
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
-	if _, err := s.announceOnce(actx); err != nil {
+	err = keycache.Revoke(actx, s.Redis, hashes...)
+	if err == nil {
+		// Clear the outbox rows just published (and any older ones).
+		_, err = s.announceOnce(actx)
+	}
+	if err != nil {
 		s.Log.WarnContext(ctx, "key revocation committed; announcing it to the gateways will be retried", "error", err.Error())
 	}
 	return k, nil
