@@ -146,7 +146,7 @@ func Run(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
-	st := &store.Store{Pool: pool, Intake: intake}
+	st := &store.Store{Pool: pool, Intake: intake, TextCopies: true}
 	sealURL := func(id string, url []byte) ([]byte, error) { return box.Seal(url, store.IntegrationURLAD(id)) }
 	if n, err := st.SealWebhookURLs(ctx, delivery.WebhookKind, sealURL, redact.Secret); err != nil {
 		return err

@@ -40,6 +40,10 @@ type Filter struct {
 	// keys holds the keys a q or file prefix search without a scan matches,
 	// as Resolve finds them; nil before.
 	keys *searchKeys
+	// texts is the store's copies of organizations' texts, which a q is
+	// matched against when the copy is current (see textCache); nil
+	// matches every q through the trigram indexes.
+	texts *textCache
 	// rankLo and rankHi, when not zero, bound severity_rank (see rankWindow).
 	rankLo, rankHi int
 	// precount, when precounted, is the exact number of findings f
@@ -255,7 +259,7 @@ func (k *searchKeys) indexed() bool { return !k.walk && k.not == [3]bool{} }
 // and run its queries in one snapshot; Queries renders the keyed queries
 // only for a resolved one.
 func (s *Store) Resolve(ctx context.Context, f Filter) (Filter, error) {
-	return resolve(ctx, s.Pool, f)
+	return resolve(ctx, s.Pool, s.withTexts(f))
 }
 
 // resolve is Resolve on q.
@@ -427,6 +431,9 @@ type matched struct {
 	// these, would then be hidden behind it.)
 	sumsBySeverity [3][]int64
 	orgBySeverity  []int64
+	// textsCurrent is set when q was matched against the store's copy of
+	// the organization's texts, current in the statement's snapshot.
+	textsCurrent bool
 }
 
 // matchKeys reads, in one statement, the keys f's q or file prefix
@@ -439,6 +446,11 @@ type matched struct {
 func matchKeys(ctx context.Context, q db.DBTX, f Filter, complements bool) (matched, error) {
 	sql, args := f.matchSQL(complements)
 	var m matched
+	defer func() {
+		if !m.textsCurrent && f.textCached() {
+			f.texts.stale(f.OrgID)
+		}
+	}()
 	if sn, ok := q.(*snapshot); ok {
 		b := &pgx.Batch{}
 		b.Queue(genericPlans)
@@ -455,6 +467,17 @@ func matchKeys(ctx context.Context, q db.DBTX, f Filter, complements bool) (matc
 	}
 	err = m.read(rows)
 	return m, err
+}
+
+// textCached reports whether f's q may be matched against a copy of the
+// organization's texts: q without a file prefix (whose keys are the
+// prefix's), lowered the same in the process as by the server.
+func (f Filter) textCached() bool {
+	if f.texts == nil || f.Text == "" || f.FilePrefix != "" {
+		return false
+	}
+	_, ok := asciiLower(f.Text)
+	return ok
 }
 
 // genericPlans and sessionPlans surround matchKeys' statement in a
@@ -496,7 +519,7 @@ func (m *matched) read(rows pgx.Rows) error {
 		var sevs []int64
 		var counts []int64
 		var keySevs [][]int64
-		if err := rows.Scan(&i, &hits, &not, &ids, &counts, &keySevs, &every, &some, &sevs, &m.all, &m.org, &m.orgMatching, &m.orgBySeverity, &m.tagged); err != nil {
+		if err := rows.Scan(&i, &hits, &not, &ids, &counts, &keySevs, &every, &some, &sevs, &m.all, &m.org, &m.orgMatching, &m.orgBySeverity, &m.tagged, &m.textsCurrent); err != nil {
 			return err
 		}
 		keys := make([]string, len(ids))
@@ -588,6 +611,12 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 		match = qMatches(6, f.Text)
 		textMiss = `SELECT t.key FROM findings.search_texts t WHERE t.org_id = $1 AND t.field = v.field AND NOT (t.folded LIKE ` + lowered(6) + `)`
 		fileMiss = `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND NOT (t.folded LIKE ` + lowered(6) + `)`
+	}
+	matches := `m AS MATERIALIZED (SELECT x.field, count(*) AS hits, array_agg(x.key) AS keys FROM (` + match + `) x GROUP BY x.field)`
+	current := `false`
+	if t := f.texts.lookup(f.OrgID); t != nil && f.textCached() {
+		matches, textMiss, fileMiss, args = cachedMatchSQL(t, f.Text, complements, match, textMiss, fileMiss, args)
+		current = `(SELECT fresh.ok FROM fresh)`
 	}
 	// The counter rows (alias c) of column v.field's keys, of the findings
 	// every key is counted against (the scan's, or the organization's), and
@@ -696,7 +725,7 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	if f.SortBy == "severity" && f.Severity == "" && f.Offset > 0 {
 		severities = `coalesce(array_agg(` + keySeverityRow("c") + `) FILTER (WHERE c.some > 0), '{}')`
 	}
-	return `WITH m AS MATERIALIZED (SELECT x.field, count(*) AS hits, array_agg(x.key) AS keys FROM (` + match + `) x GROUP BY x.field)` + hashed + qSeverities + `
+	return `WITH ` + matches + hashed + qSeverities + `
 		SELECT v.i, CASE WHEN n.neg THEN h.hits ELSE cardinality(x.live) END, n.neg,
 			(CASE WHEN n.neg THEN c.keys ELSE x.live END)::uuid[], (CASE WHEN n.neg THEN '{}' ELSE x.counts END)::bigint[],
 			(CASE WHEN n.neg THEN '{}' ELSE x.severities END)::bigint[],
@@ -705,7 +734,7 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 			(SELECT coalesce(sum(c.n), 0) FROM ` + orgRows + `)::bigint,
 			(SELECT coalesce(sum(c.n), 0) FROM ` + orgRows + ` AND ($2 = '' OR c.severity = $2) AND ($3 = '' OR c.state = $3))::bigint,
 			(SELECT ARRAY[` + perSeverity("c") + `] FROM ` + orgRows + `)::bigint[],
-			` + tagged + `
+			` + tagged + `, ` + current + `
 		FROM (VALUES (0, 'title'), (1, 'description'), (2, 'file')) v(i, field)
 		CROSS JOIN LATERAL (SELECT coalesce(sum(m.hits), 0) AS hits, coalesce(min(m.keys), '{}') AS keys FROM m WHERE m.field = v.field) h
 		CROSS JOIN LATERAL (SELECT coalesce(sum(t.n), 0) AS n FROM findings.search_text_counts t
@@ -1037,6 +1066,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 	var list []Finding
 	var total int64
 	var cut bool // a bounded walk spent its budget short of the page
+	f = s.withTexts(f)
 	err := s.searchSnapshot(ctx, f, func(q batchDBTX) error {
 		f, err := resolve(ctx, q, f)
 		if err != nil {
@@ -2173,6 +2203,7 @@ func scanRepoCond(p string) string {
 // Count returns the exact number of approved findings matching f.
 func (s *Store) Count(ctx context.Context, f Filter) (int64, error) {
 	var total int64
+	f = s.withTexts(f)
 	err := s.searchSnapshot(ctx, f, func(q batchDBTX) error {
 		f, err := resolve(ctx, q, f)
 		if err != nil {

@@ -11,6 +11,7 @@ package store
 import (
 	"embed"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -63,6 +64,28 @@ type Store struct {
 	// Intake bounds how many Report transactions run at once; nil (the
 	// zero value) leaves them unbounded. See IntakeSlots.
 	Intake *IntakeSlots
+	// TextCopies has q searches matched against copies of the
+	// organizations' texts kept in the process (see textCache); the zero
+	// value matches every q through the texts' trigram indexes.
+	TextCopies bool
+
+	textsOnce sync.Once
+	texts     *textCache
+}
+
+// textCache returns the store's copies of organizations' texts.
+func (s *Store) textCache() *textCache {
+	s.textsOnce.Do(func() { s.texts = newTextCache(s.Pool) })
+	return s.texts
+}
+
+// withTexts gives a q search the store's copies of organizations' texts,
+// when it keeps them.
+func (s *Store) withTexts(f Filter) Filter {
+	if s.TextCopies && f.Text != "" {
+		f.texts = s.textCache()
+	}
+	return f
 }
 
 // Scan is a registered scan.

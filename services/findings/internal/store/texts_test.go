@@ -1,0 +1,206 @@
+package store
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// textFixture reports 160 findings whose descriptions mostly hold "sink"
+// (so that a search for it holds the descriptions as their complement),
+// titles of a few rules, some not ASCII, and paths in two directories.
+func (u *unit) textFixture(prefix string, n int) {
+	u.t.Helper()
+	sc := u.scan("https://git.example.com/acme/" + prefix)
+	u.reportMany(sc, n, func(i int) Reported {
+		r := reportedFP(fmt.Sprintf("%s-%03d", prefix, i))
+		r.Severity = Severities[i%len(Severities)]
+		r.Verified = i%9 != 4
+		r.Title = []string{"SQL Injection", "Path traversal", "Écriture hors limites", "Open redirect"}[i%4]
+		r.Description = fmt.Sprintf("Tainted data reaches Sink%d_x%%y", i)
+		if i%10 == 3 {
+			r.Description = fmt.Sprintf("Source %d ÜBER alles", i)
+		}
+		r.AffectedFile = fmt.Sprintf("src/%s/%s/f%d.go", prefix, []string{"Web", "db"}[i%2], i%40)
+		return r
+	})
+}
+
+// textCases are searches whose q is ASCII (matched against the copy) or
+// not (matched by the server), with the conditions in SQL that select the
+// same findings.
+var textCases = []struct {
+	q     string
+	where string
+	ascii bool
+}{
+	{"sink", `(title ILIKE '%sink%' OR description ILIKE '%sink%' OR affected_file ILIKE '%sink%')`, true},
+	{"SINK1", `(title ILIKE '%sink1%' OR description ILIKE '%sink1%' OR affected_file ILIKE '%sink1%')`, true},
+	{"_x%y", `(description LIKE '%\_x\%y%')`, true},
+	{"src/", `true`, true},
+	{"/web/", `affected_file ILIKE '%/web/%'`, true},
+	{"injection", `title ILIKE '%injection%'`, true},
+	{"hors", `title ILIKE '%hors%'`, true},
+	{"nowhere", `false`, true},
+	{"x", `(title ILIKE '%x%' OR description ILIKE '%x%' OR affected_file ILIKE '%x%')`, true},
+	{"über", `description ILIKE '%über%'`, false},
+	{"écriture", `title ILIKE '%écriture%'`, false},
+}
+
+// TestTextCacheMatchesAsTheServer: a q matched against the store's copy
+// of the organization's texts finds the keys, complements and counts the
+// server's trigram lookup finds, and the same pages and totals; a q that
+// is not ASCII is left to the server. Without the copy's keys sent, the
+// statement would find nothing, so a copy used wrongly fails the plain
+// query comparison.
+func TestTextCacheMatchesAsTheServer(t *testing.T) {
+	u := newUnit(t)
+	u.s.TextCopies = true
+	u.textFixture("a", 160)
+	cache := u.s.textCache()
+	require.NoError(t, cache.refresh(u.ctx, u.org))
+	require.NotNil(t, cache.lookup(u.org), "the organization's texts are copied")
+	for _, tc := range textCases {
+		for _, complements := range []bool{true, false} {
+			f := Filter{OrgID: u.org, Text: tc.q, Limit: 200}
+			server, err := matchKeys(u.ctx, u.s.Pool, f, complements)
+			require.NoError(t, err)
+			require.False(t, server.textsCurrent)
+			f.texts = cache
+			copied, err := matchKeys(u.ctx, u.s.Pool, f, complements)
+			require.NoError(t, err)
+			assert.Equal(t, tc.ascii, copied.textsCurrent, "q %q matched against the copy", tc.q)
+			sameMatches(t, tc.q, server, copied)
+		}
+		u.checkTextSearch(t, tc.q, tc.where)
+	}
+}
+
+// sameMatches compares two key lookups, whatever the order of their keys.
+func sameMatches(t *testing.T, q string, want, got matched) {
+	t.Helper()
+	norm := func(m matched) matched {
+		m.textsCurrent = false
+		for i, keys := range [][]string{m.title, m.description, m.file} {
+			idx := make([]int, len(keys))
+			for j := range idx {
+				idx[j] = j
+			}
+			slices.SortFunc(idx, func(a, b int) int { return cmpStrings(keys[a], keys[b]) })
+			sorted := make([]string, len(keys))
+			var counts []int64
+			var sevs [][]int64
+			for j, k := range idx {
+				sorted[j] = keys[k]
+				if len(m.counts[i]) > 0 {
+					counts = append(counts, m.counts[i][k])
+				}
+				if len(m.severities[i]) > 0 {
+					sevs = append(sevs, m.severities[i][k])
+				}
+			}
+			if len(m.counts[i]) > 0 {
+				m.counts[i] = counts
+			}
+			if len(m.severities[i]) > 0 {
+				m.severities[i] = sevs
+			}
+			switch i {
+			case 0:
+				m.title = sorted
+			case 1:
+				m.description = sorted
+			default:
+				m.file = sorted
+			}
+		}
+		return m
+	}
+	assert.Equal(t, norm(want), norm(got), "q %q", q)
+}
+
+func cmpStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// checkTextSearch checks q's pages and totals, in two orders and with a
+// state, against plain queries.
+func (u *unit) checkTextSearch(t *testing.T, q, where string) {
+	t.Helper()
+	for _, f := range []Filter{
+		{OrgID: u.org, Text: q, Limit: 400},
+		{OrgID: u.org, Text: q, Limit: 400, SortBy: "severity", Desc: true},
+		{OrgID: u.org, Text: q, Limit: 400, State: "open", Severity: "high"},
+	} {
+		cond := `verification_status = 'approved' AND ` + where
+		if f.State != "" {
+			cond += ` AND state = 'open' AND severity = 'high'`
+		}
+		u.listAgainstSQL(t, f, cond)
+		n, err := u.s.Count(u.ctx, f)
+		require.NoError(t, err)
+		assert.Equal(t, int64(len(u.plainIDs(t, f, cond))), n, "count of q %q", q)
+	}
+}
+
+// TestTextCacheStaleCopy: once new texts are reported, the copy no longer
+// matches the organization's text counts; the statement then matches q
+// through the trigram indexes (new texts found), and the next searches
+// have the copy refreshed in the background.
+func TestTextCacheStaleCopy(t *testing.T) {
+	u := newUnit(t)
+	u.s.TextCopies = true
+	u.textFixture("a", 120)
+	cache := u.s.textCache()
+	require.NoError(t, cache.refresh(u.ctx, u.org))
+	u.textFixture("b", 40) // new descriptions, paths and no new title
+	f := Filter{OrgID: u.org, Text: "sink", Limit: 200, texts: cache}
+	m, err := matchKeys(u.ctx, u.s.Pool, f, true)
+	require.NoError(t, err)
+	require.False(t, m.textsCurrent, "the copy misses the new texts")
+	for _, tc := range textCases {
+		u.checkTextSearch(t, tc.q, tc.where)
+	}
+	require.Eventually(t, func() bool {
+		m, err := matchKeys(u.ctx, u.s.Pool, f, true)
+		return err == nil && m.textsCurrent
+	}, 20*time.Second, 50*time.Millisecond, "a stale copy is refreshed")
+	for _, tc := range textCases {
+		u.checkTextSearch(t, tc.q, tc.where)
+	}
+}
+
+// TestTextCacheBounds: an organization with more texts than the bound is
+// not copied, and copies beyond the byte budget push out the least
+// recently used.
+func TestTextCacheBounds(t *testing.T) {
+	u := newUnit(t)
+	u.textFixture("a", 60)
+	other := &unit{t: t, ctx: u.ctx, s: u.s, org: "00000000-0000-4000-8000-000000000001"}
+	other.textFixture("b", 60)
+
+	small := newTextCache(u.s.Pool)
+	small.maxTexts = 20
+	require.NoError(t, small.refresh(u.ctx, u.org))
+	require.Nil(t, small.lookup(u.org), "more texts than the bound")
+
+	c := newTextCache(u.s.Pool)
+	require.NoError(t, c.refresh(u.ctx, u.org))
+	a := c.lookup(u.org)
+	require.NotNil(t, a)
+	c.maxBytes = a.bytes + a.bytes/2 // room for one organization's texts
+	require.NoError(t, c.refresh(u.ctx, other.org))
+	require.Nil(t, c.lookup(u.org), "the least recently used copy leaves")
+	require.NotNil(t, c.lookup(other.org))
+	require.LessOrEqual(t, c.bytes, c.maxBytes)
+}
