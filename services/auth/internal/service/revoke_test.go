@@ -14,6 +14,7 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/principal"
 	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
+	"github.com/vulnscan/vulnscan/services/auth/internal/store"
 )
 
 // liveRedis is the Redis server the tests share; each test touches only
@@ -42,10 +43,10 @@ func tombstone(t *testing.T, rdb *redis.Client, hash string) string {
 	return e.Status
 }
 
-func TestRevocationInvalidatesTheKeyCache(t *testing.T) {
-	t.Parallel()
-	rdb := liveRedis(t)
-	s, org, user := newServiceWith(t, rdb)
+// keyTree issues a root key of user and a key it creates, and returns the
+// public API, the root's caller, the root and both keys' hashes.
+func keyTree(t *testing.T, s *Service, org, user string) (*Public, context.Context, store.Key, []string) {
+	t.Helper()
 	pub := &Public{Service: s}
 	ctx := context.Background()
 	root, rootKey, err := s.issueKey(ctx, org, user, "root", []string{"write"}, nil)
@@ -53,9 +54,17 @@ func TestRevocationInvalidatesTheKeyCache(t *testing.T) {
 	caller := principal.With(ctx, principal.Principal{OrgID: org, UserID: user, KeyID: root.ID, Scopes: root.Scopes})
 	child, err := pub.CreateAPIKey(caller, &authv1.CreateAPIKeyRequest{Name: "child", Scopes: []string{"read"}})
 	require.NoError(t, err)
+	return pub, caller, root, []string{apikey.Hash(rootKey), apikey.Hash(child.GetKey())}
+}
+
+func TestRevocationInvalidatesTheKeyCache(t *testing.T) {
+	t.Parallel()
+	rdb := liveRedis(t)
+	s, org, user := newServiceWith(t, rdb)
+	pub, caller, root, hashes := keyTree(t, s, org, user)
+	ctx := context.Background()
 	_, bystander, err := s.issueKey(ctx, org, user, "bystander", []string{"read"}, nil)
 	require.NoError(t, err)
-	hashes := []string{apikey.Hash(rootKey), apikey.Hash(child.GetKey())}
 	t.Cleanup(func() {
 		for _, h := range append(hashes, apikey.Hash(bystander)) {
 			_ = rdb.Del(context.Background(), keycache.Key(h)).Err()
@@ -98,14 +107,8 @@ func TestRevocationPublishesBeforeAnswering(t *testing.T) {
 	t.Parallel()
 	rdb := liveRedis(t)
 	s, org, user := newServiceWith(t, rdb)
-	pub := &Public{Service: s}
+	pub, caller, root, hashes := keyTree(t, s, org, user)
 	ctx := context.Background()
-	root, rootKey, err := s.issueKey(ctx, org, user, "root", []string{"write"}, nil)
-	require.NoError(t, err)
-	caller := principal.With(ctx, principal.Principal{OrgID: org, UserID: user, KeyID: root.ID, Scopes: root.Scopes})
-	child, err := pub.CreateAPIKey(caller, &authv1.CreateAPIKeyRequest{Name: "child", Scopes: []string{"read"}})
-	require.NoError(t, err)
-	hashes := []string{apikey.Hash(rootKey), apikey.Hash(child.GetKey())}
 	t.Cleanup(func() {
 		for _, h := range hashes {
 			_ = rdb.Del(context.Background(), keycache.Key(h)).Err()
@@ -117,7 +120,7 @@ func TestRevocationPublishesBeforeAnswering(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, rdb.Set(ctx, keycache.Key(h), b, keycache.TTL).Err())
 	}
-	_, err = s.Store.Pool.Exec(ctx, `CREATE RULE claimed_elsewhere AS ON INSERT TO auth.revocation_outbox DO INSTEAD NOTHING`)
+	_, err := s.Store.Pool.Exec(ctx, `CREATE RULE claimed_elsewhere AS ON INSERT TO auth.revocation_outbox DO INSTEAD NOTHING`)
 	require.NoError(t, err)
 
 	_, err = pub.RevokeAPIKey(caller, &authv1.RevokeAPIKeyRequest{Id: root.ID})

@@ -30,6 +30,18 @@ func (u *unit) textFixture(prefix string, n int) {
 	})
 }
 
+// copiedUnit is a unit whose store keeps copies of the texts, with n
+// findings of textFixture and their texts copied.
+func copiedUnit(t *testing.T, n int) (*unit, *textCache) {
+	t.Helper()
+	u := newUnit(t)
+	u.s.TextCopies = true
+	u.textFixture("a", n)
+	cache := u.s.textCache()
+	require.NoError(t, cache.refresh(u.ctx, u.org))
+	return u, cache
+}
+
 // textCases are searches whose q is ASCII (matched against the copy) or
 // not (matched by the server), with the conditions in SQL that select the
 // same findings.
@@ -58,11 +70,7 @@ var textCases = []struct {
 // statement would find nothing, so a copy used wrongly fails the plain
 // query comparison.
 func TestTextCacheMatchesAsTheServer(t *testing.T) {
-	u := newUnit(t)
-	u.s.TextCopies = true
-	u.textFixture("a", 160)
-	cache := u.s.textCache()
-	require.NoError(t, cache.refresh(u.ctx, u.org))
+	u, cache := copiedUnit(t, 160)
 	require.NotNil(t, cache.lookup(u.org), "the organization's texts are copied")
 	for _, tc := range textCases {
 		for _, complements := range []bool{true, false} {
@@ -158,11 +166,7 @@ func (u *unit) checkTextSearch(t *testing.T, q, where string) {
 // through the trigram indexes (new texts found), and the next searches
 // have the copy refreshed in the background.
 func TestTextCacheStaleCopy(t *testing.T) {
-	u := newUnit(t)
-	u.s.TextCopies = true
-	u.textFixture("a", 120)
-	cache := u.s.textCache()
-	require.NoError(t, cache.refresh(u.ctx, u.org))
+	u, cache := copiedUnit(t, 120)
 	u.textFixture("b", 40) // new descriptions, paths and no new title
 	f := Filter{OrgID: u.org, Text: "sink", Limit: 200, texts: cache}
 	m, err := matchKeys(u.ctx, u.s.Pool, f, true)
