@@ -23,9 +23,10 @@ import (
 // lowered texts is exact for as long as those numbers have not moved.
 //
 // textCache keeps such copies, per organization, in the process. A search
-// whose q is ASCII matches it against the copy in memory (tens of
-// microseconds for thousands of texts) and sends the matching keys with its
-// key lookup; the lookup's statement checks, in its own snapshot, that the
+// whose q is ASCII matches it against the copy in memory (one string
+// search per column, 0.16–0.5 ms for 12,000 texts and paths, its hits
+// remembered for the next searches of the same q) and sends the matching
+// keys with its key lookup; the lookup's statement checks, in its own snapshot, that the
 // organization's text counts are still the copy's, and otherwise matches q
 // through the trigram indexes as before (one statement either way, so a
 // stale copy costs three counter lookups, not a wrong answer). A search
@@ -79,13 +80,20 @@ type orgTexts struct {
 
 	// memo holds the hits of the latest lowered q's (see hits): the pages
 	// of a search, its total and its export look the same q up again.
-	memoMu sync.Mutex
-	memo   map[string][3][]int
+	// memoHits is the number of hits it holds.
+	memoMu   sync.Mutex
+	memo     map[string][3][]int
+	memoHits int
 }
 
 // textMemoMax is how many q's an organization's copy remembers the hits
-// of; past it the memo starts again.
-const textMemoMax = 128
+// of, and textMemoHits how many hits per text and path of the copy (so
+// that the memo stays within a small multiple of the copy's own keys);
+// past either the memo starts again.
+const (
+	textMemoMax  = 128
+	textMemoHits = 2
+)
 
 func newTextCache(pool *pgxpool.Pool) *textCache {
 	return &textCache{pool: pool, maxTexts: textCacheMaxTexts, maxBytes: textCacheBytes, orgs: map[string]*orgTexts{}, next: map[string]time.Time{}}
@@ -242,11 +250,13 @@ func (t *orgTexts) match(lq string) [3][]int {
 	for i := range h {
 		h[i] = t.hits(i, lq)
 	}
+	n := len(h[0]) + len(h[1]) + len(h[2])
 	t.memoMu.Lock()
-	if t.memo == nil || len(t.memo) >= textMemoMax {
-		t.memo = map[string][3][]int{}
+	if t.memo == nil || len(t.memo) >= textMemoMax || int64(t.memoHits+n) > textMemoHits*(t.n[0]+t.n[1]+t.n[2]) {
+		t.memo, t.memoHits = map[string][3][]int{}, 0
 	}
 	t.memo[lq] = h
+	t.memoHits += n
 	t.memoMu.Unlock()
 	return h
 }

@@ -207,4 +207,17 @@ func TestTextCacheBounds(t *testing.T) {
 	require.Nil(t, c.lookup(u.org), "the least recently used copy leaves")
 	require.NotNil(t, c.lookup(other.org))
 	require.LessOrEqual(t, c.bytes, c.maxBytes)
+
+	// The memo of q's hits stays within its bounds, and remembers what
+	// a search finds.
+	b := c.lookup(other.org)
+	want := [3][]int{b.hits(0, "sql"), b.hits(1, "sql"), b.hits(2, "sql")}
+	require.Equal(t, want, b.match("sql"))
+	for i := range 3 * textMemoMax {
+		b.match(fmt.Sprintf("sink%d", i%70))
+		b.match("src/")
+		require.LessOrEqual(t, len(b.memo), textMemoMax)
+		require.LessOrEqual(t, int64(b.memoHits), textMemoHits*(b.n[0]+b.n[1]+b.n[2]))
+	}
+	require.Equal(t, want, b.match("sql"))
 }
