@@ -62,6 +62,9 @@ const (
 	textCacheBytes    = 64 << 20
 	textRefreshMin    = time.Second
 	textRefreshFactor = 50
+	// textNextMax is how many organizations' next refresh times are kept
+	// before those past are forgotten.
+	textNextMax = 10_000
 )
 
 // orgTexts is one organization's texts and paths, per key column (title,
@@ -73,7 +76,7 @@ const (
 type orgTexts struct {
 	n     [3]int64
 	keys  [3][]pgtype.UUID
-	buf   [3]strings.Builder
+	buf   [3]string
 	ends  [3][]int
 	bytes int
 	used  time.Time // guarded by textCache.mu
@@ -147,7 +150,15 @@ func (c *textCache) refresh(ctx context.Context, org string) error {
 	took := time.Since(start)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.next[org] = time.Now().Add(max(textRefreshMin, textRefreshFactor*took))
+	now := time.Now()
+	if len(c.next) > textNextMax {
+		for o, at := range c.next {
+			if at.Before(now) {
+				delete(c.next, o)
+			}
+		}
+	}
+	c.next[org] = now.Add(max(textRefreshMin, textRefreshFactor*took))
 	if old := c.orgs[org]; old != nil {
 		c.bytes -= old.bytes
 		delete(c.orgs, org)
@@ -199,15 +210,15 @@ func readOrgTexts(ctx context.Context, pool *pgxpool.Pool, org string, maxTexts 
 		return nil, fmt.Errorf("read search texts: %w", err)
 	}
 	t := &orgTexts{}
+	var bufs [3]strings.Builder
 	var i int
 	var key pgtype.UUID
 	var folded string
 	_, err = pgx.ForEachRow(rows, []any{&i, &key, &folded}, func() error {
 		t.keys[i] = append(t.keys[i], key)
-		t.buf[i].WriteString(folded)
-		t.ends[i] = append(t.ends[i], t.buf[i].Len())
-		t.buf[i].WriteByte(0)
-		t.bytes += len(folded) + 1 + 16 + 8
+		bufs[i].WriteString(folded)
+		t.ends[i] = append(t.ends[i], bufs[i].Len())
+		bufs[i].WriteByte(0)
 		return nil
 	})
 	if err != nil {
@@ -215,6 +226,11 @@ func readOrgTexts(ctx context.Context, pool *pgxpool.Pool, org string, maxTexts 
 	}
 	for i := range t.n {
 		t.n[i] = int64(len(t.keys[i]))
+		// Kept at their length, not the builders' grown capacity.
+		t.buf[i] = strings.Clone(bufs[i].String())
+		t.keys[i] = slices.Clip(t.keys[i])
+		t.ends[i] = slices.Clip(t.ends[i])
+		t.bytes += len(t.buf[i]) + len(t.keys[i])*16 + len(t.ends[i])*8
 	}
 	if t.n[0]+t.n[1]+t.n[2] > maxTexts {
 		return nil, nil
@@ -265,7 +281,7 @@ func (t *orgTexts) match(lq string) [3][]int {
 // the lowered q.
 func (t *orgTexts) hits(i int, lq string) []int {
 	var hit []int
-	buf, ends := t.buf[i].String(), t.ends[i]
+	buf, ends := t.buf[i], t.ends[i]
 	for pos := 0; pos < len(buf); {
 		k := strings.Index(buf[pos:], lq)
 		if k < 0 {
