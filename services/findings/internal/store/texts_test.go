@@ -221,3 +221,48 @@ func TestTextCacheBounds(t *testing.T) {
 	}
 	require.Equal(t, want, b.match("sql"))
 }
+
+// TestOrgTextsHits: a q is found in each text that contains it, once per
+// text however often, at either end of the column, never across two texts,
+// and only ASCII q's without NUL are lowered in the process.
+func TestOrgTextsHits(t *testing.T) {
+	texts := []string{"abc", "xabcabc", "", "ab", "cab", "zzabc"}
+	o := &orgTexts{}
+	var buf string
+	for _, s := range texts {
+		buf += s
+		o.ends[1] = append(o.ends[1], len(buf))
+		buf += "\x00"
+	}
+	o.buf[1] = buf
+	for _, tc := range []struct {
+		q    string
+		want []int
+	}{
+		{"abc", []int{0, 1, 5}},
+		{"ab", []int{0, 1, 3, 4, 5}},
+		{"b", []int{0, 1, 3, 4, 5}},
+		{"cab", []int{1, 4}},
+		{"bca", []int{1}},
+		{"cx", nil}, // "abc" then "xabcabc": across two texts
+		{"abcab", []int{1}},
+		{"zzabc", []int{5}},
+		{"q", nil},
+	} {
+		assert.Equal(t, tc.want, o.hits(1, tc.q), "q %q", tc.q)
+		assert.Empty(t, o.hits(0, tc.q), "an empty column")
+	}
+	for _, tc := range []struct {
+		q, want string
+		ok      bool
+	}{
+		{"SQL Injection", "sql injection", true},
+		{"a_%\\B", "a_%\\b", true},
+		{"Über", "", false},
+		{"a\x00b", "", false},
+	} {
+		got, ok := asciiLower(tc.q)
+		assert.Equal(t, tc.ok, ok, tc.q)
+		assert.Equal(t, tc.want, got, tc.q)
+	}
+}
