@@ -121,6 +121,13 @@ func (u *unit) vacuumAllVisible(tables ...string) {
 	u.t.Helper()
 	deadline := time.Now().Add(allVisibleWait)
 	for _, table := range tables {
+		// The database is the test's own: its tables need no automatic
+		// vacuum or analyze, whose workers, racing with the VACUUM below,
+		// can keep it from marking pages (a page pinned by another backend
+		// is not pruned, and so not marked; a worker's snapshot holds the
+		// horizon back).
+		_, err := u.s.Pool.Exec(u.ctx, "ALTER TABLE findings."+table+" SET (autovacuum_enabled = off)")
+		require.NoError(u.t, err)
 		for {
 			u.flushAndCancelAutovacuum()
 			_, err := u.s.Pool.Exec(u.ctx, "VACUUM ANALYZE findings."+table)
@@ -157,10 +164,12 @@ func (u *unit) flushAndCancelAutovacuum() {
 }
 
 // snapshotHolders describes the other sessions of the unit's database
-// that hold a snapshot or a transaction id, for a failure message.
+// that hold a snapshot or a transaction id, and the server's sessions of
+// no database that do (which hold every database's horizon back), for a
+// failure message.
 func (u *unit) snapshotHolders() string {
-	rows, err := u.s.Pool.Query(u.ctx, `SELECT format('%s %s %s since %s: %s', pid, backend_type, state, xact_start, left(query, 80))
-		FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+	rows, err := u.s.Pool.Query(u.ctx, `SELECT format('%s %s %s %s since %s: %s', pid, coalesce(datname, '-'), backend_type, state, xact_start, left(query, 80))
+		FROM pg_stat_activity WHERE (datname = current_database() OR datname IS NULL) AND pid <> pg_backend_pid()
 			AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)`)
 	if err != nil {
 		return err.Error()
