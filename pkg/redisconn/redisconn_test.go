@@ -1,17 +1,23 @@
 package redisconn
 
 import (
+	"cmp"
 	"context"
 	"net"
+	"net/url"
+	"os"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vulnscan/vulnscan/pkg/config"
 )
 
-// The tests use the Redis server at 127.0.0.1:6379 that development and CI
-// provide, touching only keys of their own.
-const live = "redis://127.0.0.1:6379/0"
+// The tests use the Redis server at REDIS_URL that `make test` provides
+// (the default URL without it), touching only keys of their own.
+var live = cmp.Or(os.Getenv("REDIS_URL"), config.DefaultRedisURL)
 
 func TestOpenTalksToTheServer(t *testing.T) {
 	t.Parallel()
@@ -36,8 +42,8 @@ func TestOpenFailsFastSettingsAndKeepsURLValues(t *testing.T) {
 		dialTimeout time.Duration
 		db          int
 	}{
-		{"defaults fail fast", live, 1, 2 * time.Second, 0},
-		{"the URL's values are kept", "redis://127.0.0.1:6379/3?max_retries=4&dial_timeout=7s", 4, 7 * time.Second, 3},
+		{"defaults fail fast", live, 1, 2 * time.Second, liveDB(t)},
+		{"the URL's values are kept", liveWith(t, "/3", "max_retries=4&dial_timeout=7s"), 4, 7 * time.Second, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rdb, err := Open(context.Background(), tc.url, 5*time.Second)
@@ -57,6 +63,23 @@ func TestOpenRefusesABadURL(t *testing.T) {
 		_, err := Open(context.Background(), url, 0)
 		require.ErrorContains(t, err, "parse redis url", "%q", url)
 	}
+}
+
+// liveDB is the database number of the live server's URL.
+func liveDB(t *testing.T) int {
+	t.Helper()
+	opt, err := redis.ParseURL(live)
+	require.NoError(t, err)
+	return opt.DB
+}
+
+// liveWith is the live server's URL with another path (database) and query.
+func liveWith(t *testing.T, path, query string) string {
+	t.Helper()
+	u, err := url.Parse(live)
+	require.NoError(t, err)
+	u.Path, u.RawQuery = path, query
+	return u.String()
 }
 
 // closedPort is a loopback port nothing listens on.

@@ -12,19 +12,15 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/apikey"
 	"github.com/vulnscan/vulnscan/pkg/keycache"
 	"github.com/vulnscan/vulnscan/pkg/principal"
+	"github.com/vulnscan/vulnscan/pkg/redistest"
 	"github.com/vulnscan/vulnscan/pkg/vocab"
 	authv1 "github.com/vulnscan/vulnscan/proto/gen/vulnscan/auth/v1"
 	"github.com/vulnscan/vulnscan/services/auth/internal/store"
 )
 
-// liveRedis is the Redis server the tests share; each test touches only
-// the entries of keys it generated.
-func liveRedis(t *testing.T) *redis.Client {
-	t.Helper()
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
-	require.NoError(t, rdb.Ping(context.Background()).Err(), "the tests need Redis at 127.0.0.1:6379")
-	return rdb
-}
+// liveRedis is the Redis server the tests share (REDIS_URL, see
+// redistest); each test touches only the entries of keys it generated.
+func liveRedis(t *testing.T) *redis.Client { return redistest.Client(t) }
 
 // tombstone reads the cache entry of a key hash ("" when there is none).
 func tombstone(t *testing.T, rdb *redis.Client, hash string) string {

@@ -148,8 +148,9 @@ func (s *Service) issueKeyFrom(ctx context.Context, orgID, userID, parentID, nam
 // Announce (another replica or this one's ticker), and answering before that
 // claim's publication lands would let a gateway read the key's old "active"
 // entry after the caller was told it is revoked. The outbox still carries
-// every revocation, so one whose publication fails here is retried by
-// Announce until it succeeds (publishing twice is harmless). While Redis is
+// every revocation: once published here its rows are deleted, and one
+// whose publication fails is retried by Announce until it succeeds
+// (publishing twice is harmless). While Redis is
 // down a gateway re-validates keys through this service once its local copy
 // is older than VULNSCAN_KEY_CACHE_TTL, which bounds how long a revoked key
 // keeps working.
@@ -165,8 +166,7 @@ func (s *Service) revoke(ctx context.Context, id, orgID string) (store.Key, erro
 	defer cancel()
 	err = keycache.Revoke(actx, s.Redis, hashes...)
 	if err == nil {
-		// Clear the outbox rows just published (and any older ones).
-		_, err = s.announceOnce(actx)
+		err = s.Store.ForgetRevocations(actx, hashes)
 	}
 	if err != nil {
 		s.Log.WarnContext(ctx, "key revocation committed; announcing it to the gateways will be retried", "error", err.Error())

@@ -306,6 +306,18 @@ func (s *Store) AnnounceRevocations(ctx context.Context, n int, publish func(has
 	return done, err
 }
 
+// ForgetRevocations deletes the queued announcements of these key hashes,
+// which the caller has just published itself. Rows an announcer holds are
+// left to it (publishing twice is harmless).
+func (s *Store) ForgetRevocations(ctx context.Context, hashes []string) error {
+	_, err := s.Pool.Exec(ctx, `DELETE FROM auth.revocation_outbox WHERE id IN (
+		SELECT id FROM auth.revocation_outbox WHERE key_hash = ANY($1::text[]) FOR UPDATE SKIP LOCKED)`, hashes)
+	if err != nil {
+		return fmt.Errorf("forget published revocations: %w", err)
+	}
+	return nil
+}
+
 // PendingRevocations counts revocations not yet published.
 func (s *Store) PendingRevocations(ctx context.Context) (int, error) {
 	var n int
