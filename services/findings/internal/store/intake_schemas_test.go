@@ -80,8 +80,8 @@ func stripTriggers(keep []string) string {
 		LOOP EXECUTE format('DROP TRIGGER %I ON %s', r.tgname, r.tbl); END LOOP; END $$;`
 }
 
-// dropTriggers returns SQL that drops the triggers names of the findings
-// schema's table.
+// dropTriggers returns SQL that drops the triggers named names on the
+// findings schema's table table.
 func dropTriggers(table string, names ...string) string {
 	var sql strings.Builder
 	for _, n := range names {

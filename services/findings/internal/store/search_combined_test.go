@@ -122,7 +122,8 @@ const allVisibleWait = 15 * time.Second
 // planner reads, pg_class.relallvisible, not the map itself: after
 // allVisibleWait the statistic is set to what a vacuum of the settled
 // table sets it to, every page, and the test logs the pages left and the
-// sessions holding snapshots. The answers never depend on it: an
+// sessions holding snapshots (the tests connect as the server's
+// superuser, who may write the statistic). The answers never depend on it: an
 // index-only scan checks the map of each page it reads and fetches the
 // rows of unmarked pages from the table.
 func (u *unit) vacuumAllVisible(tables ...string) {
