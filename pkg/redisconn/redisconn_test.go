@@ -1,23 +1,21 @@
 package redisconn
 
 import (
-	"cmp"
 	"context"
 	"net"
 	"net/url"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vulnscan/vulnscan/pkg/config"
+	"github.com/vulnscan/vulnscan/pkg/redistest"
 )
 
 // The tests use the Redis server at REDIS_URL that `make test` provides
-// (the default URL without it), touching only keys of their own.
-var live = cmp.Or(os.Getenv("REDIS_URL"), config.DefaultRedisURL)
+// (see redistest), touching only keys of their own.
+var live = redistest.URL()
 
 func TestOpenTalksToTheServer(t *testing.T) {
 	t.Parallel()

@@ -13,15 +13,19 @@ import (
 	"github.com/vulnscan/vulnscan/pkg/config"
 )
 
+// URL is the test Redis server's URL: REDIS_URL, else the default one.
+func URL() string {
+	if url := os.Getenv("REDIS_URL"); url != "" {
+		return url
+	}
+	return config.DefaultRedisURL
+}
+
 // Client returns a client of the test Redis server, closed when the test
 // ends.
 func Client(t testing.TB) *redis.Client {
 	t.Helper()
-	url := os.Getenv("REDIS_URL")
-	if url == "" {
-		url = config.DefaultRedisURL
-	}
-	opt, err := redis.ParseURL(url)
+	opt, err := redis.ParseURL(URL())
 	if err != nil {
 		t.Fatalf("REDIS_URL: %v", err)
 	}

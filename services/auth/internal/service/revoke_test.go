@@ -18,9 +18,8 @@ import (
 	"github.com/vulnscan/vulnscan/services/auth/internal/store"
 )
 
-// liveRedis is the Redis server the tests share (REDIS_URL, see
-// redistest); each test touches only the entries of keys it generated.
-func liveRedis(t *testing.T) *redis.Client { return redistest.Client(t) }
+// The tests share the Redis server at REDIS_URL (see redistest) and touch
+// only the entries of keys they generated.
 
 // tombstone reads the cache entry of a key hash ("" when there is none).
 func tombstone(t *testing.T, rdb *redis.Client, hash string) string {
@@ -55,7 +54,7 @@ func keyTree(t *testing.T, s *Service, org, user string) (*Public, context.Conte
 
 func TestRevocationInvalidatesTheKeyCache(t *testing.T) {
 	t.Parallel()
-	rdb := liveRedis(t)
+	rdb := redistest.Client(t)
 	s, org, user := newServiceWith(t, rdb)
 	pub, caller, root, hashes := keyTree(t, s, org, user)
 	ctx := context.Background()
@@ -101,7 +100,7 @@ func TestRevocationInvalidatesTheKeyCache(t *testing.T) {
 // revoke's own announcement, as that claim would.
 func TestRevocationPublishesBeforeAnswering(t *testing.T) {
 	t.Parallel()
-	rdb := liveRedis(t)
+	rdb := redistest.Client(t)
 	s, org, user := newServiceWith(t, rdb)
 	pub, caller, root, hashes := keyTree(t, s, org, user)
 	ctx := context.Background()
@@ -145,7 +144,7 @@ func TestRevocationWaitsForRedisThenAnnounces(t *testing.T) {
 	require.Equal(t, 1, pending)
 
 	// Redis is back: the next round publishes what waited.
-	live := liveRedis(t)
+	live := redistest.Client(t)
 	t.Cleanup(func() { _ = live.Close() })
 	t.Cleanup(func() { _ = live.Del(context.Background(), keycache.Key(hash)).Err() })
 	s.Redis = live
