@@ -284,6 +284,8 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 		{"tag=cwe-7+file=src/svc7/(5k)", Filter{Tag: "cwe-7", FilePrefix: "src/svc7/"}},
 		{"file=src/svc7/+q=sql(none)", Filter{FilePrefix: "src/svc7/", Text: "sql"}},
 		{"file=src/svc7/+q=credential(20k)", Filter{FilePrefix: "src/svc7/", Text: "credential"}},
+		{"file=src/svc7/+q=handler4(4.4k,1111 texts)", Filter{FilePrefix: "src/svc7/", Text: "handler4"}},
+		{"file=src/svc7/+q=validation(20k,all texts)", Filter{FilePrefix: "src/svc7/", Text: "validation"}},
 		{"tag=pci+q=handler4200(200)", Filter{Tag: "pci", Text: "handler4200"}},
 		// q over a fifth of the descriptions, alone and with a tag.
 		{"q=handler4(222k,1111 texts)", Filter{Text: "handler4"}},

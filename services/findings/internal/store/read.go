@@ -44,6 +44,13 @@ type Filter struct {
 	// matched against when the copy is current (see textCache); nil
 	// matches every q through the trigram indexes.
 	texts *textCache
+	// qKeys holds, for q beside a file prefix (whose keys f.keys holds), the
+	// keys of the texts and paths q matches, from the copy of the
+	// organization's texts that Resolve found current in its snapshot;
+	// pages and totals test them on the prefix's rows rather than matching
+	// q through the trigram indexes in each statement (3 ms and more per
+	// statement for a q in thousands of texts). Nil matches q on the server.
+	qKeys *searchKeys
 	// rankLo and rankHi, when not zero, bound severity_rank (see rankWindow).
 	rankLo, rankHi int
 	// precount, when precounted, is the exact number of findings f
@@ -224,6 +231,21 @@ func (k *searchKeys) cond(a string, cols []int, filter bool, conds []string, arg
 	return append(conds, "("+strings.Join(ors, " OR ")+")"), args
 }
 
+// tested appends to conds and args the condition that a row with key
+// columns (alias a), found through other keys (a file prefix's), matches
+// through one of its columns, as cond does, in a form that no index
+// serves: tested on the rows read, never driving the read. (A test the
+// planner could index, col = ANY of a few keys, might otherwise have a
+// generic plan read q's keys' findings for each of the prefix's keys.)
+func (k *searchKeys) tested(a string, conds []string, args []any) ([]string, []any) {
+	n := len(conds)
+	conds, args = k.cond(a, []int{0, 1, 2}, true, conds, args)
+	if len(conds) > n && conds[n] != "false" && !strings.HasSuffix(conds[n], " IS TRUE") {
+		conds[n] = "(" + conds[n] + ") IS TRUE"
+	}
+	return conds, args
+}
+
 // everything reports whether some column holds the complement of no key:
 // every text of the column matches, and so every finding (each has a key
 // in every column, among the organization's texts), within the snapshot
@@ -273,6 +295,15 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 	}
 	k := &m.searchKeys
 	f.keys = k
+	if m.qKeys != nil {
+		f.qKeys = m.qKeys
+		if m.qKeys.everything() {
+			// q matches every text of a column, and so every finding:
+			// the search is the prefix's alone (its keys were read as
+			// such, q's severities being every severity).
+			f.Text, f.qKeys = "", nil
+		}
+	}
 	if k.hits == 0 {
 		return f, nil
 	}
@@ -434,6 +465,9 @@ type matched struct {
 	// textsCurrent is set when q was matched against the store's copy of
 	// the organization's texts, current in the statement's snapshot.
 	textsCurrent bool
+	// qKeys is, for q beside a file prefix matched against the copy, q's
+	// keys from it (see Filter.qKeys).
+	qKeys *searchKeys
 }
 
 // matchKeys reads, in one statement, the keys f's q or file prefix
@@ -444,13 +478,10 @@ type matched struct {
 //
 // In a snapshot the statement runs with a generic plan (see genericPlans).
 func matchKeys(ctx context.Context, q db.DBTX, f Filter, complements bool) (matched, error) {
-	sql, args := f.matchSQL(complements)
+	t := f.textCopy()
+	sql, args := f.matchSQLOf(t, complements)
 	var m matched
-	defer func() {
-		if !m.textsCurrent && f.textCached() {
-			f.texts.stale(f.OrgID)
-		}
-	}()
+	var err error
 	if sn, ok := q.(*snapshot); ok {
 		b := &pgx.Batch{}
 		b.Queue(genericPlans)
@@ -458,26 +489,42 @@ func matchKeys(ctx context.Context, q db.DBTX, f Filter, complements bool) (matc
 		b.Queue(sql, args...).Query(func(rows pgx.Rows) error { return m.read(rows) })
 		b.Queue(sessionPlans)
 		b.Queue(seqScans)
-		err := sn.SendBatch(ctx, b).Close()
-		return m, err
+		err = sn.SendBatch(ctx, b).Close()
+	} else {
+		var rows pgx.Rows
+		if rows, err = q.Query(ctx, sql, args...); err == nil {
+			err = m.read(rows)
+		}
 	}
-	rows, err := q.Query(ctx, sql, args...)
-	if err != nil {
-		return m, err
+	switch {
+	case err != nil:
+	case m.textsCurrent && t != nil && f.FilePrefix != "":
+		m.qKeys = t.qKeys(f.Text) // the copy the statement found current
+	case !m.textsCurrent && f.textCached():
+		f.texts.stale(f.OrgID)
 	}
-	err = m.read(rows)
 	return m, err
 }
 
 // textCached reports whether f's q may be matched against a copy of the
-// organization's texts: q without a file prefix (whose keys are the
-// prefix's), lowered the same in the process as by the server.
+// organization's texts: q lowered the same in the process as by the
+// server. Beside a file prefix the keys are the prefix's, and the copy
+// gives q's own (see Filter.qKeys).
 func (f Filter) textCached() bool {
-	if f.texts == nil || f.Text == "" || f.FilePrefix != "" {
+	if f.texts == nil || f.Text == "" {
 		return false
 	}
 	_, ok := asciiLower(f.Text)
 	return ok
+}
+
+// textCopy returns the copy of the organization's texts that f's q may be
+// matched against, or nil.
+func (f Filter) textCopy() *orgTexts {
+	if !f.textCached() {
+		return nil
+	}
+	return f.texts.lookup(f.OrgID)
 }
 
 // genericPlans and sessionPlans surround matchKeys' statement in a
@@ -589,6 +636,13 @@ func keySeveritySums(a string) string {
 // matchSQL renders matchKeys' statement, a row per column in keyColumns'
 // order, with its arguments.
 func (f Filter) matchSQL(complements bool) (string, []any) {
+	return f.matchSQLOf(f.textCopy(), complements)
+}
+
+// matchSQLOf is matchSQL with q matched against the copy t of the
+// organization's texts when the statement finds it current (t nil: on the
+// server).
+func (f Filter) matchSQLOf(t *orgTexts, complements bool) (string, []any) {
 	scan := f.ScanID
 	if scan == "" {
 		scan = nilScan
@@ -596,7 +650,7 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	args := []any{f.OrgID, f.Severity, f.State, scan, complements}
 	// The matching texts and paths, and those of a column (v.field) that do
 	// not match.
-	var match, textMiss, fileMiss, qSeverities string
+	var match, textMiss, fileMiss, qMatch string
 	if f.FilePrefix != "" {
 		args = append(args, f.prefixArgs()...)
 		match = `SELECT 'file' AS field, x.key FROM (` + prefixKeys(6) + `) x`
@@ -604,7 +658,7 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 		fileMiss = `SELECT t.key FROM findings.search_files t WHERE t.org_id = $1 AND NOT (` + prefixCond("t", 6) + `)`
 		if f.Text != "" {
 			args = append(args, f.textArg())
-			qSeverities = prefixQSeverities(len(args), f.Text)
+			qMatch = qMatches(len(args), f.Text)
 		}
 	} else {
 		args = append(args, f.textArg())
@@ -614,9 +668,20 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 	}
 	matches := `m AS MATERIALIZED (SELECT x.field, count(*) AS hits, array_agg(x.key) AS keys FROM (` + match + `) x GROUP BY x.field)`
 	current := `false`
-	if t := f.texts.lookup(f.OrgID); t != nil && f.textCached() {
+	switch {
+	case t != nil && f.FilePrefix != "":
+		var freshCTE string
+		freshCTE, qMatch, args = cachedQMatchSQL(t, f.Text, qMatch, qSeverityKeysMax+1, args)
+		matches = freshCTE + `,
+		` + matches
+		current = fresh
+	case t != nil:
 		matches, textMiss, fileMiss, args = cachedMatchSQL(t, f.Text, complements, match, textMiss, fileMiss, args)
-		current = `(SELECT fresh.ok FROM fresh)`
+		current = fresh
+	}
+	var qSeverities string
+	if qMatch != "" {
+		qSeverities = prefixQSeverities(qMatch)
 	}
 	// The counter rows (alias c) of column v.field's keys, of the findings
 	// every key is counted against (the scan's, or the organization's), and
@@ -759,21 +824,21 @@ func (f Filter) matchSQL(complements bool) (string, []any) {
 // prefixQSeverities): each key's counters are a lookup, about 7 µs.
 const qSeverityKeysMax = 64
 
-// prefixQSeverities renders, for a file prefix with q (the pattern $p),
-// the common table expression qs of the severities of the findings that
-// match q (with the filter's state, $3), from the key counters of the
-// texts and paths q matches, or NULL when q matches more than
-// qSeverityKeysMax of them. A finding that matches both is counted in its
+// prefixQSeverities renders, for a file prefix with q, the common table
+// expression qs of the severities of the findings that match q (with the
+// filter's state, $3), from the key counters of the texts and paths q
+// matches (the rows (field, key) of qMatch), or NULL when q matches more
+// than qSeverityKeysMax of them. A finding that matches both is counted in its
 // severity by its path's counters and by those of the text or path through
 // which q matches it, so the prefix's paths without findings of those
 // severities match nothing the search selects and are not held: a q
 // through rules of other severities than the prefix's findings then
 // answers from the lookup, where the prefix's paths were read to find no
 // match.
-func prefixQSeverities(p int, q string) string {
+func prefixQSeverities(qMatch string) string {
 	limit := strconv.Itoa(qSeverityKeysMax + 1)
 	return `,
-		qk AS MATERIALIZED (SELECT z.field, z.key FROM (` + qMatches(p, q) + `) z LIMIT ` + limit + `),
+		qk AS MATERIALIZED (SELECT z.field, z.key FROM (` + qMatch + `) z LIMIT ` + limit + `),
 		qs AS MATERIALIZED (SELECT CASE WHEN (SELECT count(*) FROM qk) > ` + strconv.Itoa(qSeverityKeysMax) + ` THEN NULL ELSE ARRAY(
 			SELECT c.severity FROM qk CROSS JOIN LATERAL (SELECT c.severity, c.n FROM findings.finding_key_counts c
 				WHERE c.org_id = $1 AND c.field = qk.field AND c.key = qk.key AND ($3 = '' OR c.state = $3) OFFSET 0) c
@@ -897,6 +962,8 @@ func (f Filter) keyConds(a string, conds []string, args []any) ([]string, []any)
 	switch k := f.keys; {
 	case k != nil && f.FilePrefix == "" && f.Text != "": // the keys are q's
 		conds, args = k.cond(a, []int{0, 1, 2}, f.keysTested, conds, args)
+	case f.qKeys != nil && f.Text != "": // q's keys beside the prefix's, from the copy
+		conds, args = f.qKeys.tested(a, conds, args)
 	case f.Text != "":
 		args = append(args, f.textArg())
 		p := len(args)

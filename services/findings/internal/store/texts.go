@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -343,12 +344,8 @@ func cachedMatchSQL(t *orgTexts, q string, complements bool, match, textMiss, fi
 		rows[i] = `('` + col + `', ` + arg(hits) + `::bigint, ` + arg(keys) + `::uuid[])`
 		miss[i] = arg(missing) + `::uuid[]`
 	}
-	var counts [3]string
-	for i, col := range textColumns {
-		counts[i] = `(SELECT coalesce(sum(c.n), 0) FROM findings.search_text_counts c WHERE c.org_id = $1 AND c.field = '` + col + `') = ` + arg(t.n[i]) + `::bigint`
-	}
-	const fresh = `(SELECT fresh.ok FROM fresh)`
-	m := `fresh AS MATERIALIZED (SELECT ` + strings.Join(counts[:], " AND ") + ` AS ok),
+	freshCTE, args := freshSQL(t, args)
+	m := freshCTE + `,
 		m AS MATERIALIZED (SELECT u.field, u.hits, u.keys FROM (VALUES ` + strings.Join(rows[:], ", ") + `) u(field, hits, keys) WHERE u.hits > 0 AND ` + fresh + `
 			UNION ALL SELECT x.field, count(*) AS hits, array_agg(x.key) AS keys FROM (` + match + `) x WHERE NOT ` + fresh + ` GROUP BY x.field)`
 	textMiss = `SELECT u.key FROM unnest(CASE v.field WHEN 'title' THEN ` + miss[0] + ` ELSE ` + miss[1] + ` END) u(key) WHERE ` + fresh + `
@@ -356,4 +353,65 @@ func cachedMatchSQL(t *orgTexts, q string, complements bool, match, textMiss, fi
 	fileMiss = `SELECT u.key FROM unnest(` + miss[2] + `) u(key) WHERE ` + fresh + `
 		UNION ALL ` + fileMiss + ` AND NOT ` + fresh
 	return m, textMiss, fileMiss, args
+}
+
+// fresh is the condition that the statement found the copy current (see
+// freshSQL).
+const fresh = `(SELECT fresh.ok FROM fresh)`
+
+// freshSQL renders the common table expression fresh: whether the
+// organization's text counts are the copy t's in the statement's snapshot
+// (texts are never removed, so equal counts mean the same texts).
+func freshSQL(t *orgTexts, args []any) (string, []any) {
+	var counts [3]string
+	for i, col := range textColumns {
+		args = append(args, t.n[i])
+		counts[i] = `(SELECT coalesce(sum(c.n), 0) FROM findings.search_text_counts c WHERE c.org_id = $1 AND c.field = '` + col +
+			`') = $` + strconv.Itoa(len(args)) + `::bigint`
+	}
+	return `fresh AS MATERIALIZED (SELECT ` + strings.Join(counts[:], " AND ") + ` AS ok)`, args
+}
+
+// cachedQMatchSQL renders, for q beside a file prefix, the common table
+// expression fresh (see freshSQL) and q's matching texts and paths as
+// rows (field, key): from the copy t when the statement finds it current,
+// otherwise through match, as without a copy. Only their first limit rows
+// are sent: the statement reads no more (see prefixQSeverities).
+func cachedQMatchSQL(t *orgTexts, q, match string, limit int, args []any) (freshCTE, qMatch string, _ []any) {
+	lq, _ := asciiLower(q)
+	hits := t.match(lq)
+	var rows [3]string
+	for i, col := range textColumns {
+		idx := hits[i][:min(len(hits[i]), limit)]
+		limit -= len(idx)
+		args = append(args, t.keysOf(i, idx, false))
+		rows[i] = `('` + col + `', $` + strconv.Itoa(len(args)) + `::uuid[])`
+	}
+	freshCTE, args = freshSQL(t, args)
+	qMatch = `SELECT v.field, u.key FROM (VALUES ` + strings.Join(rows[:], ", ") + `) v(field, keys) CROSS JOIN LATERAL unnest(v.keys) u(key)
+			WHERE ` + fresh + `
+		UNION ALL SELECT x.field, x.key FROM (` + match + `) x WHERE NOT ` + fresh
+	return freshCTE, qMatch, args
+}
+
+// qKeys returns the keys of the copy's texts and paths that contain the
+// ASCII q, per column; a column where at least complementMin texts, and
+// most of them, contain it is held as the keys of the others (see
+// searchKeys.not), as Resolve holds a q's own keys.
+func (t *orgTexts) qKeys(q string) *searchKeys {
+	lq, _ := asciiLower(q)
+	hits := t.match(lq)
+	k := &searchKeys{}
+	sets := [3]*[]string{&k.title, &k.description, &k.file}
+	for i, idx := range hits {
+		n := int64(len(idx))
+		k.not[i] = n >= complementMin && t.n[i] < 2*n
+		keys := t.keysOf(i, idx, k.not[i])
+		*sets[i] = make([]string, len(keys))
+		for j, key := range keys {
+			(*sets[i])[j] = uuid.UUID(key.Bytes).String()
+		}
+		k.hits += n
+	}
+	return k
 }

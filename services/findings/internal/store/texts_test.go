@@ -172,16 +172,28 @@ func TestTextCacheStaleCopy(t *testing.T) {
 	m, err := matchKeys(u.ctx, u.s.Pool, f, true)
 	require.NoError(t, err)
 	require.False(t, m.textsCurrent, "the copy misses the new texts")
-	for _, tc := range textCases {
-		u.checkTextSearch(t, tc.q, tc.where)
+	// Beside a prefix, q's keys are then the server's.
+	prefixed := Filter{OrgID: u.org, FilePrefix: "src/b/", Text: "sink", Limit: 200, texts: cache}
+	r, err := u.s.Resolve(u.ctx, prefixed)
+	require.NoError(t, err)
+	require.Nil(t, r.qKeys, "q's keys beside a prefix from a stale copy")
+	var scan string
+	require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT id::text FROM findings.scans WHERE org_id = $1 AND repo_url LIKE '%/b'`, u.org).Scan(&scan))
+	check := func() {
+		for _, tc := range textCases {
+			u.checkTextSearch(t, tc.q, tc.where)
+			u.checkPrefixTextSearch(t, "src/b/", tc.q, `starts_with(affected_file, 'src/b/') AND `+tc.where, scan)
+		}
 	}
+	check()
 	require.Eventually(t, func() bool {
 		m, err := matchKeys(u.ctx, u.s.Pool, f, true)
 		return err == nil && m.textsCurrent
 	}, 20*time.Second, 50*time.Millisecond, "a stale copy is refreshed")
-	for _, tc := range textCases {
-		u.checkTextSearch(t, tc.q, tc.where)
-	}
+	r, err = u.s.Resolve(u.ctx, prefixed)
+	require.NoError(t, err)
+	require.NotNil(t, r.qKeys, "q's keys beside a prefix from the refreshed copy")
+	check()
 }
 
 // TestTextCacheBounds: an organization with more texts than the bound is
@@ -264,5 +276,85 @@ func TestOrgTextsHits(t *testing.T) {
 		got, ok := asciiLower(tc.q)
 		assert.Equal(t, tc.ok, ok, tc.q)
 		assert.Equal(t, tc.want, got, tc.q)
+	}
+}
+
+// prefixTextCases are file prefixes of textFixture's paths, with the
+// conditions in SQL that select the same findings.
+var prefixTextCases = []struct{ prefix, where string }{
+	{"src/a/Web/", `starts_with(affected_file, 'src/a/Web/')`},
+	{"src/", `starts_with(affected_file, 'src/')`},
+	{"src/a/db/f1", `starts_with(affected_file, 'src/a/db/f1')`},
+}
+
+// TestTextCachePrefixQ: q beside a file prefix takes q's keys from the
+// store's copy of the organization's texts when the key lookup finds it
+// current, and its pages and totals then test them on the prefix's rows
+// without matching q on the server; a q that matches every text of a
+// column leaves the prefix's search alone; a q that is not ASCII is still
+// matched by the server. Every page and total, across the organization and
+// within a scan, in three orders and with a state, is the plain query's.
+func TestTextCachePrefixQ(t *testing.T) {
+	u, cache := copiedUnit(t, 160)
+	var scan string
+	require.NoError(t, u.s.Pool.QueryRow(u.ctx, `SELECT id::text FROM findings.scans WHERE org_id = $1`, u.org).Scan(&scan))
+	for _, pc := range prefixTextCases {
+		for _, tc := range textCases {
+			f := Filter{OrgID: u.org, FilePrefix: pc.prefix, Text: tc.q, Limit: 400, texts: cache}
+			r, err := u.s.Resolve(u.ctx, f)
+			require.NoError(t, err)
+			switch {
+			case !tc.ascii:
+				assert.Nil(t, r.qKeys, "q %q is matched by the server", tc.q)
+			case r.Text == "":
+				require.NotNil(t, cache.lookup(u.org).qKeys(tc.q), "q %q", tc.q)
+				assert.True(t, cache.lookup(u.org).qKeys(tc.q).everything(), "q %q dropped though not in every text of a column", tc.q)
+			default:
+				require.NotNil(t, r.qKeys, "q %q beside %q takes its keys from the copy", tc.q, pc.prefix)
+				if r.keys.hits > 0 {
+					page, _, total, _ := r.Queries()
+					assert.NotContains(t, page+total, "search_texts", "q %q is not matched on the server", tc.q)
+				}
+			}
+			u.checkPrefixTextSearch(t, pc.prefix, tc.q, pc.where+` AND `+tc.where, scan)
+		}
+	}
+}
+
+// checkPrefixTextSearch checks the pages (of seven) and totals of q beside
+// the file prefix, across the organization and within scan, in three
+// orders and with a state, against plain queries.
+func (u *unit) checkPrefixTextSearch(t *testing.T, prefix, q, where, scan string) {
+	t.Helper()
+	for _, f := range []Filter{
+		{OrgID: u.org, FilePrefix: prefix, Text: q},
+		{OrgID: u.org, FilePrefix: prefix, Text: q, SortBy: "severity", Desc: true},
+		{OrgID: u.org, FilePrefix: prefix, Text: q, SortBy: "updated_at"},
+		{OrgID: u.org, FilePrefix: prefix, Text: q, State: "open"},
+		{OrgID: u.org, FilePrefix: prefix, Text: q, ScanID: scan, Desc: true},
+	} {
+		cond := `verification_status = 'approved' AND ` + where
+		if f.State != "" {
+			cond += ` AND state = 'open'`
+		}
+		if f.ScanID != "" {
+			cond += ` AND EXISTS (SELECT 1 FROM findings.occurrences o WHERE o.finding_id = f.id AND o.scan_id = '` + f.ScanID + `')`
+		}
+		want := u.plainIDs(t, f, cond)
+		n, err := u.s.Count(u.ctx, f)
+		require.NoError(t, err)
+		assert.Equal(t, int64(len(want)), n, "count of q %q beside %q", q, prefix)
+		f.Limit = 7
+		for f.Offset = 0; f.Offset == 0 || f.Offset < len(want); f.Offset += f.Limit {
+			list, total, err := u.s.List(u.ctx, f)
+			require.NoError(t, err)
+			got := make([]string, len(list))
+			for i, fd := range list {
+				got[i] = fd.ID
+			}
+			end := min(f.Offset+f.Limit, len(want))
+			assert.Equal(t, want[min(f.Offset, end):end], got, "page at %d of q %q beside %q (%+v)", f.Offset, q, prefix, f)
+			assert.Equal(t, int64(len(want)), total, "total of q %q beside %q", q, prefix)
+		}
 	}
 }
