@@ -30,7 +30,9 @@ import (
 // keys with its key lookup; the lookup's statement checks, in its own snapshot, that the
 // organization's text counts are still the copy's, and otherwise matches q
 // through the trigram indexes as before (one statement either way, so a
-// stale copy costs three counter lookups, not a wrong answer). A search
+// stale copy costs three counter lookups, not a wrong answer). Beside a
+// file prefix, whose keys are the prefix's paths, the copy gives q's own
+// keys, which the search's pages and total then test (Filter.qKeys). A search
 // that finds the copy stale or missing has it refreshed in the background,
 // at most once per textRefreshMin per organization, and no more often than
 // every textRefreshFactor times the last refresh took, so that an
