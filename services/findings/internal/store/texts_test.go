@@ -168,6 +168,13 @@ func (u *unit) checkTextSearch(t *testing.T, q, where string) {
 func TestTextCacheStaleCopy(t *testing.T) {
 	u, cache := copiedUnit(t, 120)
 	u.textFixture("b", 40) // new descriptions, paths and no new title
+	// No refresh until the stale copy's searches are checked.
+	holdRefresh := func(until time.Time) {
+		cache.mu.Lock()
+		cache.next[u.org] = until
+		cache.mu.Unlock()
+	}
+	holdRefresh(time.Now().Add(time.Hour))
 	f := Filter{OrgID: u.org, Text: "sink", Limit: 200, texts: cache}
 	m, err := matchKeys(u.ctx, u.s.Pool, f, true)
 	require.NoError(t, err)
@@ -186,6 +193,7 @@ func TestTextCacheStaleCopy(t *testing.T) {
 		}
 	}
 	check()
+	holdRefresh(time.Time{})
 	require.Eventually(t, func() bool {
 		m, err := matchKeys(u.ctx, u.s.Pool, f, true)
 		return err == nil && m.textsCurrent
