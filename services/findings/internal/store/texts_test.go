@@ -300,8 +300,9 @@ var prefixTextCases = []struct{ prefix, where string }{
 // current, and its pages and totals then test them on the prefix's rows
 // without matching q on the server; a q that matches every text of a
 // column leaves the prefix's search alone; a q that is not ASCII is still
-// matched by the server. Every page and total, across the organization and
-// within a scan, in three orders and with a state, is the plain query's.
+// matched by the server. Every page and total, across the organization,
+// within a scan and with a tag, in three orders and with a state, is the
+// plain query's.
 func TestTextCachePrefixQ(t *testing.T) {
 	u, cache := copiedUnit(t, 160)
 	var scan string
@@ -330,8 +331,8 @@ func TestTextCachePrefixQ(t *testing.T) {
 }
 
 // checkPrefixTextSearch checks the pages (of seven) and totals of q beside
-// the file prefix, across the organization and within scan, in three
-// orders and with a state, against plain queries.
+// the file prefix, across the organization, within scan and with a tag, in
+// three orders and with a state, against plain queries.
 func (u *unit) checkPrefixTextSearch(t *testing.T, prefix, q, where, scan string) {
 	t.Helper()
 	for _, f := range []Filter{
@@ -340,10 +341,14 @@ func (u *unit) checkPrefixTextSearch(t *testing.T, prefix, q, where, scan string
 		{OrgID: u.org, FilePrefix: prefix, Text: q, SortBy: "updated_at"},
 		{OrgID: u.org, FilePrefix: prefix, Text: q, State: "open"},
 		{OrgID: u.org, FilePrefix: prefix, Text: q, ScanID: scan, Desc: true},
+		{OrgID: u.org, FilePrefix: prefix, Text: q, Tag: "t", SortBy: "severity"},
 	} {
 		cond := `verification_status = 'approved' AND ` + where
 		if f.State != "" {
 			cond += ` AND state = 'open'`
+		}
+		if f.Tag != "" {
+			cond += ` AND '` + f.Tag + `' = ANY (tags)`
 		}
 		if f.ScanID != "" {
 			cond += ` AND EXISTS (SELECT 1 FROM findings.occurrences o WHERE o.finding_id = f.id AND o.scan_id = '` + f.ScanID + `')`
