@@ -240,7 +240,7 @@ func (k *searchKeys) cond(a string, cols []int, filter bool, conds []string, arg
 func (k *searchKeys) tested(a string, conds []string, args []any) ([]string, []any) {
 	n := len(conds)
 	conds, args = k.cond(a, []int{0, 1, 2}, true, conds, args)
-	if len(conds) > n && conds[n] != "false" && !strings.HasSuffix(conds[n], " IS TRUE") {
+	if len(conds) > n {
 		conds[n] = "(" + conds[n] + ") IS TRUE"
 	}
 	return conds, args
@@ -674,10 +674,10 @@ func (f Filter) matchSQLOf(t *orgTexts, complements bool) (string, []any) {
 		freshCTE, qMatch, args = cachedQMatchSQL(t, f.Text, qMatch, qSeverityKeysMax+1, args)
 		matches = freshCTE + `,
 		` + matches
-		current = fresh
+		current = copyFresh
 	case t != nil:
 		matches, textMiss, fileMiss, args = cachedMatchSQL(t, f.Text, complements, match, textMiss, fileMiss, args)
-		current = fresh
+		current = copyFresh
 	}
 	var qSeverities string
 	if qMatch != "" {

@@ -340,7 +340,7 @@ func cachedMatchSQL(t *orgTexts, q string, complements bool, match, textMiss, fi
 		idx := matches[i]
 		hits := int64(len(idx))
 		keys, missing := t.keysOf(i, idx, false), []pgtype.UUID{}
-		if complements && hits >= complementMin && t.n[i] < 2*hits {
+		if complements && t.heldAsComplement(i, hits) {
 			keys, missing = []pgtype.UUID{}, t.keysOf(i, idx, true)
 		}
 		rows[i] = `('` + col + `', ` + arg(hits) + `::bigint, ` + arg(keys) + `::uuid[])`
@@ -348,18 +348,18 @@ func cachedMatchSQL(t *orgTexts, q string, complements bool, match, textMiss, fi
 	}
 	freshCTE, args := freshSQL(t, args)
 	m := freshCTE + `,
-		m AS MATERIALIZED (SELECT u.field, u.hits, u.keys FROM (VALUES ` + strings.Join(rows[:], ", ") + `) u(field, hits, keys) WHERE u.hits > 0 AND ` + fresh + `
-			UNION ALL SELECT x.field, count(*) AS hits, array_agg(x.key) AS keys FROM (` + match + `) x WHERE NOT ` + fresh + ` GROUP BY x.field)`
-	textMiss = `SELECT u.key FROM unnest(CASE v.field WHEN 'title' THEN ` + miss[0] + ` ELSE ` + miss[1] + ` END) u(key) WHERE ` + fresh + `
-		UNION ALL ` + textMiss + ` AND NOT ` + fresh
-	fileMiss = `SELECT u.key FROM unnest(` + miss[2] + `) u(key) WHERE ` + fresh + `
-		UNION ALL ` + fileMiss + ` AND NOT ` + fresh
+		m AS MATERIALIZED (SELECT u.field, u.hits, u.keys FROM (VALUES ` + strings.Join(rows[:], ", ") + `) u(field, hits, keys) WHERE u.hits > 0 AND ` + copyFresh + `
+			UNION ALL SELECT x.field, count(*) AS hits, array_agg(x.key) AS keys FROM (` + match + `) x WHERE NOT ` + copyFresh + ` GROUP BY x.field)`
+	textMiss = `SELECT u.key FROM unnest(CASE v.field WHEN 'title' THEN ` + miss[0] + ` ELSE ` + miss[1] + ` END) u(key) WHERE ` + copyFresh + `
+		UNION ALL ` + textMiss + ` AND NOT ` + copyFresh
+	fileMiss = `SELECT u.key FROM unnest(` + miss[2] + `) u(key) WHERE ` + copyFresh + `
+		UNION ALL ` + fileMiss + ` AND NOT ` + copyFresh
 	return m, textMiss, fileMiss, args
 }
 
-// fresh is the condition that the statement found the copy current (see
-// freshSQL).
-const fresh = `(SELECT fresh.ok FROM fresh)`
+// copyFresh is the condition that the statement found the copy current
+// (see freshSQL).
+const copyFresh = `(SELECT fresh.ok FROM fresh)`
 
 // freshSQL renders the common table expression fresh: whether the
 // organization's text counts are the copy t's in the statement's snapshot
@@ -391,9 +391,17 @@ func cachedQMatchSQL(t *orgTexts, q, match string, limit int, args []any) (fresh
 	}
 	freshCTE, args = freshSQL(t, args)
 	qMatch = `SELECT v.field, u.key FROM (VALUES ` + strings.Join(rows[:], ", ") + `) v(field, keys) CROSS JOIN LATERAL unnest(v.keys) u(key)
-			WHERE ` + fresh + `
-		UNION ALL SELECT x.field, x.key FROM (` + match + `) x WHERE NOT ` + fresh
+			WHERE ` + copyFresh + `
+		UNION ALL SELECT x.field, x.key FROM (` + match + `) x WHERE NOT ` + copyFresh
 	return freshCTE, qMatch, args
+}
+
+// heldAsComplement reports whether column i, where hits of the copy's
+// texts match, is held as the keys of the texts that do not: at least
+// complementMin match, and most of them (as the key lookup decides from
+// the same numbers).
+func (t *orgTexts) heldAsComplement(i int, hits int64) bool {
+	return hits >= complementMin && t.n[i] < 2*hits
 }
 
 // qKeys returns the keys of the copy's texts and paths that contain the
@@ -407,7 +415,7 @@ func (t *orgTexts) qKeys(q string) *searchKeys {
 	sets := [3]*[]string{&k.title, &k.description, &k.file}
 	for i, idx := range hits {
 		n := int64(len(idx))
-		k.not[i] = n >= complementMin && t.n[i] < 2*n
+		k.not[i] = t.heldAsComplement(i, n)
 		keys := t.keysOf(i, idx, k.not[i])
 		*sets[i] = make([]string, len(keys))
 		for j, key := range keys {
