@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -324,4 +325,45 @@ func machineBusy() (ns int64, ok bool) {
 		ticks += n
 	}
 	return ticks * int64(10*time.Millisecond), true
+}
+
+// TestMachineBusy checks machineBusy against this process's own work: CPU
+// time the process spends is CPU time the machine spends, so after the
+// test has used 100 ms of CPU the machine's busy time has grown by at least
+// that, less the counts' granularity of 10 ms at each end.
+func TestMachineBusy(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("machineBusy reads Linux's /proc/stat")
+	}
+	before, ok := machineBusy()
+	if !ok {
+		t.Fatal("machineBusy could not read /proc/stat")
+	}
+	// Work in user space, looking at the clock every million steps.
+	start, x := processCPU(t), uint64(1)
+	for processCPU(t)-start < 100*time.Millisecond {
+		for range 1_000_000 {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+	}
+	if x == 0 {
+		t.Log("the work's result, kept so that it is done")
+	}
+	after, ok := machineBusy()
+	if !ok {
+		t.Fatal("machineBusy could not read /proc/stat")
+	}
+	if grown := time.Duration(after - before); grown < 80*time.Millisecond {
+		t.Errorf("the machine's busy time grew by %s while this process used 100 ms of CPU", grown)
+	}
+}
+
+// processCPU returns the CPU time this process has used, user and system.
+func processCPU(t *testing.T) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
