@@ -17,12 +17,19 @@ type benchRow struct {
 	perOp        time.Duration
 }
 
-// searchPrefix and exportPrefix name BenchmarkList1M's search and export
-// rows; the others are the spec's filters.
+// searchPrefix, exportPrefix and floorPrefix name BenchmarkList1M's
+// search, export and floor rows; the others are the spec's filters.
 const (
 	searchPrefix = "search: "
 	exportPrefix = "export: "
+	floorPrefix  = "floor: "
 )
+
+// specRow reports whether r is a row of the spec's filters.
+func specRow(r benchRow) bool {
+	return !strings.HasPrefix(r.filter, searchPrefix) && !strings.HasPrefix(r.filter, exportPrefix) &&
+		!strings.HasPrefix(r.filter, floorPrefix)
+}
 
 // aboveSpec is a search filter's slowest page (benchRow) where it lies
 // above the slowest of the spec's filters measured in the same run, with
@@ -37,7 +44,7 @@ type aboveSpec struct {
 func specRange(rows []benchRow) (lo, median, hi time.Duration, n int) {
 	var times []time.Duration
 	for _, r := range rows {
-		if r.perOp > 0 && !strings.HasPrefix(r.filter, searchPrefix) && !strings.HasPrefix(r.filter, exportPrefix) {
+		if r.perOp > 0 && specRow(r) {
 			times = append(times, r.perOp)
 		}
 	}
@@ -78,8 +85,37 @@ func searchesAboveSpecs(rows []benchRow, hi time.Duration) []aboveSpec {
 }
 
 // benchSummary renders the spec's filters' range and the search filters
-// above it, which is what the search indexes are measured against.
+// above it, which is what the search indexes are measured against, then
+// the floors: the least that an exact page or total of such a search
+// reads, measured in the same run (see list1MFloors).
 func benchSummary(rows []benchRow) string {
+	s := specSummary(rows)
+	var floors []benchRow
+	for _, r := range rows {
+		if r.perOp > 0 && strings.HasPrefix(r.filter, floorPrefix) {
+			floors = append(floors, r)
+		}
+	}
+	if len(floors) == 0 {
+		return s
+	}
+	_, _, hi, _ := specRange(rows)
+	var t strings.Builder
+	t.WriteString(s)
+	fmt.Fprintf(&t, "floors (index entries read, nothing tested; × the slowest of the spec's filters where they ran):\n")
+	for _, r := range floors {
+		ratio := ""
+		if hi > 0 {
+			ratio = fmt.Sprintf(" %5.2f×", float64(r.perOp)/float64(hi))
+		}
+		fmt.Fprintf(&t, "  %-52s %8.2f ms%s\n", strings.TrimPrefix(r.filter, floorPrefix), float64(r.perOp.Microseconds())/1000, ratio)
+	}
+	return t.String()
+}
+
+// specSummary renders the spec's filters' range and the search filters
+// above it.
+func specSummary(rows []benchRow) string {
 	lo, median, hi, n := specRange(rows)
 	if n == 0 {
 		return "\nno row of the spec's filters ran: no range to compare the searches with\n"
@@ -113,6 +149,7 @@ func TestBenchSummary(t *testing.T) {
 		{filter: "search: q=wide", sort: "updated_at desc", page: 1000, perOp: ms(12)},
 		{filter: "search: tag+q", sort: "severity desc", page: 1, perOp: ms(8)},
 		{filter: "search: never ran", sort: "found_at desc", page: 1, perOp: 0},
+		{filter: "floor: walk of 60k entries", perOp: ms(6)}, // not a spec filter
 	}
 	lo, median, hi, n := specRange(rows)
 	if lo != ms(1) || median != ms(2) || hi != ms(4) || n != 3 {
@@ -136,6 +173,7 @@ func TestBenchSummary(t *testing.T) {
 		"the spec's filters: 1.00–4.00 ms, median 2.00 ms, over 3 rows",
 		"search: q=wide", "3.00×", "(updated_at desc, page 1000)",
 		"search: tag+q", "2.00×",
+		"floors (", "walk of 60k entries", "6.00 ms  1.50×",
 	} {
 		if !strings.Contains(s, line) {
 			t.Errorf("summary lacks %q:\n%s", line, s)
@@ -146,6 +184,10 @@ func TestBenchSummary(t *testing.T) {
 	}
 	if got := benchSummary(rows[5:7]); !strings.Contains(got, "no row of the spec's filters ran") {
 		t.Errorf("summary without spec rows = %q", got)
+	}
+	if got := benchSummary(rows[11:]); !strings.Contains(got, "no row of the spec's filters ran") ||
+		!strings.Contains(got, "walk of 60k entries") || !strings.Contains(got, "6.00 ms\n") {
+		t.Errorf("summary of a floor alone = %q", got)
 	}
 	if got := benchSummary(rows[:7]); !strings.Contains(got, "every search filter's pages are within that range") {
 		t.Errorf("summary with every search within range = %q", got)

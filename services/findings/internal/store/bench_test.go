@@ -327,6 +327,21 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 			r.perOp, r.total = b.Elapsed()/time.Duration(b.N), n
 		})
 	}
+	for _, fl := range list1MFloors(ctx, b, pool, org) {
+		r := &result{benchRow: benchRow{filter: floorPrefix + fl.name}}
+		r.name = strings.ReplaceAll(r.filter, "/", "|")
+		results = append(results, r)
+		b.Run(r.name, func(b *testing.B) {
+			var n int64
+			for i := 0; i < b.N; i++ {
+				if err := pool.QueryRow(ctx, fl.sql, fl.args...).Scan(&n); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n), "total")
+			r.perOp, r.total = b.Elapsed()/time.Duration(b.N), n
+		})
+	}
 	sort.SliceStable(results, func(i, j int) bool { return results[i].filter < results[j].filter })
 	var t strings.Builder
 	fmt.Fprintf(&t, "\n%-52s %-15s %5s %8s %8s\n", "filter", "sort", "page", "ms/op", "total")
@@ -340,4 +355,55 @@ func benchList1M(ctx context.Context, b *testing.B, s *Store, org string) {
 	t.WriteString(benchSummary(rows))
 	// Printed rather than logged: a benchmark's own log is shown only with -v.
 	fmt.Print(t.String())
+}
+
+// list1MFloor is a statement that reads, and counts, the index entries an
+// exact answer of a search must read at least, with nothing tested.
+type list1MFloor struct {
+	name string
+	sql  string
+	args []any
+}
+
+// list1MFloors returns the floors of BenchmarkList1M's slowest searches,
+// the least work any statement giving their exact page or total does
+// over the search indexes and counters, so that their rows can be read
+// against what no test form or plan can go below:
+//   - a file prefix with another search filter that no counter crosses
+//     with a path (q, a tag): its exact total reads at least the smaller
+//     side's entries, here the prefix's, through one lookup per path;
+//   - a tag with another such filter: the tag's entries;
+//   - q over many texts, page 1,000 in found_at order, read by walking the
+//     list: the list's entries up to the page's last match.
+func list1MFloors(ctx context.Context, b *testing.B, pool *pgxpool.Pool, org string) []list1MFloor {
+	var paths, descs []string
+	if err := pool.QueryRow(ctx, `SELECT
+			(SELECT array_agg(key::text) FROM findings.search_files WHERE org_id = $1 AND path LIKE 'src/svc7/%'),
+			(SELECT array_agg(key::text) FROM findings.search_texts WHERE org_id = $1 AND field = 'description' AND folded LIKE '%handler4%')`,
+		org).Scan(&paths, &descs); err != nil {
+		b.Fatal(err)
+	}
+	// The list entries, newest first, up to q's 15,000th match: what a
+	// walk for page 1,000 passes.
+	var walked int64
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM findings.findings f, (
+			SELECT found_at, id FROM findings.findings WHERE org_id = $1 AND verification_status = 'approved' AND description_key = ANY($2::uuid[])
+			ORDER BY found_at DESC, id DESC OFFSET 14999 LIMIT 1) m
+		WHERE f.org_id = $1 AND f.verification_status = 'approved' AND (f.found_at, f.id) >= (m.found_at, m.id)`,
+		org, db.UUIDArray(descs)).Scan(&walked); err != nil {
+		b.Fatal(err)
+	}
+	return []list1MFloor{
+		{fmt.Sprintf("file=src/svc7/: count via its %d paths", len(paths)),
+			`SELECT count(*) FROM unnest($2::uuid[]) k(key) CROSS JOIN LATERAL (SELECT 1 FROM findings.findings f
+				WHERE f.org_id = $1 AND f.verification_status = 'approved' AND f.file_key = k.key) x`,
+			[]any{org, db.UUIDArray(paths)}},
+		{"tag=cwe-7: count",
+			`SELECT count(*) FROM findings.finding_tags t WHERE t.org_id = $1 AND t.approved AND t.tag = 'cwe-7'`,
+			[]any{org}},
+		{fmt.Sprintf("q=handler4 page 1000: walk of %d", walked),
+			`SELECT count(*) FROM (SELECT f.id FROM findings.findings f WHERE f.org_id = $1 AND f.verification_status = 'approved'
+				ORDER BY f.found_at DESC, f.id DESC LIMIT $2) x`,
+			[]any{org, walked}},
+	}
 }
