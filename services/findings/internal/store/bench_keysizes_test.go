@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,15 +42,27 @@ func BenchmarkSearchKeySizes(b *testing.B) {
 // 0, of findings, is found at found_at's start plus foundAt and has
 // description (SQL expressions of g); its title is one of seven rules',
 // and its severity, state, update time and file cycle through their
-// values.
+// values. Each finding is found by one scan: scanOf's (an SQL expression
+// of g, from 0, below scans), or the organization's one scan when scans is
+// 0.
 type searchSeed struct {
 	name                 string
 	findings             int
 	foundAt, description string
+	scans                int
+	scanOf               string
+}
+
+// scanID is the id of scan i of seed (see searchSeed.scans).
+func (seed searchSeed) scanID(i int) string {
+	if seed.scans == 0 {
+		return uuid.NewMD5(uuid.Nil, []byte(seed.name)).String()
+	}
+	return uuid.NewMD5(uuid.Nil, []byte(fmt.Sprint(seed.name, "/", i))).String()
 }
 
 // seedSearchBench seeds, in a fresh database that is dropped when b ends,
-// one organization with one scan and the approved findings of seed, as
+// one organization with its scans and the approved findings of seed, as
 // seedList1M does: the triggers bypassed, the search keys and counters
 // built by the later migrations from the rows. It returns the store and
 // the organization.
@@ -57,16 +70,22 @@ func seedSearchBench(b *testing.B, seed searchSeed) (*Store, string) {
 	ctx := context.Background()
 	pool := dbtest.New(b)
 	org := uuid.NewString()
+	ids, scanOf := []string{seed.scanID(0)}, "0"
+	for i := 1; i < seed.scans; i++ {
+		ids, scanOf = append(ids, seed.scanID(i)), "("+seed.scanOf+")"
+	}
 	if err := db.Migrate(ctx, pool, Schema, migrationsBefore(b, "0007")); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := pool.Exec(ctx, `
 		SET session_replication_role = replica;
 		INSERT INTO findings.scans (id, org_id, repo_url, repo_key, scan_type)
-			VALUES (md5('`+seed.name+`')::uuid, '`+org+`', 'https://git.example.com/acme/app', 'https://git.example.com/acme/app', 'full');
+			SELECT (ARRAY['`+strings.Join(ids, "','")+`'])[1 + i]::uuid, '`+org+`', 'https://git.example.com/acme/app',
+				'https://git.example.com/acme/app', 'full' FROM generate_series(0, `+fmt.Sprint(len(ids)-1)+`) i;
 		INSERT INTO findings.findings (id, org_id, repo_key, fingerprint, scan_id, title, category, severity, severity_rank, state,
 			verification_status, found_at, updated_at, description, affected_file, tags)
-			SELECT md5('`+seed.name+`' || g)::uuid, '`+org+`', 'https://git.example.com/acme/app', 'fp' || g, md5('`+seed.name+`')::uuid, 'Rule ' || (g % 7),
+			SELECT md5('`+seed.name+`' || g)::uuid, '`+org+`', 'https://git.example.com/acme/app', 'fp' || g,
+				(ARRAY['`+strings.Join(ids, "','")+`'])[1 + `+scanOf+`]::uuid, 'Rule ' || (g % 7),
 				'injection', (ARRAY['critical','high','medium','low','info'])[1 + g % 5], 5 - g % 5,
 				(ARRAY['open','true_positive','false_positive','accepted_risk','resolved'])[1 + (g / 5) % 5], 'approved',
 				timestamptz '2026-01-01' + `+seed.foundAt+`,

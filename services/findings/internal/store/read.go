@@ -68,8 +68,8 @@ type Filter struct {
 	// against the resolved keys (see searchKeys.match).
 	keysTested bool
 	// unwalked has Resolve read the keys' indexes rather than walk the
-	// organization's list: List's second try when a bounded walk did not
-	// reach its page (see searchKeys.walkBudget).
+	// organization's list or the scan's occurrences: List's second try when
+	// a bounded walk did not reach its page (see searchKeys.walkBudget).
 	unwalked bool
 }
 
@@ -128,18 +128,19 @@ type searchKeys struct {
 	// so much of the list, that reading each one's share of the page costs
 	// more than walking the list to the page's end.
 	walk bool
-	// walkBudget bounds a walk of the organization's list: the entries,
-	// under the filters other than the keys, that it reads at most (see
-	// listIDs). The choice to walk takes the matches as spread evenly over
-	// the list (see walked), and matches that all lie at its far end would
-	// have the walk read every other finding first: 58 ms for page 1 of
-	// 60,000 matches behind 240,000 newer findings. The budget is twice
+	// walkBudget bounds a walk of the organization's list or of a scan's
+	// occurrences: the entries, under the filters other than the keys,
+	// that it reads at most (see listIDs, scanSearchPage). The choice to
+	// walk takes the matches as spread evenly over the list (see walked),
+	// and matches that all lie at its far end would have the walk read
+	// every other finding first: 58 ms for page 1 of 60,000 matches
+	// behind 240,000 newer findings. The budget is twice
 	// the walk that costs what reading the keys' indexes would, rounded up
 	// to a power of two (few distinct statements) and at least
 	// walkBudgetMin; a walk that spends it without filling its page is
 	// dropped, and List reads the page from the keys' indexes instead. It
-	// is 0, and the walk unbounded, when the organization holds no more
-	// findings than the budget.
+	// is 0, and the walk unbounded, when the organization (the scan) holds
+	// no more findings than the budget.
 	walkBudget int64
 }
 
@@ -335,10 +336,49 @@ func resolve(ctx context.Context, q db.DBTX, f Filter) (Filter, error) {
 		// stream per key and severity rank (see scanKeyPage), each up to
 		// the page's end, and no more than the scan's matches, estimated
 		// as the organization's share.
-		end := int64(f.Offset + f.Limit)
-		streams := k.hits * int64(len(Severities))
-		k.walk = 4*min(m.all, end*m.org/max(matches, 1)) < min(matches*m.all/max(m.org, 1), streams*end)+streams
+		//
+		// The scan's matches may be far fewer than its share of the
+		// organization's, or lie at the far end of its list: the walk then
+		// reads every occurrence first. So it is bounded as the
+		// organization's list walk is (see walkBudget), by twice the walk
+		// that costs what the keys' streams would, and List reads the page
+		// from the keys' indexes when the walk falls short.
+		//
+		// Where the keys are the matching texts themselves (no
+		// complement), and the estimate would have the page walk the scan
+		// or read more streams than matches, the scan's key counters say
+		// which of them the scan holds: the keys it does not hold are
+		// dropped (each would be a stream of nothing, and a scan of one
+		// repository holds few of an organization's texts), and the
+		// scan's matches are estimated from the share of the keys it
+		// holds besides its share of the organization's findings. Where
+		// the keys' page is cheap by the estimate, the lookup's statement
+		// would cost more than it could save.
 		k.scanned = m.all
+		end := int64(f.Offset + f.Limit)
+		choose := func(scanMatches int64) {
+			streams := k.hits * int64(len(Severities))
+			keyed := min(scanMatches, streams*end) + streams
+			k.walkBudget = 0
+			if k.walk = !f.unwalked && 4*min(m.all, end*m.all/max(scanMatches, 1)) < keyed; k.walk {
+				if b := budgetFor(float64(keyed) / 4); b < m.all {
+					k.walkBudget = b // else the walk cannot read more than its budget
+				}
+			}
+		}
+		scanMatches := matches * m.all / max(m.org, 1)
+		choose(scanMatches)
+		hits := k.hits
+		if k.not == [3]bool{} && hits > scanKeysHeldMin && hits <= scanKeysHeldMax && (k.walk || hits*int64(len(Severities)) > scanMatches) {
+			if err := k.holdOnly(ctx, q, f); err != nil {
+				return f, fmt.Errorf("search keys in the scan: %w", err)
+			}
+			if k.hits == 0 {
+				k.walk, k.walkBudget = false, 0
+				return f, nil
+			}
+			choose(scanMatches * k.hits / hits)
+		}
 	} else {
 		// Index entries read per key against entries walked in the list. A
 		// key reads its index up to the page's end in the list's order
@@ -1652,6 +1692,88 @@ func (k *searchKeys) inRanks(i, lo, hi int) *searchKeys {
 	return &c
 }
 
+// scanKeysHeldMin and scanKeysHeldMax bound the keys whose scan counters
+// resolve reads (see holdOnly): a statement more, about as dear as the
+// five index streams of a dozen keys, and a probe a key, at about 1 µs,
+// against the five streams each key the scan does not hold would cost a
+// page, at a few µs each.
+const (
+	scanKeysHeldMin = 16
+	scanKeysHeldMax = 1 << 14
+)
+
+// holdOnly keeps, of each column's keys, those that the scan of f holds,
+// by the scan's key counters (finding_scan_key_counts, an index probe per
+// key, in the snapshot of the search's other statements), with their
+// counts and severities, and sets hits to the keys kept. A key whose
+// counter rows in the scan are all zero (or that has none) is in none of
+// the scan's approved occurrences, so the search's pages and totals are
+// unchanged without it; a key whose delta rows, not yet folded, cancel
+// out is kept, which costs its streams and nothing else. The keys must not
+// be held as complements. A scan of another organization holds no key.
+func (k *searchKeys) holdOnly(ctx context.Context, q db.DBTX, f Filter) error {
+	var fields, keys []string
+	for i, set := range k.sets() {
+		for _, key := range set {
+			fields, keys = append(fields, keyColumns[i]), append(keys, key)
+		}
+	}
+	rows, err := q.Query(ctx, `SELECT k.field, k.key::text FROM unnest($3::text[], $4::uuid[]) k(field, key)
+		WHERE EXISTS (SELECT 1 FROM findings.finding_scan_key_counts c
+				WHERE c.scan_id = $2 AND c.field = k.field AND c.key = k.key AND c.n <> 0)
+			AND EXISTS (SELECT 1 FROM findings.scans s WHERE s.id = $2 AND s.org_id = $1)`,
+		f.OrgID, f.ScanID, fields, db.UUIDArray(keys))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	held := make(map[[2]string]bool)
+	for rows.Next() {
+		var field, key string
+		if err := rows.Scan(&field, &key); err != nil {
+			return err
+		}
+		held[[2]string{field, key}] = true
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	k.hits = 0
+	for i, set := range k.sets() {
+		var kept []string
+		var counts []int64
+		var sevs [][]int64
+		for j, key := range set {
+			if !held[[2]string{keyColumns[i], key}] {
+				continue
+			}
+			kept = append(kept, key)
+			if len(k.counts[i]) == len(set) {
+				counts = append(counts, k.counts[i][j])
+			}
+			if len(k.severities[i]) == len(set) {
+				sevs = append(sevs, k.severities[i][j])
+			}
+		}
+		switch i {
+		case 0:
+			k.title = kept
+		case 1:
+			k.description = kept
+		default:
+			k.file = kept
+		}
+		if k.counts[i] != nil {
+			k.counts[i] = counts
+		}
+		if k.severities[i] != nil {
+			k.severities[i] = sevs
+		}
+		k.hits += int64(len(kept))
+	}
+	return nil
+}
+
 // severityOrder returns the indexes of Severities in the order a list
 // sorted by severity reads them: Severities run from the highest rank
 // down, which a descending sort reads first.
@@ -1932,8 +2054,25 @@ func (f Filter) scanWhere(keys bool) (string, []any) {
 // fewer findings than the tag (see tagSized), whose page is then
 // read from the nearer end.
 func (f Filter) scanSearchPage() (string, []any) {
+	in := f.inner()
+	if k := f.keys; k != nil && k.walk && k.walkBudget > 0 {
+		// A bounded walk (see searchKeys.walkBudget): the occurrences under
+		// the conditions other than q and the file prefix, in list order as
+		// far as the budget (a number, for the planner to price the index's
+		// order rather than a sort), and q and the prefix tested on those
+		// alone, in a hash where the keys are many.
+		rest := f
+		rest.Text, rest.FilePrefix, rest.keys, rest.qKeys = "", "", nil, nil
+		where, args := rest.scanWhere(false)
+		f.keysTested = true
+		keyed, args := f.keyConds("o", []string{"true"}, args)
+		walk := `(SELECT o.finding_id, o.severity_rank, o.found_at, o.updated_at, o.title_key, o.description_key, o.file_key
+			FROM findings.occurrences o WHERE ` + where + ` ORDER BY ` + in.orderByID("o", "finding_id") +
+			` LIMIT ` + strconv.FormatInt(k.walkBudget, 10) + `) o`
+		return f.rowsPage(in, "o", walk+" WHERE "+strings.Join(keyed, " AND "), args, "")
+	}
 	where, args := f.scanWhere(true)
-	return f.rowsPage(f.inner(), "o", "findings.occurrences o WHERE "+where, args, "")
+	return f.rowsPage(in, "o", "findings.occurrences o WHERE "+where, args, "")
 }
 
 // scanKeyPage renders the query of one page of a resolved q or file prefix
