@@ -51,12 +51,13 @@ func BenchmarkSearchSkewed(b *testing.B) {
 // 200,000 approved findings found by two scans in turn (even g by the
 // first, odd by the second), of which q matches the first scan's 30
 // oldest and 60,000 of the second's, through 480 descriptions; the others
-// have 2,100 descriptions. Judged by the organization's matches,
-// the first scan would hold 30,000, so its pages are read by walking its
-// occurrences (see searchKeys.walk), and its 30 lie at the far end of its
-// list newest first. Page 1 and 2 of each order within each scan, exact
-// totals, a row each, as ms per List. It seeds a fresh database (about a
-// minute) and drops it.
+// have 2,100 descriptions. Judged by its share of the organization's
+// matches, the first scan would hold 30,000 and its pages would walk its
+// occurrences (see searchKeys.walk), where its 30 lie at the far end of
+// its list newest first; it holds 30 of the 480 keys (see
+// searchKeys.holdOnly). Page 1 and 2 of each order within each scan,
+// exact totals, a row each, as ms per List. It seeds a fresh database
+// (about a minute) and drops it.
 func BenchmarkScanSearchFewMatches(b *testing.B) {
 	seed := searchSeed{name: "fewmatches", findings: 200000, foundAt: `g * interval '10 seconds'`, scans: 2, scanOf: `g % 2`,
 		description: `CASE WHEN g < 60 AND g % 2 = 0 OR g % 2 = 1 AND g % 10 < 6 THEN 'Legacy sink in handler ' || (g % 1500)
