@@ -259,6 +259,18 @@ func (k *searchKeys) all(i int) bool { return k.not[i] && len(k.sets()[i]) == 0 
 // sets returns the keys of each column, in keyColumns' order.
 func (k *searchKeys) sets() [][]string { return [][]string{k.title, k.description, k.file} }
 
+// setSet sets the keys of column i (in keyColumns' order).
+func (k *searchKeys) setSet(i int, keys []string) {
+	switch i {
+	case 0:
+		k.title = keys
+	case 1:
+		k.description = keys
+	default:
+		k.file = keys
+	}
+}
+
 // columns returns the key columns with matching keys and their keys. It is
 // only for keys without complements (see indexed).
 func (k *searchKeys) columns() (cols []string, keys [][]string) {
@@ -615,14 +627,7 @@ func (m *matched) read(rows pgx.Rows) error {
 		}
 		m.hits += hits
 		m.not[i], m.sums[i], m.sumsBySeverity[i], m.counts[i], m.severities[i] = not, [2]int64{every, some}, sevs, counts, keySevs
-		switch i {
-		case 0:
-			m.title = keys
-		case 1:
-			m.description = keys
-		default:
-			m.file = keys
-		}
+		m.setSet(i, keys)
 	}
 	return rows.Err()
 }
@@ -1680,14 +1685,7 @@ func (k *searchKeys) inRanks(i, lo, hi int) *searchKeys {
 		return k
 	}
 	c := *k
-	switch i {
-	case 0:
-		c.title = kept
-	case 1:
-		c.description = kept
-	default:
-		c.file = kept
-	}
+	c.setSet(i, kept)
 	c.counts[i], c.severities[i] = counts, keptSevs
 	return &c
 }
@@ -1755,14 +1753,7 @@ func (k *searchKeys) holdOnly(ctx context.Context, q db.DBTX, f Filter) error {
 				sevs = append(sevs, k.severities[i][j])
 			}
 		}
-		switch i {
-		case 0:
-			k.title = kept
-		case 1:
-			k.description = kept
-		default:
-			k.file = kept
-		}
+		k.setSet(i, kept)
 		if k.counts[i] != nil {
 			k.counts[i] = counts
 		}

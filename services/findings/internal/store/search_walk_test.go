@@ -136,10 +136,10 @@ func TestWalkUnboundedInSmallOrganization(t *testing.T) {
 // matches across the organization (beside 1,000 it does not) reads 45
 // keys' streams, and its matches are estimated from those 45, not as its
 // share of the organization's 1,545: the page is read from the keys'
-// indexes, not by walking the scan. Pages and
-// totals equal what the findings say in every order, with a severity and
-// a state besides, after a triage; a scan that holds none of the texts,
-// and a scan of another organization, match nothing.
+// indexes, not by walking the scan. Pages and totals equal what the
+// findings say in every order, with a severity and a state besides, after
+// a triage; a scan that holds none of the texts, and a scan of another
+// organization, match nothing.
 func TestScanSearchHeldKeys(t *testing.T) {
 	u := newUnit(t)
 	const inScan, others, elsewhere, texts = 45, 3000, 1500, 300
