@@ -18,6 +18,12 @@ import (
 // TestInTxRetryingOutlivesADeadlock: two transactions that lock two rows in
 // opposite orders deadlock; the server aborts one, which runs again and
 // commits, so both changes land and neither caller sees the deadlock.
+//
+// The run again can collide once more: the aborted transaction's row is
+// free at once, and when the survivor, woken to take it, has not run yet
+// when the second run starts (a loaded machine), the second run takes that
+// row first and the two deadlock again. So the test allows runs to spare
+// and asserts that at least one ran again, not exactly one.
 func TestInTxRetryingOutlivesADeadlock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -30,7 +36,7 @@ func TestInTxRetryingOutlivesADeadlock(t *testing.T) {
 	both.Add(2)
 	var once [2]sync.Once
 	move := func(i, first, second int) error {
-		return db.InTxRetrying(ctx, p, 3, func(tx pgx.Tx) error {
+		return db.InTxRetrying(ctx, p, 6, func(tx pgx.Tx) error {
 			runs.Add(1)
 			if _, err := tx.Exec(ctx, "UPDATE t SET n = n + 1 WHERE id = $1", first); err != nil {
 				return err
@@ -46,7 +52,7 @@ func TestInTxRetryingOutlivesADeadlock(t *testing.T) {
 	go func() { errs <- move(1, 2, 1) }()
 	require.NoError(t, <-errs)
 	require.NoError(t, <-errs)
-	require.EqualValues(t, 3, runs.Load(), "one of the two ran again")
+	require.GreaterOrEqual(t, runs.Load(), int32(3), "one of the two ran again")
 	var sum int
 	require.NoError(t, p.QueryRow(ctx, "SELECT sum(n) FROM t").Scan(&sum))
 	require.Equal(t, 4, sum, "both transactions' changes, once each")
