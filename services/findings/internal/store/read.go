@@ -1181,7 +1181,12 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 	f = s.withTexts(f)
 	run := s.searchSnapshot
 	if f.plannedOnce() {
-		run = s.plannedSnapshot
+		// A snapshot for the SET LOCAL of its plans (see plannedOnce); its
+		// BEGIN and COMMIT travel with the page and total, in the one round
+		// trip the list takes.
+		run = func(ctx context.Context, _ Filter, fn func(q batchDBTX) error) error {
+			return inSnapshot(ctx, s.Pool, fn)
+		}
 	}
 	err := run(ctx, f, func(q batchDBTX) error {
 		f, err := resolve(ctx, q, f)
@@ -1326,13 +1331,14 @@ func (f Filter) listIDs() (string, []any) {
 			` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2), append(args, f.Limit, f.Offset)
 	}
 	where, args := f.where()
-	n := len(args)
-	if f.plannedOnce() {
-		return `SELECT f.id FROM findings.findings f WHERE ` + where + ` ORDER BY ` + f.orderBy("f") +
-			` LIMIT ` + pageLimit(f.Limit) + ` OFFSET $` + strconv.Itoa(n+1), append(args, f.Offset)
+	limit := pageLimit(f.Limit)
+	if !f.plannedOnce() {
+		args = append(args, f.Limit)
+		limit = `$` + strconv.Itoa(len(args))
 	}
+	args = append(args, f.Offset)
 	return `SELECT f.id FROM findings.findings f WHERE ` + where + ` ORDER BY ` + f.orderBy("f") +
-		` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2), append(args, f.Limit, f.Offset)
+		` LIMIT ` + limit + ` OFFSET $` + strconv.Itoa(len(args)), args
 }
 
 // plannedOnce reports whether f is one of the spec's lists (a severity, a
@@ -2481,14 +2487,6 @@ func (s *Store) searchSnapshot(ctx context.Context, f Filter, fn func(q batchDBT
 	if f.Text == "" && f.FilePrefix == "" && !f.windowBanded() && !f.tagPrecounted() && !f.countPrecounted() {
 		return fn(s.Pool)
 	}
-	return inSnapshot(ctx, s.Pool, fn)
-}
-
-// plannedSnapshot runs fn in a snapshot (see inSnapshot) for one of the
-// spec's lists, whose statements run on generic plans set for the
-// transaction (see plannedOnce); its BEGIN and COMMIT travel with the
-// page and total, in the one round trip the list takes.
-func (s *Store) plannedSnapshot(ctx context.Context, _ Filter, fn func(q batchDBTX) error) error {
 	return inSnapshot(ctx, s.Pool, fn)
 }
 
