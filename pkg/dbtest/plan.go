@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -34,7 +35,8 @@ type Prepared struct {
 // (with the locks the statement took), after settings (SET LOCAL
 // statements, as the code under test applies them). EXPLAIN EXECUTE takes
 // no parameters, so args are written into the EXECUTE as literals: a
-// []string or an []int64 as an array, anything else as fmt prints it.
+// []string or an []int64 as an array, a time in RFC 3339, anything else as
+// fmt prints it.
 func Prepare(t testing.TB, pool *pgxpool.Pool, settings []string, mode, name, types, query string, args ...any) *Prepared {
 	t.Helper()
 	ctx := context.Background()
@@ -73,6 +75,8 @@ func Prepare(t testing.TB, pool *pgxpool.Pool, settings []string, mode, name, ty
 				ids[j] = e.String()
 			}
 			v = "{" + strings.Join(ids, ",") + "}"
+		case time.Time:
+			v = elems.Format(time.RFC3339Nano)
 		case []int64:
 			nums := make([]string, len(elems))
 			for j, e := range elems {

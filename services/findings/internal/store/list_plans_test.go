@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
@@ -106,4 +107,208 @@ func TestSpecListsPlannedOnce(t *testing.T) {
 	}
 	require.NoError(t, rows.Err())
 	require.Equal(t, 2, pages, "the organization's page and the scan's")
+}
+
+// TestColumnSearchesPlannedOnce: the searches on columns (a repository, a
+// category, a tag, a found_at window, with or without the spec's filters
+// and a scan) that one index serves in order run their pages on generic
+// plans as the spec's lists do (see plannedOnce, indexOrdered). For each
+// such page, as List reads it (its band, tag end or count first, see
+// sized), in every order and both directions, a first and a deeper page,
+// before and after the tables are analyzed, the generic plans of the page
+// and of the total read no more rows of the findings, their occurrences
+// and their tag rows than the plans made for their values (or, for the
+// page, than its end). Planned once, a category with a state, a window in
+// update order, a tag with a repository and a scan's tag each read more
+// (up to thirty times the rows). And the store's pages, on one connection,
+// ran on generic plans only and are the export's findings in order.
+func TestColumnSearchesPlannedOnce(t *testing.T) {
+	u := newUnit(t)
+	app := u.scan("https://git.example.com/acme/app")
+	lib := u.scan("https://git.example.com/acme/lib")
+	for _, r := range []struct {
+		sc Scan
+		n  int
+	}{{app, 1200}, {lib, 600}} {
+		u.reportMany(r.sc, r.n, func(i int) Reported {
+			return Reported{Fingerprint: fmt.Sprintf("%s-%05d", r.sc.RepoURL, i), Title: "t", Category: []string{"xss", "injection", "ssrf"}[i%3],
+				Severity: Severities[i%len(Severities)], Tags: [][]string{{"pci", "cwe-1"}, {"cwe-2"}, nil, {"pci"}}[i%4], Verified: true}
+		})
+	}
+	// found_at seven minutes apart (210 hours in all, the repositories'
+	// interleaved), so that windows cut whole hours and parts of hours.
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	_, err := u.s.Pool.Exec(u.ctx, `UPDATE findings.findings f SET found_at = $2::timestamptz + n.i * interval '7 minutes'
+		FROM (SELECT id, row_number() OVER (ORDER BY right(fingerprint, 5), fingerprint) AS i FROM findings.findings WHERE org_id = $1) n
+		WHERE f.id = n.id`, u.org, start)
+	require.NoError(t, err)
+	_, err = u.s.Pool.Exec(u.ctx, `UPDATE findings.findings SET state = 'resolved'
+		WHERE org_id = $1 AND (fingerprint LIKE '%3' OR fingerprint LIKE '%7')`, u.org)
+	require.NoError(t, err)
+
+	mid, h50 := start.Add(105*time.Hour), start.Add(50*time.Hour)
+	searches := []struct {
+		name string
+		f    Filter
+	}{
+		{"repo", Filter{RepoKey: app.repoKey()}},
+		{"category", Filter{Category: "xss"}},
+		{"category_none", Filter{Category: "crypto"}},
+		{"category_state", Filter{Category: "ssrf", State: "resolved"}},
+		{"repo_category_state", Filter{RepoKey: lib.repoKey(), Category: "xss", State: "open"}},
+		{"tag", Filter{Tag: "pci"}},
+		{"tag_few", Filter{Tag: "cwe-1"}},
+		{"tag_category", Filter{Tag: "cwe-2", Category: "injection"}},
+		{"tag_repo", Filter{Tag: "pci", RepoKey: lib.repoKey()}},
+		{"sev_tag_since", Filter{Severity: "high", Tag: "pci", FoundSince: mid}},
+		{"since", Filter{FoundSince: mid}},
+		{"until", Filter{FoundUntil: mid}},
+		{"hour", Filter{FoundSince: h50, FoundUntil: h50.Add(time.Hour)}},
+		{"window_parts", Filter{FoundSince: h50.Add(10 * time.Minute), FoundUntil: h50.Add(140 * time.Minute)}},
+		{"window_state", Filter{FoundSince: h50, FoundUntil: mid, State: "open"}},
+		{"scan_category", Filter{ScanID: app.ID, Category: "xss"}},
+		{"scan_tag", Filter{ScanID: lib.ID, Tag: "pci"}},
+		{"scan_repo", Filter{ScanID: app.ID, RepoKey: app.repoKey()}},
+		{"scan_other_repo", Filter{ScanID: lib.ID, RepoKey: app.repoKey()}},
+		{"scan_since", Filter{ScanID: app.ID, FoundSince: mid}},
+	}
+	tables := []string{"findings", "occurrences", "finding_tags"}
+	read := func(p *dbtest.Prepared) float64 {
+		plan, n := p.Explain(), 0.0
+		for _, table := range tables {
+			n += dbtest.RowsRead(plan, table, true)
+		}
+		return n
+	}
+	n := 0
+	for _, analyzed := range []bool{false, true} {
+		if analyzed {
+			_, err := u.s.Pool.Exec(u.ctx, `ANALYZE findings.findings, findings.occurrences, findings.finding_tags`)
+			require.NoError(t, err)
+		}
+		for _, sr := range searches {
+			for _, sortBy := range []string{"found_at", "updated_at", "severity"} {
+				for _, desc := range []bool{true, false} {
+					for _, offset := range []int{0, 150} {
+						f := sr.f
+						f.OrgID, f.SortBy, f.Desc, f.Limit, f.Offset = u.org, sortBy, desc, 15, offset
+						var page, total string
+						var pageArgs, totalArgs []any
+						var counted bool
+						require.NoError(t, inSnapshot(u.ctx, u.s.Pool, func(q batchDBTX) error {
+							f, err := resolve(u.ctx, q, f)
+							if err != nil {
+								return err
+							}
+							var known int64
+							if f, known, counted, err = f.sized(u.ctx, q); err != nil {
+								return err
+							}
+							if !f.plannedOnce() || counted && int64(offset) >= known {
+								return nil // planned for its values, or no page to read
+							}
+							page, pageArgs, total, totalArgs = f.Queries()
+							return nil
+						}))
+						if page == "" {
+							continue
+						}
+						n++
+						t.Run(fmt.Sprintf("analyzed=%t/%s/%s/desc=%t/offset=%d", analyzed, sr.name, sortBy, desc, offset), func(t *testing.T) {
+							pages, totals := map[string]float64{}, map[string]float64{}
+							for _, mode := range planModes {
+								pages[mode] = read(u.prepare(t, mode, fmt.Sprintf("column_page_%d", n), "", page, pageArgs...))
+								if !counted {
+									totals[mode] = read(u.prepare(t, mode, fmt.Sprintf("column_total_%d", n), "", total, totalArgs...))
+								}
+							}
+							generic, custom := pages["force_generic_plan"], pages["force_custom_plan"]
+							assert.LessOrEqual(t, generic, max(custom, float64(offset+f.Limit+1)),
+								"rows read by the page's generic plan, against %v by the custom one", custom)
+							assert.LessOrEqual(t, totals["force_generic_plan"], totals["force_custom_plan"],
+								"rows read by the total's generic plan")
+						})
+					}
+				}
+			}
+		}
+	}
+
+	require.Greater(t, n, 100, "pages planned once")
+
+	// The store's own runs, on one connection whose prepared statements
+	// say which plans ran.
+	cfg := u.s.Pool.Config().Copy()
+	cfg.MaxConns = 1
+	pool, err := pgxpool.NewWithConfig(u.ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	s := &Store{Pool: pool}
+	for _, sr := range searches {
+		for _, sortBy := range []string{"found_at", "updated_at", "severity"} {
+			f := sr.f
+			f.OrgID, f.SortBy, f.Desc, f.Limit = u.org, sortBy, true, 15
+			want := eachID(t, s, f)
+			for page := range 3 {
+				f.Offset = page * 40
+				got, total := listIDs(t, s, f)
+				require.EqualValues(t, len(want), total, sr.name)
+				require.Equal(t, append([]string{}, want[min(f.Offset, len(want)):min(f.Offset+f.Limit, len(want))]...), append([]string{}, got...),
+					"%s by %s, page at %d", sr.name, sortBy, f.Offset)
+			}
+		}
+	}
+	rows, err := pool.Query(u.ctx, `SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements
+		WHERE statement LIKE '%LIMIT 15 OFFSET%' AND statement NOT LIKE '%pg_prepared_statements%'`)
+	require.NoError(t, err)
+	pages := 0
+	for rows.Next() {
+		var statement string
+		var generic, custom int64
+		require.NoError(t, rows.Scan(&statement, &generic, &custom))
+		pages++
+		assert.Positive(t, generic, "generic plans of %s", statement)
+		assert.Zero(t, custom, "custom plans of %s", statement)
+	}
+	require.NoError(t, rows.Err())
+	require.NotZero(t, pages)
+}
+
+// TestIndexOrdered: a search on columns is planned once exactly where one
+// index holds each of its equalities ahead of its order (see indexOrdered).
+func TestIndexOrdered(t *testing.T) {
+	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		f    Filter
+		once map[string]bool // by sort: found_at, severity, updated_at
+	}{
+		{"repository", Filter{RepoKey: "r"}, map[string]bool{"found_at": true, "severity": true, "updated_at": true}},
+		{"category", Filter{Category: "xss"}, map[string]bool{"found_at": true, "severity": true, "updated_at": true}},
+		{"repository and category", Filter{RepoKey: "r", Category: "xss"}, map[string]bool{"found_at": true, "severity": true}},
+		{"category and severity", Filter{Category: "xss", Severity: "high"}, map[string]bool{"found_at": true, "severity": true}},
+		{"category and state", Filter{Category: "xss", State: "open"}, map[string]bool{}},
+		{"repository, category and state", Filter{RepoKey: "r", Category: "xss", State: "open"}, map[string]bool{}},
+		{"tag", Filter{Tag: "pci"}, map[string]bool{"found_at": true, "severity": true, "updated_at": true}},
+		{"tag and severity", Filter{Tag: "pci", Severity: "low"}, map[string]bool{"found_at": true, "severity": true}},
+		{"tag and state", Filter{Tag: "pci", State: "open"}, map[string]bool{}},
+		{"tag and repository", Filter{Tag: "pci", RepoKey: "r"}, map[string]bool{}},
+		{"tag and window", Filter{Tag: "pci", FoundSince: at}, map[string]bool{"found_at": true}},
+		{"window", Filter{FoundSince: at, FoundUntil: at.Add(time.Hour)}, map[string]bool{"found_at": true}},
+		{"window and state", Filter{FoundUntil: at, State: "open"}, map[string]bool{"found_at": true}},
+		{"window of one severity's rank", Filter{FoundSince: at, rankLo: 3, rankHi: 3}, map[string]bool{"found_at": true, "severity": true}},
+		{"window of two ranks", Filter{FoundSince: at, rankLo: 3, rankHi: 4}, map[string]bool{}},
+		{"window and repository", Filter{FoundSince: at, RepoKey: "r"}, map[string]bool{"found_at": true}},
+		{"window, repository and state", Filter{FoundSince: at, RepoKey: "r", State: "open"}, map[string]bool{}},
+		{"scan and repository", Filter{ScanID: "s", RepoKey: "r"}, map[string]bool{"found_at": true, "severity": true, "updated_at": true}},
+		{"scan and category", Filter{ScanID: "s", Category: "xss"}, map[string]bool{}},
+		{"q", Filter{Text: "sql"}, map[string]bool{}},
+		{"file prefix", Filter{FilePrefix: "src/"}, map[string]bool{}},
+	} {
+		for _, sortBy := range []string{"found_at", "severity", "updated_at"} {
+			f := tc.f
+			f.SortBy = sortBy
+			assert.Equal(t, tc.once[sortBy], f.plannedOnce(), "%s by %s", tc.name, sortBy)
+		}
+	}
 }

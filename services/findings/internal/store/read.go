@@ -1199,23 +1199,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 			}
 		}()
 		offset := f.Offset
-		f, known, counted, err := f.windowBand(ctx, q)
+		f, known, counted, err := f.sized(ctx, q)
 		if err != nil {
 			return err
-		}
-		switch {
-		case counted:
-		case f.tagPrecounted():
-			if f, known, err = f.tagSized(ctx, q); err != nil {
-				return err
-			}
-			counted = true
-		case f.countPrecounted():
-			sql, args := f.countQuery()
-			if err := q.QueryRow(ctx, sql, args...).Scan(&known); err != nil {
-				return fmt.Errorf("count: %w", err)
-			}
-			counted, f.precounted, f.precount = true, true, known
 		}
 		if counted && int64(offset) >= known {
 			total = known // the page lies past the matches: nothing to read
@@ -1227,7 +1213,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 		}
 		pageSQL, pageArgs, totalSQL, totalArgs := f.Queries()
 		b := &pgx.Batch{}
-		if f.plannedOnce() {
+		if _, ok := q.(*snapshot); ok && f.plannedOnce() {
 			b.Queue(genericPlans) // until the COMMIT sent with the page
 		}
 		b.Queue(pageSQL, pageArgs...).Query(func(rows pgx.Rows) error {
@@ -1256,6 +1242,32 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 		list = []Finding{}
 	}
 	return list, total, nil
+}
+
+// sized returns f, resolved, as List reads its page, with its exact total
+// where that is counted before the page (counted): for a window sorted by
+// severity, its band (see windowBand); for a tag, the end its page is read
+// from (see tagSized); else where the page's statement depends on the
+// total (see countPrecounted). Its statements must run in the page's
+// snapshot.
+func (f Filter) sized(ctx context.Context, q batchDBTX) (_ Filter, total int64, counted bool, _ error) {
+	f, total, counted, err := f.windowBand(ctx, q)
+	if err != nil || counted {
+		return f, total, counted, err
+	}
+	switch {
+	case f.tagPrecounted():
+		f, total, err = f.tagSized(ctx, q)
+		return f, total, err == nil, err
+	case f.countPrecounted():
+		sql, args := f.countQuery()
+		if err := q.QueryRow(ctx, sql, args...).Scan(&total); err != nil {
+			return f, 0, false, fmt.Errorf("count: %w", err)
+		}
+		f.precounted, f.precount = true, total
+		return f, total, true, nil
+	}
+	return f, 0, false, nil
 }
 
 // Queries returns the two statements List runs for f, with their
@@ -1341,21 +1353,94 @@ func (f Filter) listIDs() (string, []any) {
 		` LIMIT ` + limit + ` OFFSET $` + strconv.Itoa(len(args)), args
 }
 
-// plannedOnce reports whether f is one of the spec's lists (a severity, a
-// state, a scan and a sort, no search filter), whose page and total run
-// on plans made once per statement and connection (genericPlans) rather
-// than for their values on every run. Planning a page for its values cost
-// more than running it: about 0.7–0.9 ms against 0.2 ms for a first page
-// (the planner weighs each of the findings' indexes), on every request.
-// The page's LIMIT is written into the statement (pageLimit): a generic
-// plan prices a LIMIT it does not know at a tenth of the rows, and chose a
-// hash join over every finding (0.5–1 s at 1,000,000 findings) where the
-// list's index in order, cut at 15 rows, is the plan for every page. The
-// OFFSET stays a parameter, so each sort and filter has one statement per
-// page size. TestSpecListsPlannedOnce checks every such statement's
-// generic plan.
+// plannedOnce reports whether f's page and total run on plans made once
+// per statement and connection (genericPlans) rather than for their
+// values on every run: the spec's lists (a severity, a state, a scan and
+// a sort, no search filter), and the searches on columns whose page one
+// index yields in order for any values (see indexOrdered). Planning a page
+// for its values cost more than running it: about 0.7–0.9 ms against 0.2
+// ms for a first page (the planner weighs each of the findings' indexes),
+// on every request. The page's LIMIT is written into the statement
+// (pageLimit): a generic plan prices a LIMIT it does not know at a tenth
+// of the rows, and chose a hash join over every finding (0.5–1 s at
+// 1,000,000 findings) where the list's index in order, cut at 15 rows, is
+// the plan for every page. The OFFSET stays a parameter, so each sort and
+// filter has one statement per page size. TestSpecListsPlannedOnce and
+// TestColumnSearchesPlannedOnce check the statements' generic plans.
 func (f Filter) plannedOnce() bool {
-	return !f.Searching() && f.keys == nil
+	if f.keys != nil || f.Text != "" || f.FilePrefix != "" {
+		return false
+	}
+	if !f.Searching() || f.scanRepoOnly() {
+		return true
+	}
+	return f.ScanID == "" && f.indexOrdered()
+}
+
+// A list condition held as an equality in the leading columns of an index
+// (see indexOrdered).
+const (
+	eqRank     = 1 << iota // the severity as its rank
+	eqSeverity             // the severity by name
+	eqState
+	eqRepo
+	eqCategory
+)
+
+// orderedBy lists, for each order of a list (the first of its order
+// columns, see orderCols), the sets of equalities that one index of the
+// findings holds ahead of that order, as the migrations leave them:
+// findings_list_rank, _state_rank, _sev_updated, findings_search_repo,
+// _repo_rank, _repo_updated, _repo_category, …
+var orderedBy = map[string][]int{
+	"found_at": {0, eqRank, eqState, eqState | eqRank, eqRepo, eqRepo | eqRank, eqCategory, eqCategory | eqRank,
+		eqRepo | eqCategory, eqRepo | eqCategory | eqRank},
+	"severity_rank": {0, eqState, eqRepo, eqCategory, eqRepo | eqCategory},
+	"updated_at":    {0, eqSeverity, eqState, eqSeverity | eqState, eqRepo, eqCategory},
+}
+
+// tagOrderedBy is orderedBy for a tag's rows (finding_tags_found, _rank
+// and _updated).
+var tagOrderedBy = map[string][]int{"found_at": {0, eqRank}, "severity_rank": {0}, "updated_at": {0}}
+
+// indexOrdered reports whether f, a search on columns across every scan
+// (a repository, a category, a tag, a found_at window, with a severity
+// and a state), is read from one index that holds each of its equalities
+// ahead of its order, and a window as a range of that order: reading it
+// in order to the page's end reads the page's end and nothing else,
+// whatever the values, so that the plan made once for the statement is
+// the one made for any values. Where no index holds them all (a category
+// with a state, a window in update order, a tag with a repository), the
+// plan depends on how many findings each condition keeps, and is made for
+// the values each time.
+func (f Filter) indexOrdered() bool {
+	order := f.orderCols("id")[0]
+	eq := 0
+	switch {
+	case f.Severity != "" && order == "updated_at":
+		eq |= eqSeverity
+	case f.Severity != "" || f.rankHi != 0 && f.rankLo == f.rankHi:
+		eq |= eqRank
+	case f.rankHi != 0:
+		return false // a band of ranks: a range ahead of the order
+	}
+	if f.State != "" {
+		eq |= eqState
+	}
+	if f.RepoKey != "" {
+		eq |= eqRepo
+	}
+	if f.Category != "" {
+		eq |= eqCategory
+	}
+	if (!f.FoundSince.IsZero() || !f.FoundUntil.IsZero()) && order != "found_at" {
+		return false
+	}
+	sets := orderedBy[order]
+	if f.Tag != "" {
+		sets = tagOrderedBy[order]
+	}
+	return slices.Contains(sets, eq)
 }
 
 // pageLimit renders a page's LIMIT as a literal (see plannedOnce).
@@ -2189,12 +2274,16 @@ func (k *searchKeys) ranks(i int) []int16 {
 // end, see reversed); the outer query fetches the findings, with the extra
 // conditions recheck when not "", in f's order.
 func (f Filter) rowsPage(in Filter, a, from string, args []any, recheck string) (string, []any) {
-	n := len(args)
-	args = append(args, in.Limit, in.Offset)
+	limit := pageLimit(in.Limit) // see plannedOnce
+	if !f.plannedOnce() {
+		args = append(args, in.Limit)
+		limit = `$` + strconv.Itoa(len(args))
+	}
+	args = append(args, in.Offset)
 	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
 		SELECT ` + a + `.finding_id AS id, ` + a + `.severity_rank, ` + a + `.found_at, ` + a + `.updated_at FROM ` + from +
 		` ORDER BY ` + in.orderByID(a, "finding_id") +
-		` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p ON p.id = f.id ` + recheck + `
+		` LIMIT ` + limit + ` OFFSET $` + strconv.Itoa(len(args)) + `) p ON p.id = f.id ` + recheck + `
 		ORDER BY ` + f.orderBy("p")
 	return q, args
 }

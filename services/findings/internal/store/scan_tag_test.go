@@ -2,7 +2,9 @@ package store
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -107,7 +109,7 @@ func TestTagTotalsFromCounters(t *testing.T) {
 				}
 				f.scanDriven = scanDriven
 				page, args, _, _ := f.Queries()
-				limit, offset := args[len(args)-2].(int), args[len(args)-1].(int)
+				limit, offset := innerLimitOffset(t, page, args)
 				assert.Equal(t, int(total)-f.Offset, limit, "the last page's rows")
 				assert.Zero(t, offset, "the last page read from the other end")
 				assert.Equal(t, scanDriven, strings.Contains(page, "SELECT o.finding_id AS id"), "page read from the scan's occurrences")
@@ -349,4 +351,19 @@ func TestTagPageOfFewMatches(t *testing.T) {
 			}
 		})
 	}
+}
+
+// innerLimitOffset returns the LIMIT and OFFSET of the inner query of
+// page (see rowsPage): the LIMIT a parameter or, for a statement planned
+// once, written into the statement (see plannedOnce).
+func innerLimitOffset(t *testing.T, page string, args []any) (limit, offset int) {
+	t.Helper()
+	m := regexp.MustCompile(`LIMIT (\$?)(\d+) OFFSET \$(\d+)\)`).FindStringSubmatch(page)
+	require.NotNil(t, m, page)
+	limit, _ = strconv.Atoi(m[2])
+	if m[1] == "$" {
+		limit = args[limit-1].(int)
+	}
+	p, _ := strconv.Atoi(m[3])
+	return limit, args[p-1].(int)
 }
