@@ -111,17 +111,19 @@ func TestSpecListsPlannedOnce(t *testing.T) {
 
 // TestColumnSearchesPlannedOnce: the searches on columns (a repository, a
 // category, a tag, a found_at window, with or without the spec's filters
-// and a scan) that one index serves in order run their pages on generic
-// plans as the spec's lists do (see plannedOnce, indexOrdered). For each
-// such page, as List reads it (its band, tag end or count first, see
-// sized), in every order and both directions, a first and a deeper page,
-// before and after the tables are analyzed, the generic plans of the page
-// and of the total read no more rows of the findings, their occurrences
-// and their tag rows than the plans made for their values (or, for the
-// page, than its end). Planned once, a category with a state, a window in
-// update order, a tag with a repository and a scan's tag each read more
-// (up to thirty times the rows). And the store's pages, on one connection,
-// ran on generic plans only and are the export's findings in order.
+// and a scan) that one index serves in order, and q or a file prefix
+// through a single key, run their pages on generic plans as the spec's
+// lists do (see plannedOnce, indexOrdered, keyOrdered). For each such
+// page, as List reads it (its band, tag end or count first, see sized), in
+// every order and both directions, a first and a deeper page, before and
+// after the tables are analyzed, the generic plans of the page and of the
+// total (where it too is planned once) read no more rows of the findings,
+// their occurrences and their tag rows than the plans made for their
+// values (or, for the page, than its end). Planned once, a category with
+// a state, a window in update order, a tag with a repository and a scan's
+// tag each read more (up to thirty times the rows), and so did a key's
+// total with a window. And the store's pages, on one connection, ran on
+// generic plans only and are the export's findings in order.
 func TestColumnSearchesPlannedOnce(t *testing.T) {
 	u := newUnit(t)
 	app := u.scan("https://git.example.com/acme/app")
@@ -131,8 +133,10 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 		n  int
 	}{{app, 1200}, {lib, 600}} {
 		u.reportMany(r.sc, r.n, func(i int) Reported {
-			return Reported{Fingerprint: fmt.Sprintf("%s-%05d", r.sc.RepoURL, i), Title: "t", Category: []string{"xss", "injection", "ssrf"}[i%3],
-				Severity: Severities[i%len(Severities)], Tags: [][]string{{"pci", "cwe-1"}, {"cwe-2"}, nil, {"pci"}}[i%4], Verified: true}
+			return Reported{Fingerprint: fmt.Sprintf("%s-%05d", r.sc.RepoURL, i), Title: fmt.Sprintf("Title %c", 'A'+i%8),
+				Description: fmt.Sprintf("Sink %d reached", i%30), AffectedFile: fmt.Sprintf("src/%s/file%d.go", []string{"api", "web", "cli"}[i/7%3], i%40),
+				Category: []string{"xss", "injection", "ssrf"}[i%3], Severity: Severities[i%len(Severities)],
+				Tags: [][]string{{"pci", "cwe-1"}, {"cwe-2"}, nil, {"pci"}}[i%4], Verified: true}
 		})
 	}
 	// found_at seven minutes apart (210 hours in all, the repositories'
@@ -171,6 +175,16 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 		{"scan_repo", Filter{ScanID: app.ID, RepoKey: app.repoKey()}},
 		{"scan_other_repo", Filter{ScanID: lib.ID, RepoKey: app.repoKey()}},
 		{"scan_since", Filter{ScanID: app.ID, FoundSince: mid}},
+		// q or a file prefix through a single key (see keyOrdered).
+		{"q_title", Filter{Text: "title c"}},
+		{"q_title_state", Filter{Text: "Title C", State: "open"}},
+		{"q_title_severity", Filter{Text: "title c", Severity: "high"}},
+		{"q_title_repo", Filter{Text: "title c", RepoKey: app.repoKey()}},
+		{"q_description", Filter{Text: "sink 7 reached"}},
+		{"q_description_since", Filter{Text: "sink 7 reached", FoundSince: mid}},
+		{"q_description_state", Filter{Text: "sink 7 reached", State: "resolved"}},
+		{"file", Filter{FilePrefix: "src/api/file0.go"}},
+		{"file_severity", Filter{FilePrefix: "src/api/file0.go", Severity: "critical"}},
 	}
 	tables := []string{"findings", "occurrences", "finding_tags"}
 	read := func(p *dbtest.Prepared) float64 {
@@ -180,7 +194,7 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 		}
 		return n
 	}
-	n := 0
+	n, keyed := 0, 0
 	for _, analyzed := range []bool{false, true} {
 		if analyzed {
 			_, err := u.s.Pool.Exec(u.ctx, `ANALYZE findings.findings, findings.occurrences, findings.finding_tags`)
@@ -194,7 +208,7 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 						f.OrgID, f.SortBy, f.Desc, f.Limit, f.Offset = u.org, sortBy, desc, 15, offset
 						var page, total string
 						var pageArgs, totalArgs []any
-						var counted bool
+						var counted, totalOnce bool
 						require.NoError(t, inSnapshot(u.ctx, u.s.Pool, func(q batchDBTX) error {
 							f, err := resolve(u.ctx, q, f)
 							if err != nil {
@@ -207,6 +221,13 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 							if !f.plannedOnce() || counted && int64(offset) >= known {
 								return nil // planned for its values, or no page to read
 							}
+							if n, ok := f.keyTotal(); ok && int64(offset) >= n {
+								return nil
+							}
+							if f.keys != nil {
+								keyed++
+							}
+							totalOnce = f.totalPlannedOnce()
 							page, pageArgs, total, totalArgs = f.Queries()
 							return nil
 						}))
@@ -218,7 +239,7 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 							pages, totals := map[string]float64{}, map[string]float64{}
 							for _, mode := range planModes {
 								pages[mode] = read(u.prepare(t, mode, fmt.Sprintf("column_page_%d", n), "", page, pageArgs...))
-								if !counted {
+								if !counted && totalOnce {
 									totals[mode] = read(u.prepare(t, mode, fmt.Sprintf("column_total_%d", n), "", total, totalArgs...))
 								}
 							}
@@ -235,6 +256,7 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 	}
 
 	require.Greater(t, n, 100, "pages planned once")
+	require.Greater(t, keyed, 20, "pages of a single key planned once")
 
 	// The store's own runs, on one connection whose prepared statements
 	// say which plans ran.

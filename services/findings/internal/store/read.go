@@ -1213,7 +1213,19 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 		}
 		pageSQL, pageArgs, totalSQL, totalArgs := f.Queries()
 		b := &pgx.Batch{}
-		if _, ok := q.(*snapshot); ok && f.plannedOnce() {
+		_, snap := q.(*snapshot)
+		generic := snap && f.plannedOnce()
+		queueTotal := func() {
+			if counted {
+				total = known
+				return
+			}
+			b.Queue(totalSQL, totalArgs...).QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
+		}
+		if generic && !f.totalPlannedOnce() {
+			queueTotal() // before the plans are made once
+		}
+		if generic {
 			b.Queue(genericPlans) // until the COMMIT sent with the page
 		}
 		b.Queue(pageSQL, pageArgs...).Query(func(rows pgx.Rows) error {
@@ -1221,10 +1233,8 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 			list, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
 			return err
 		})
-		if counted {
-			total = known
-		} else {
-			b.Queue(totalSQL, totalArgs...).QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
+		if !generic || f.totalPlannedOnce() {
+			queueTotal()
 		}
 		return sendLast(ctx, q, b)
 	})
@@ -1356,8 +1366,10 @@ func (f Filter) listIDs() (string, []any) {
 // plannedOnce reports whether f's page and total run on plans made once
 // per statement and connection (genericPlans) rather than for their
 // values on every run: the spec's lists (a severity, a state, a scan and
-// a sort, no search filter), and the searches on columns whose page one
-// index yields in order for any values (see indexOrdered). Planning a page
+// a sort, no search filter), the searches on columns whose page one index
+// yields in order for any values (see indexOrdered), and q or a file
+// prefix through a single key read the same way (see keyOrdered; its total
+// is planned for its values, see totalPlannedOnce). Planning a page
 // for its values cost more than running it: about 0.7–0.9 ms against 0.2
 // ms for a first page (the planner weighs each of the findings' indexes),
 // on every request. The page's LIMIT is written into the statement
@@ -1369,12 +1381,21 @@ func (f Filter) listIDs() (string, []any) {
 // TestColumnSearchesPlannedOnce check the statements' generic plans.
 func (f Filter) plannedOnce() bool {
 	if f.keys != nil || f.Text != "" || f.FilePrefix != "" {
-		return false
+		return f.keyOrdered()
 	}
 	if !f.Searching() || f.scanRepoOnly() {
 		return true
 	}
 	return f.ScanID == "" && f.indexOrdered()
+}
+
+// totalPlannedOnce reports whether f's total, too, runs on a plan made once
+// (see plannedOnce): not a single key's count (see keyOrdered), whose plan
+// weighs the key's matches against the other filters' (a window's generic
+// plan read every finding of the window rather than the key's), and which
+// the key counters give without a statement in most cases (see keyTotal).
+func (f Filter) totalPlannedOnce() bool {
+	return f.keys == nil && f.plannedOnce()
 }
 
 // A list condition held as an equality in the leading columns of an index
@@ -1414,6 +1435,49 @@ var tagOrderedBy = map[string][]int{"found_at": {0, eqRank}, "severity_rank": {0
 // plan depends on how many findings each condition keeps, and is made for
 // the values each time.
 func (f Filter) indexOrdered() bool {
+	sets := orderedBy
+	if f.Tag != "" {
+		sets = tagOrderedBy
+	}
+	return f.orderedIn(sets)
+}
+
+// keyOrderedBy is orderedBy for the indexes of each key column
+// (findings_search_title, _title_rank, _title_state, …, _description,
+// _file, …), which lead with the key.
+var keyOrderedBy = map[string]map[string][]int{
+	"title":       {"found_at": {0, eqRank, eqState, eqState | eqRank}, "severity_rank": {0, eqState}, "updated_at": {0, eqState}},
+	"description": {"found_at": {0, eqRank}, "severity_rank": {0}, "updated_at": {0}},
+	"file":        {"found_at": {0, eqRank}, "severity_rank": {0}, "updated_at": {0}},
+}
+
+// keyOrdered reports whether f, a q or a file prefix across every scan
+// (not both), matches through a single key of one column and is read from
+// that column's index as a column filter is (see keyPage), with the
+// equalities of its other filters ahead of its order in that index, as
+// indexOrdered has it, and a window as a range of that order (the key
+// indexes also carry the repository and category, but not as an order).
+// Its page is then read to the page's end whatever the key.
+func (f Filter) keyOrdered() bool {
+	k := f.keys
+	if k == nil || !k.indexed() || f.ScanID != "" || f.Tag != "" || f.RepoKey != "" || f.Category != "" ||
+		(f.Text != "") == (f.FilePrefix != "") {
+		return false
+	}
+	cols, keys := k.columns()
+	if len(cols) != 1 || len(keys[0]) != 1 {
+		return false
+	}
+	if f.rankHi == 0 {
+		f = f.rankWindow() // as keyPage reads it
+	}
+	return f.orderedIn(keyOrderedBy[cols[0]])
+}
+
+// orderedIn reports whether one of sets (for each order, the sets of
+// equalities an index holds ahead of it) holds each of f's equalities
+// ahead of f's order, with f's window a range of that order.
+func (f Filter) orderedIn(sets map[string][]int) bool {
 	order := f.orderCols("id")[0]
 	eq := 0
 	switch {
@@ -1436,11 +1500,7 @@ func (f Filter) indexOrdered() bool {
 	if (!f.FoundSince.IsZero() || !f.FoundUntil.IsZero()) && order != "found_at" {
 		return false
 	}
-	sets := orderedBy[order]
-	if f.Tag != "" {
-		sets = tagOrderedBy[order]
-	}
-	return slices.Contains(sets, eq)
+	return slices.Contains(sets[order], eq)
 }
 
 // pageLimit renders a page's LIMIT as a literal (see plannedOnce).
@@ -1463,11 +1523,17 @@ func (f Filter) keyPage() (string, []any) {
 	cols, keys := f.keys.columns()
 	if len(cols) == 1 && len(keys[0]) == 1 {
 		where, args := in.keyWhere()
-		args = append(args, keys[0][0], in.Limit, in.Offset)
-		n := len(args)
+		args = append(args, keys[0][0])
+		key := len(args)
+		limit := pageLimit(in.Limit) // see plannedOnce
+		if !f.plannedOnce() {
+			args = append(args, in.Limit)
+			limit = `$` + strconv.Itoa(len(args))
+		}
+		args = append(args, in.Offset)
 		return `SELECT ` + findingCols + ` FROM findings.findings f JOIN (SELECT f.id FROM findings.findings f WHERE ` + where +
-			` AND f.` + cols[0] + `_key = $` + strconv.Itoa(n-2) + ` ORDER BY ` + in.orderBy("f") + ` LIMIT $` + strconv.Itoa(n-1) +
-			` OFFSET $` + strconv.Itoa(n) + `) p ON p.id = f.id ORDER BY ` + f.orderBy("f"), args
+			` AND f.` + cols[0] + `_key = $` + strconv.Itoa(key) + ` ORDER BY ` + in.orderBy("f") + ` LIMIT ` + limit +
+			` OFFSET $` + strconv.Itoa(len(args)) + `) p ON p.id = f.id ORDER BY ` + f.orderBy("f"), args
 	}
 	if len(cols) == 1 && in.keyBounds(len(keys[0]), cols[0]) && in.Offset >= in.Limit {
 		return f.keyDeepPage(in, cols[0], keys[0])
