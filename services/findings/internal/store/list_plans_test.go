@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -77,12 +78,7 @@ func TestSpecListsPlannedOnce(t *testing.T) {
 
 	// The store's own runs, on one connection whose prepared statements
 	// say which plans ran.
-	cfg := u.s.Pool.Config().Copy()
-	cfg.MaxConns = 1
-	pool, err := pgxpool.NewWithConfig(u.ctx, cfg)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	s := &Store{Pool: pool}
+	s, pool := u.oneConnection(t)
 	for _, scan := range []string{"", large.ID} {
 		f := Filter{OrgID: u.org, ScanID: scan, State: "open", SortBy: "found_at", Desc: true, Limit: 15}
 		want := eachID(t, s, f)
@@ -93,20 +89,46 @@ func TestSpecListsPlannedOnce(t *testing.T) {
 			require.Equal(t, want[f.Offset:min(f.Offset+f.Limit, len(want))], got, "scan %q page %d", scan, page+1)
 		}
 	}
-	rows, err := pool.Query(u.ctx, `SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements
+	plans := pagePlans(t, pool)
+	for statement, p := range plans {
+		assert.EqualValues(t, 8, p.generic, "generic plans of %s", statement)
+		assert.Zero(t, p.custom, "custom plans of %s", statement)
+	}
+	require.Len(t, plans, 2, "the organization's page and the scan's")
+}
+
+// planCounts are the plans a prepared statement ran on.
+type planCounts struct{ generic, custom int64 }
+
+// pagePlans returns the plans each page statement of 15 rows prepared on
+// pool's connections ran on (pg_prepared_statements of the connection
+// that runs the query: pool is given one).
+func pagePlans(t *testing.T, pool *pgxpool.Pool) map[string]planCounts {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements
 		WHERE statement LIKE '%LIMIT 15 OFFSET%' AND statement NOT LIKE '%pg_prepared_statements%'`)
 	require.NoError(t, err)
-	pages := 0
+	plans := map[string]planCounts{}
 	for rows.Next() {
 		var statement string
-		var generic, custom int64
-		require.NoError(t, rows.Scan(&statement, &generic, &custom))
-		pages++
-		assert.EqualValues(t, 8, generic, "generic plans of %s", statement)
-		assert.Zero(t, custom, "custom plans of %s", statement)
+		var p planCounts
+		require.NoError(t, rows.Scan(&statement, &p.generic, &p.custom))
+		plans[statement] = p
 	}
 	require.NoError(t, rows.Err())
-	require.Equal(t, 2, pages, "the organization's page and the scan's")
+	return plans
+}
+
+// oneConnection returns a store on a pool of one connection to u's
+// database, whose prepared statements say which plans its runs took.
+func (u *unit) oneConnection(t *testing.T) (*Store, *pgxpool.Pool) {
+	t.Helper()
+	cfg := u.s.Pool.Config().Copy()
+	cfg.MaxConns = 1
+	pool, err := pgxpool.NewWithConfig(u.ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	return &Store{Pool: pool}, pool
 }
 
 // TestColumnSearchesPlannedOnce: the searches on columns (a repository, a
@@ -260,12 +282,7 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 
 	// The store's own runs, on one connection whose prepared statements
 	// say which plans ran.
-	cfg := u.s.Pool.Config().Copy()
-	cfg.MaxConns = 1
-	pool, err := pgxpool.NewWithConfig(u.ctx, cfg)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	s := &Store{Pool: pool}
+	s, pool := u.oneConnection(t)
 	for _, sr := range searches {
 		for _, sortBy := range []string{"found_at", "updated_at", "severity"} {
 			f := sr.f
@@ -280,20 +297,12 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 			}
 		}
 	}
-	rows, err := pool.Query(u.ctx, `SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements
-		WHERE statement LIKE '%LIMIT 15 OFFSET%' AND statement NOT LIKE '%pg_prepared_statements%'`)
-	require.NoError(t, err)
-	pages := 0
-	for rows.Next() {
-		var statement string
-		var generic, custom int64
-		require.NoError(t, rows.Scan(&statement, &generic, &custom))
-		pages++
-		assert.Positive(t, generic, "generic plans of %s", statement)
-		assert.Zero(t, custom, "custom plans of %s", statement)
+	plans := pagePlans(t, pool)
+	for statement, p := range plans {
+		assert.Positive(t, p.generic, "generic plans of %s", statement)
+		assert.Zero(t, p.custom, "custom plans of %s", statement)
 	}
-	require.NoError(t, rows.Err())
-	require.NotZero(t, pages)
+	require.NotEmpty(t, plans)
 }
 
 // TestIndexOrdered: a search on columns is planned once exactly where one
