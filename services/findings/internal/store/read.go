@@ -1215,6 +1215,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 		b := &pgx.Batch{}
 		_, snap := q.(*snapshot)
 		generic := snap && f.plannedOnce()
+		totalFirst := generic && !f.totalPlannedOnce() // before the plans are made once
 		queueTotal := func() {
 			if counted {
 				total = known
@@ -1222,8 +1223,8 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 			}
 			b.Queue(totalSQL, totalArgs...).QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
 		}
-		if generic && !f.totalPlannedOnce() {
-			queueTotal() // before the plans are made once
+		if totalFirst {
+			queueTotal()
 		}
 		if generic {
 			b.Queue(genericPlans) // until the COMMIT sent with the page
@@ -1233,7 +1234,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Finding, int64, error) {
 			list, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Finding, error) { return scanFinding(r) })
 			return err
 		})
-		if !generic || f.totalPlannedOnce() {
+		if !totalFirst {
 			queueTotal()
 		}
 		return sendLast(ctx, q, b)
@@ -1353,14 +1354,8 @@ func (f Filter) listIDs() (string, []any) {
 			` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2), append(args, f.Limit, f.Offset)
 	}
 	where, args := f.where()
-	limit := pageLimit(f.Limit)
-	if !f.plannedOnce() {
-		args = append(args, f.Limit)
-		limit = `$` + strconv.Itoa(len(args))
-	}
-	args = append(args, f.Offset)
-	return `SELECT f.id FROM findings.findings f WHERE ` + where + ` ORDER BY ` + f.orderBy("f") +
-		` LIMIT ` + limit + ` OFFSET $` + strconv.Itoa(len(args)), args
+	cut, args := f.pageCut(f.Limit, f.Offset, args)
+	return `SELECT f.id FROM findings.findings f WHERE ` + where + ` ORDER BY ` + f.orderBy("f") + cut, args
 }
 
 // plannedOnce reports whether f's page and total run on plans made once
@@ -1373,7 +1368,7 @@ func (f Filter) listIDs() (string, []any) {
 // for its values cost more than running it: about 0.7–0.9 ms against 0.2
 // ms for a first page (the planner weighs each of the findings' indexes),
 // on every request. The page's LIMIT is written into the statement
-// (pageLimit): a generic plan prices a LIMIT it does not know at a tenth
+// (pageCut): a generic plan prices a LIMIT it does not know at a tenth
 // of the rows, and chose a hash join over every finding (0.5–1 s at
 // 1,000,000 findings) where the list's index in order, cut at 15 rows, is
 // the plan for every page. The OFFSET stays a parameter, so each sort and
@@ -1503,9 +1498,18 @@ func (f Filter) orderedIn(sets map[string][]int) bool {
 	return slices.Contains(sets[order], eq)
 }
 
-// pageLimit renders a page's LIMIT as a literal (see plannedOnce).
-func pageLimit(limit int) string {
-	return strconv.Itoa(max(limit, 0))
+// pageCut renders the LIMIT and OFFSET of a page of f, read as limit rows
+// after offset, with args and their arguments appended: the LIMIT written
+// into the statement where f is planned once (see plannedOnce), else a
+// parameter, as the OFFSET always is.
+func (f Filter) pageCut(limit, offset int, args []any) (string, []any) {
+	lim := strconv.Itoa(max(limit, 0))
+	if !f.plannedOnce() {
+		args = append(args, limit)
+		lim = `$` + strconv.Itoa(len(args))
+	}
+	args = append(args, offset)
+	return ` LIMIT ` + lim + ` OFFSET $` + strconv.Itoa(len(args)), args
 }
 
 // keyPage renders the query of one page of a resolved q or file prefix
@@ -1525,15 +1529,10 @@ func (f Filter) keyPage() (string, []any) {
 		where, args := in.keyWhere()
 		args = append(args, keys[0][0])
 		key := len(args)
-		limit := pageLimit(in.Limit) // see plannedOnce
-		if !f.plannedOnce() {
-			args = append(args, in.Limit)
-			limit = `$` + strconv.Itoa(len(args))
-		}
-		args = append(args, in.Offset)
+		cut, args := f.pageCut(in.Limit, in.Offset, args)
 		return `SELECT ` + findingCols + ` FROM findings.findings f JOIN (SELECT f.id FROM findings.findings f WHERE ` + where +
-			` AND f.` + cols[0] + `_key = $` + strconv.Itoa(key) + ` ORDER BY ` + in.orderBy("f") + ` LIMIT ` + limit +
-			` OFFSET $` + strconv.Itoa(len(args)) + `) p ON p.id = f.id ORDER BY ` + f.orderBy("f"), args
+			` AND f.` + cols[0] + `_key = $` + strconv.Itoa(key) + ` ORDER BY ` + in.orderBy("f") + cut +
+			`) p ON p.id = f.id ORDER BY ` + f.orderBy("f"), args
 	}
 	if len(cols) == 1 && in.keyBounds(len(keys[0]), cols[0]) && in.Offset >= in.Limit {
 		return f.keyDeepPage(in, cols[0], keys[0])
@@ -2340,16 +2339,10 @@ func (k *searchKeys) ranks(i int) []int16 {
 // end, see reversed); the outer query fetches the findings, with the extra
 // conditions recheck when not "", in f's order.
 func (f Filter) rowsPage(in Filter, a, from string, args []any, recheck string) (string, []any) {
-	limit := pageLimit(in.Limit) // see plannedOnce
-	if !f.plannedOnce() {
-		args = append(args, in.Limit)
-		limit = `$` + strconv.Itoa(len(args))
-	}
-	args = append(args, in.Offset)
+	cut, args := f.pageCut(in.Limit, in.Offset, args)
 	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
 		SELECT ` + a + `.finding_id AS id, ` + a + `.severity_rank, ` + a + `.found_at, ` + a + `.updated_at FROM ` + from +
-		` ORDER BY ` + in.orderByID(a, "finding_id") +
-		` LIMIT ` + limit + ` OFFSET $` + strconv.Itoa(len(args)) + `) p ON p.id = f.id ` + recheck + `
+		` ORDER BY ` + in.orderByID(a, "finding_id") + cut + `) p ON p.id = f.id ` + recheck + `
 		ORDER BY ` + f.orderBy("p")
 	return q, args
 }
@@ -2564,12 +2557,10 @@ func (f Filter) scanPage() (string, []any) {
 		args = append(args, f.RepoKey)
 		conds = append(conds, scanRepoCond("$"+strconv.Itoa(len(args))))
 	}
-	n := len(args)
-	args = append(args, f.Offset)
+	cut, args := f.pageCut(f.Limit, f.Offset, args) // planned once (see plannedOnce)
 	q := `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
 		SELECT o.finding_id AS id, o.severity_rank, o.found_at, o.updated_at FROM findings.occurrences o
-		WHERE ` + strings.Join(conds, " AND ") + ` ORDER BY ` + f.orderByID("o", "finding_id") +
-		` LIMIT ` + pageLimit(f.Limit) + ` OFFSET $` + strconv.Itoa(n+1) + `) p ON p.id = f.id
+		WHERE ` + strings.Join(conds, " AND ") + ` ORDER BY ` + f.orderByID("o", "finding_id") + cut + `) p ON p.id = f.id
 		WHERE f.org_id = $1 AND f.verification_status = 'approved'
 		ORDER BY ` + f.orderBy("p")
 	return q, args
