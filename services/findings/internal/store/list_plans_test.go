@@ -207,6 +207,26 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 		{"q_description_state", Filter{Text: "sink 7 reached", State: "resolved"}},
 		{"file", Filter{FilePrefix: "src/api/file0.go"}},
 		{"file_severity", Filter{FilePrefix: "src/api/file0.go", Severity: "critical"}},
+		// q or a file prefix through several keys (see keyUnion,
+		// keyDeepPage), of one column or two.
+		{"q_descriptions", Filter{Text: "sink 1"}},
+		{"q_descriptions_state", Filter{Text: "sink 2", State: "resolved"}},
+		{"q_descriptions_severity", Filter{Text: "sink 1", Severity: "high"}},
+		{"q_descriptions_until", Filter{Text: "sink 2", FoundUntil: mid}},
+		{"q_two_columns", Filter{Text: "1"}},
+		{"files", Filter{FilePrefix: "src/web/"}},
+		{"files_few", Filter{FilePrefix: "src/cli/file3"}},
+		{"files_state", Filter{FilePrefix: "src/api/file1", State: "open"}},
+		{"files_since", Filter{FilePrefix: "src/web/", FoundSince: mid}},
+		{"q_descriptions_repo", Filter{Text: "sink 1", RepoKey: lib.repoKey()}},
+		{"q_descriptions_category", Filter{Text: "sink 2", Category: "xss"}},
+		{"files_repo_category", Filter{FilePrefix: "src/web/", RepoKey: app.repoKey(), Category: "ssrf"}},
+		{"q_files", Filter{Text: "file39"}},
+		{"q_files_tag", Filter{Text: "file39", Tag: "pci"}},
+		{"q_file_tag", Filter{Text: "web/file39", Tag: "pci"}},
+		{"files_q", Filter{FilePrefix: "src/web/", Text: "sink 1"}},
+		{"files_q_rare", Filter{FilePrefix: "src/web/", Text: "sink 29"}},
+		{"files_q_title", Filter{FilePrefix: "src/api/file1", Text: "title b"}},
 	}
 	tables := []string{"findings", "occurrences", "finding_tags"}
 	read := func(p *dbtest.Prepared) float64 {
@@ -216,7 +236,7 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 		}
 		return n
 	}
-	n, keyed := 0, 0
+	n, keyed, several := 0, 0, 0
 	for _, analyzed := range []bool{false, true} {
 		if analyzed {
 			_, err := u.s.Pool.Exec(u.ctx, `ANALYZE findings.findings, findings.occurrences, findings.finding_tags`)
@@ -248,6 +268,9 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 							}
 							if f.keys != nil {
 								keyed++
+								if cols, keys := f.keys.columns(); len(cols) > 1 || len(keys[0]) > 1 {
+									several++
+								}
 							}
 							totalOnce = f.totalPlannedOnce()
 							page, pageArgs, total, totalArgs = f.Queries()
@@ -278,7 +301,9 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 	}
 
 	require.Greater(t, n, 100, "pages planned once")
-	require.Greater(t, keyed, 20, "pages of a single key planned once")
+	require.Greater(t, keyed, 20, "pages of keys planned once")
+	require.Greater(t, several, 20, "pages of several keys planned once")
+	t.Logf("%d pages planned once, %d of keys, %d of several keys", n, keyed, several)
 
 	// The store's own runs, on one connection whose prepared statements
 	// say which plans ran.

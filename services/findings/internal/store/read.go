@@ -1455,18 +1455,23 @@ var keyOrderedBy = map[string]map[string][]int{
 // Its page is then read to the page's end whatever the key.
 func (f Filter) keyOrdered() bool {
 	k := f.keys
-	if k == nil || !k.indexed() || f.ScanID != "" || f.Tag != "" || f.RepoKey != "" || f.Category != "" ||
-		(f.Text != "") == (f.FilePrefix != "") {
+	if k == nil || !k.indexed() || f.ScanID != "" || f.Tag != "" && !f.keyDriven() || f.RepoKey != "" || f.Category != "" ||
+		f.Text == "" && f.FilePrefix == "" {
 		return false
 	}
-	cols, keys := k.columns()
-	if len(cols) != 1 || len(keys[0]) != 1 {
+	cols, _ := k.columns()
+	if len(cols) == 0 {
 		return false
 	}
 	if f.rankHi == 0 {
 		f = f.rankWindow() // as keyPage reads it
 	}
-	return f.orderedIn(keyOrderedBy[cols[0]])
+	for _, col := range cols {
+		if !f.orderedIn(keyOrderedBy[col]) {
+			return false
+		}
+	}
+	return true
 }
 
 // orderedIn reports whether one of sets (for each order, the sets of
@@ -1503,13 +1508,22 @@ func (f Filter) orderedIn(sets map[string][]int) bool {
 // into the statement where f is planned once (see plannedOnce), else a
 // parameter, as the OFFSET always is.
 func (f Filter) pageCut(limit, offset int, args []any) (string, []any) {
-	lim := strconv.Itoa(max(limit, 0))
-	if !f.plannedOnce() {
-		args = append(args, limit)
-		lim = `$` + strconv.Itoa(len(args))
-	}
+	lim, args := f.pageCount(limit, args)
 	args = append(args, offset)
 	return ` LIMIT ` + lim + ` OFFSET $` + strconv.Itoa(len(args)), args
+}
+
+// pageCount renders n, a number of findings that bounds what a page of f
+// reads (its LIMIT, its end), with args and their arguments appended: a
+// number written into the statement where f is planned once (see
+// plannedOnce), else a parameter. A generic plan prices a LIMIT it does
+// not know at a tenth of the rows it bounds (see plannedOnce).
+func (f Filter) pageCount(n int, args []any) (string, []any) {
+	if f.plannedOnce() {
+		return strconv.Itoa(max(n, 0)), args
+	}
+	args = append(args, n)
+	return `$` + strconv.Itoa(len(args)), args
 }
 
 // keyPage renders the query of one page of a resolved q or file prefix
@@ -1572,9 +1586,11 @@ func (f Filter) keyPage() (string, []any) {
 func (f Filter) keyDeepPage(in Filter, col string, keys []string) (string, []any) {
 	where, args := in.keyWhere()
 	n := in.Offset + in.Limit
-	args = append(args, n, db.UUIDArray(keys), in.keys.keyShares(col, keys, n), in.Limit, in.Offset)
-	e, k, j, l, o := "$"+strconv.Itoa(len(args)-4), "$"+strconv.Itoa(len(args)-3), "$"+strconv.Itoa(len(args)-2),
-		"$"+strconv.Itoa(len(args)-1)+"::bigint", "$"+strconv.Itoa(len(args))+"::bigint"
+	e, args := f.pageCount(n, args)
+	l, args := f.pageCount(in.Limit, args)
+	args = append(args, db.UUIDArray(keys), in.keys.keyShares(col, keys, n), in.Offset)
+	k, j, o := "$"+strconv.Itoa(len(args)-2), "$"+strconv.Itoa(len(args)-1), "$"+strconv.Itoa(len(args))+"::bigint"
+	l += "::bigint"
 	reverse := in
 	reverse.Desc = !in.Desc
 	b, back := in.boundRows(), reverse.boundRows()
@@ -1694,9 +1710,9 @@ func (f Filter) keyFiltered() bool {
 // other end, see reversed), and the page's findings are returned in f's
 // order. bounded says whether the union's keys are cut at a bound.
 func (f Filter) unionPage(inner Filter, union string, args []any, bounded bool) (string, []any) {
-	n := len(args)
-	args = append(args, inner.Limit, inner.Offset)
-	l, o := "$"+strconv.Itoa(n+1), "$"+strconv.Itoa(n+2)
+	l, args := f.pageCount(inner.Limit, args)
+	args = append(args, inner.Offset)
+	o := "$" + strconv.Itoa(len(args))
 	if !bounded || inner.Offset < inner.Limit {
 		return `SELECT ` + findingCols + ` FROM findings.findings f JOIN (
 		SELECT m.id, m.found_at, m.severity_rank, m.updated_at FROM (` + union + `) m
@@ -2075,11 +2091,10 @@ func (f Filter) keyWhere() (string, []any) {
 // keyBound); bounded says whether that bound is set.
 func (f Filter) keyUnion(limit bool) (union string, args []any, bounded bool) {
 	where, args := f.keyWhere()
-	cut, end := "", 0
+	cut, end := "", ""
 	if limit {
-		args = append(args, f.Offset+f.Limit)
-		end = len(args)
-		cut = ` ORDER BY ` + f.orderBy("f") + ` LIMIT $` + strconv.Itoa(end)
+		end, args = f.pageCount(f.Offset+f.Limit, args)
+		cut = ` ORDER BY ` + f.orderBy("f") + ` LIMIT ` + end
 	}
 	cols, keys := f.keys.columns()
 	if len(cols) == 0 {
@@ -2104,7 +2119,7 @@ func (f Filter) keyUnion(limit bool) (union string, args []any, bounded bool) {
 // keyBound renders, for the keys of column col (keys, parameter $k) of a
 // resolved search with conditions where, a condition that keeps each key's
 // findings at or before a bound in the list's order, with the arguments;
-// "" when it would not pay. The first n = $end findings of the list are
+// "" when it would not pay. The first n = end findings of the list are
 // all kept: with j a key's share of n (see keyShares), every key holding
 // at least j findings has its first j at or before the latest of the
 // keys' j-th findings, so when the shares of those keys make at least n
@@ -2115,7 +2130,7 @@ func (f Filter) keyUnion(limit bool) (union string, args []any, bounded bool) {
 // more than n: each key then yields about its share of the page's end
 // rather than up to all of it, and the page is cut from about n findings
 // rather than every key's (see unionPage).
-func (f Filter) keyBound(col string, keys []string, where string, args []any, k, end int) (string, []any) {
+func (f Filter) keyBound(col string, keys []string, where string, args []any, k int, end string) (string, []any) {
 	if !f.keyBounds(len(keys), col) {
 		return "", args
 	}
@@ -2133,7 +2148,7 @@ func (f Filter) keyBound(col string, keys []string, where string, args []any, k,
 						SELECT ` + b.of("f") + ` FROM findings.findings f WHERE ` + where + ` AND f.` + col + `_key = k.key
 						ORDER BY ` + f.orderBy("f") + ` OFFSET k.j - 1 LIMIT 1) y
 					ORDER BY ` + reverse.orderBy("y") + ` LIMIT 1) b
-				WHERE b.shares >= $` + strconv.Itoa(end) + `
+				WHERE b.shares >= ` + end + `
 				UNION ALL SELECT ` + b.past + `, 1) b ORDER BY b.past LIMIT 1)`, args
 }
 

@@ -254,8 +254,8 @@ func TestCountedFirstPagesFromNearerEnd(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, f.countPrecounted(), "a later page counted first")
 			f.precount, f.precounted = total, true
-			_, args, _, _ := f.Queries()
-			limit, offset := args[len(args)-2].(int), args[len(args)-1].(int)
+			page, args, _, _ := f.Queries()
+			limit, offset := innerLimitOffset(t, page, args)
 			assert.Equal(t, int(total)-f.Offset, limit, "the last page's rows")
 			assert.Zero(t, offset, "the last page read from the other end")
 		})
