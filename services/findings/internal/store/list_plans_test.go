@@ -131,27 +131,17 @@ func (u *unit) oneConnection(t *testing.T) (*Store, *pgxpool.Pool) {
 	return &Store{Pool: pool}, pool
 }
 
-// TestColumnSearchesPlannedOnce: the searches on columns (a repository, a
-// category, a tag, a found_at window, with or without the spec's filters
-// and a scan) that one index serves in order, and q or a file prefix
-// through its keys' indexes (one key or several, of one column or two,
-// with a tag checked per match), run their pages on generic plans as the
-// spec's lists do (see plannedOnce, indexOrdered, keyOrdered). For each such
-// page, as List reads it (its band, tag end or count first, see sized), in
-// every order and both directions, a first and a deeper page, before and
-// after the tables are analyzed, the generic plans of the page and of the
-// total (where it too is planned once) read no more rows of the findings,
-// their occurrences and their tag rows than the plans made for their
-// values (or, for the page, than its end). Planned once, a category with
-// a state, a window in update order, a tag with a repository and a scan's
-// tag each read more (up to thirty times the rows), and so did a key's
-// total with a window and several keys with a repository and a category
-// (three times the rows). And the store's pages, on one connection, ran on
-// generic plans only and are the export's findings in order.
-func TestColumnSearchesPlannedOnce(t *testing.T) {
-	u := newUnit(t)
-	app := u.scan("https://git.example.com/acme/app")
-	lib := u.scan("https://git.example.com/acme/lib")
+// planFixture returns a unit holding 1,800 findings in two scans (app's
+// 1,200, lib's 600): eight titles, 30 descriptions (one naming a file),
+// 120 paths in three directories, three categories, four tag patterns,
+// every severity, found_at seven minutes apart from start (210 hours, the
+// repositories' interleaved, so that windows cut whole hours and parts of
+// hours), a fifth resolved.
+func planFixture(t *testing.T) (u *unit, app, lib Scan, start time.Time) {
+	t.Helper()
+	u = newUnit(t)
+	app = u.scan("https://git.example.com/acme/app")
+	lib = u.scan("https://git.example.com/acme/lib")
 	// One description names a file, so that q matches through two columns.
 	description := func(i int) string {
 		if i%30 == 29 {
@@ -170,9 +160,7 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 				Tags: [][]string{{"pci", "cwe-1"}, {"cwe-2"}, nil, {"pci"}}[i%4], Verified: true}
 		})
 	}
-	// found_at seven minutes apart (210 hours in all, the repositories'
-	// interleaved), so that windows cut whole hours and parts of hours.
-	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	start = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	_, err := u.s.Pool.Exec(u.ctx, `UPDATE findings.findings f SET found_at = $2::timestamptz + n.i * interval '7 minutes'
 		FROM (SELECT id, row_number() OVER (ORDER BY right(fingerprint, 5), fingerprint) AS i FROM findings.findings WHERE org_id = $1) n
 		WHERE f.id = n.id`, u.org, start)
@@ -180,7 +168,28 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 	_, err = u.s.Pool.Exec(u.ctx, `UPDATE findings.findings SET state = 'resolved'
 		WHERE org_id = $1 AND (fingerprint LIKE '%3' OR fingerprint LIKE '%7')`, u.org)
 	require.NoError(t, err)
+	return u, app, lib, start
+}
 
+// TestColumnSearchesPlannedOnce: the searches on columns (a repository, a
+// category, a tag, a found_at window, with or without the spec's filters
+// and a scan) that one index serves in order, and q or a file prefix
+// through its keys' indexes (one key or several, of one column or two,
+// with a tag checked per match), run their pages on generic plans as the
+// spec's lists do (see plannedOnce, indexOrdered, keyOrdered). For each such
+// page, as List reads it (its band, tag end or count first, see sized), in
+// every order and both directions, a first and a deeper page, before and
+// after the tables are analyzed, the generic plans of the page and of the
+// total (where it too is planned once) read no more rows of the findings,
+// their occurrences and their tag rows than the plans made for their
+// values (or, for the page, than its end). Planned once, a category with
+// a state, a window in update order, a tag with a repository and a scan's
+// tag each read more (up to thirty times the rows), and so did a key's
+// total with a window and several keys with a repository and a category
+// (three times the rows). And the store's pages, on one connection, ran on
+// generic plans only and are the export's findings in order.
+func TestColumnSearchesPlannedOnce(t *testing.T) {
+	u, app, lib, start := planFixture(t)
 	mid, h50 := start.Add(105*time.Hour), start.Add(50*time.Hour)
 	searches := []struct {
 		name string
@@ -339,6 +348,90 @@ func TestColumnSearchesPlannedOnce(t *testing.T) {
 		assert.Zero(t, p.custom, "custom plans of %s", statement)
 	}
 	require.NotEmpty(t, plans)
+}
+
+// TestSearchesPlannedForTheirValues: a search whose page is not planned
+// once (see plannedOnce) runs every statement on plans made for its
+// values, however often it runs on a connection (see customPlans). Left
+// to the server, the pages of a scan's q, of a category with a state, of
+// a window with a state in update order and of a file prefix with a
+// repository and a category switched after their fifth run to the plan
+// made without the values, which then served every value, and which reads
+// up to nine times the rows for some (here a scan's q at its eleventh
+// page in update order).
+func TestSearchesPlannedForTheirValues(t *testing.T) {
+	u, app, lib, start := planFixture(t)
+	_, err := u.s.Pool.Exec(u.ctx, `ANALYZE findings.findings, findings.occurrences, findings.finding_tags`)
+	require.NoError(t, err)
+	scanQ := Filter{OrgID: u.org, ScanID: app.ID, Text: "sink 1", SortBy: "updated_at", Desc: true, Limit: 15, Offset: 150}
+	var page string
+	var args []any
+	require.NoError(t, inSnapshot(u.ctx, u.s.Pool, func(q batchDBTX) error {
+		f, err := resolve(u.ctx, q, scanQ)
+		if err != nil {
+			return err
+		}
+		f, _, _, err = f.sized(u.ctx, q)
+		require.False(t, f.plannedOnce(), "a scan's q")
+		page, args, _, _ = f.Queries()
+		return err
+	}))
+	read := map[string]float64{}
+	for _, mode := range planModes {
+		read[mode] = dbtest.RowsRead(u.prepare(t, mode, "scan_q", "", page, args...).Explain(), "occurrences", true)
+	}
+	require.Greater(t, read["force_generic_plan"], 3*read["force_custom_plan"],
+		"occurrences read by the plan made without the values and by the plan made for them")
+
+	s, pool := u.oneConnection(t)
+	s.TextCopies = true
+	mid := start.Add(105 * time.Hour)
+	searches := []Filter{
+		{Category: "ssrf", State: "resolved"},
+		{Category: "xss", State: "open"},
+		{Tag: "pci", RepoKey: lib.repoKey()},
+		{FoundSince: mid, FoundUntil: mid.Add(3 * time.Hour)},
+		{FoundSince: start, FoundUntil: mid, State: "resolved"},
+		{ScanID: lib.ID, Tag: "pci"},
+		{ScanID: app.ID, Category: "xss", State: "open"},
+		{ScanID: app.ID, Text: "sink 1"},
+		{ScanID: lib.ID, FilePrefix: "src/web/"},
+		{Text: "title c", RepoKey: app.repoKey()},
+		{Text: "sink 2", State: "resolved"},
+		{FilePrefix: "src/web/", RepoKey: app.repoKey(), Category: "ssrf"},
+	}
+	custom := 0
+	for _, sf := range searches {
+		for _, sortBy := range []string{"found_at", "updated_at", "severity"} {
+			f := sf
+			f.OrgID, f.SortBy, f.Desc, f.Limit = u.org, sortBy, true, 15
+			if r, err := u.s.Resolve(u.ctx, f); err != nil || r.plannedOnce() {
+				require.NoError(t, err)
+				continue // its statements may be the same as those planned once
+			}
+			custom++
+			for run := range 8 {
+				f.Offset = run % 2 * 150
+				_, _, err := s.List(u.ctx, f)
+				require.NoError(t, err)
+			}
+		}
+	}
+	require.Greater(t, custom, 20, "searches planned for their values")
+	rows, err := pool.Query(u.ctx, `SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements`)
+	require.NoError(t, err)
+	ran := 0
+	for rows.Next() {
+		var statement string
+		var p planCounts
+		require.NoError(t, rows.Scan(&statement, &p.generic, &p.custom))
+		assert.False(t, p.generic > 0 && p.custom > 0, "%s ran on %d plans made for its values, then on %d made without them", statement, p.custom, p.generic)
+		if p.custom > 5 {
+			ran++
+		}
+	}
+	require.NoError(t, rows.Err())
+	require.Greater(t, ran, 10, "statements run more than five times")
 }
 
 // TestIndexOrdered: a search on columns is planned once exactly where one

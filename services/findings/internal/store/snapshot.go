@@ -20,6 +20,9 @@ import (
 type snapshot struct {
 	conn  *pgx.Conn
 	state snapshotState
+	// settings are SET LOCAL statements sent after the BEGIN, in its round
+	// trip.
+	settings []string
 }
 
 type snapshotState int
@@ -43,18 +46,19 @@ const (
 // batch.
 var errSnapshotClosed = errors.New("snapshot already committed")
 
-// inSnapshot runs fn in a snapshot on a connection of pool and ends it:
-// when fn returns nil, by the COMMIT fn's closing batch carried or else by
-// one of its own; otherwise by a ROLLBACK, so that the connection goes back
-// to the pool outside any transaction (one left in a transaction, its
+// inSnapshot runs fn in a snapshot on a connection of pool, with settings
+// (SET LOCAL statements) applied after its BEGIN, and ends it: when fn
+// returns nil, by the COMMIT fn's closing batch carried or else by one of
+// its own; otherwise by a ROLLBACK, so that the connection goes back to
+// the pool outside any transaction (one left in a transaction, its
 // ROLLBACK failing, is closed by the pool rather than reused).
-func inSnapshot(ctx context.Context, pool *pgxpool.Pool, fn func(q batchDBTX) error) error {
+func inSnapshot(ctx context.Context, pool *pgxpool.Pool, fn func(q batchDBTX) error, settings ...string) error {
 	c, err := pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("acquire: %w", err)
 	}
 	defer c.Release()
-	s := &snapshot{conn: c.Conn()}
+	s := &snapshot{conn: c.Conn(), settings: settings}
 	// The server's transaction status says whether the transaction is
 	// still open: a batch may fail before its BEGIN or its COMMIT ran.
 	open := func() bool { return !s.conn.IsClosed() && s.conn.PgConn().TxStatus() != 'I' }
@@ -72,8 +76,9 @@ func inSnapshot(ctx context.Context, pool *pgxpool.Pool, fn func(q batchDBTX) er
 	return nil
 }
 
-// opening returns b with BEGIN queued before its statements when the
-// transaction has not begun, and marks it begun; whether it did so.
+// opening returns b with BEGIN (and the snapshot's settings) queued
+// before its statements when the transaction has not begun, and marks it
+// begun; whether it did so.
 func (s *snapshot) opening(b *pgx.Batch) (*pgx.Batch, bool, error) {
 	switch s.state {
 	case snapshotClosed:
@@ -84,12 +89,15 @@ func (s *snapshot) opening(b *pgx.Batch) (*pgx.Batch, bool, error) {
 	s.state = snapshotOpen
 	nb := &pgx.Batch{}
 	nb.BeginTx(snapshotTx)
+	for _, set := range s.settings {
+		nb.Queue(set)
+	}
 	nb.QueuedQueries = append(nb.QueuedQueries, b.QueuedQueries...)
 	return nb, true, nil
 }
 
-// send sends b, BEGIN first when the transaction has not begun; the
-// results returned start at b's first statement.
+// send sends b, BEGIN and the settings first when the transaction has
+// not begun; the results returned start at b's first statement.
 func (s *snapshot) send(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 	nb, begun, err := s.opening(b)
 	if err != nil {
@@ -99,7 +107,7 @@ func (s *snapshot) send(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 	if !begun {
 		return br
 	}
-	return &afterBegin{BatchResults: br}
+	return &afterBegin{BatchResults: br, ahead: 1 + len(s.settings)}
 }
 
 // SendBatch sends b within the transaction.
@@ -152,20 +160,22 @@ func (s *snapshot) Exec(ctx context.Context, sql string, args ...any) (pgconn.Co
 	return tag, err
 }
 
-// afterBegin reads a batch whose first statement is the BEGIN that
-// snapshot added, starting at the caller's first statement.
+// afterBegin reads a batch whose first statements (ahead of them) are the
+// BEGIN and settings that snapshot added, starting at the caller's first
+// statement.
 type afterBegin struct {
 	pgx.BatchResults
-	skipped bool
+	ahead int
 }
 
 func (a *afterBegin) skip() error {
-	if a.skipped {
-		return nil
+	for ; a.ahead > 0; a.ahead-- {
+		if _, err := a.BatchResults.Exec(); err != nil {
+			a.ahead = 0
+			return err
+		}
 	}
-	a.skipped = true
-	_, err := a.BatchResults.Exec()
-	return err
+	return nil
 }
 
 func (a *afterBegin) Exec() (pgconn.CommandTag, error) {
