@@ -1360,9 +1360,8 @@ func (f Filter) listIDs() (string, []any) {
 		inner := `SELECT f.` + strings.Join(cols, ", f.") + ` FROM findings.findings f WHERE ` + strings.Join(conds, " AND ") +
 			` ORDER BY ` + f.orderBy("f") + ` LIMIT ` + strconv.FormatInt(k.walkBudget, 10)
 		keyed, args := f.keyConds("f", []string{"true"}, args)
-		n := len(args)
-		return `SELECT f.id FROM (` + inner + `) f WHERE ` + strings.Join(keyed, " AND ") + ` ORDER BY ` + f.orderBy("f") +
-			` LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2), append(args, f.Limit, f.Offset)
+		cut, args := f.pageCut(f.Limit, f.Offset, args)
+		return `SELECT f.id FROM (` + inner + `) f WHERE ` + strings.Join(keyed, " AND ") + ` ORDER BY ` + f.orderBy("f") + cut, args
 	}
 	where, args := f.where()
 	cut, args := f.pageCut(f.Limit, f.Offset, args)
@@ -2302,8 +2301,8 @@ func (f Filter) scanSearchPage() (string, []any) {
 func (f Filter) scanKeyPage() (string, []any) {
 	in := f.inner()
 	where, args := f.scanWhere(false)
-	args = append(args, in.Offset+in.Limit)
-	cut := ` ORDER BY ` + in.orderByID("o", "finding_id") + ` LIMIT $` + strconv.Itoa(len(args))
+	end, args := f.pageCount(in.Offset+in.Limit, args)
+	cut := ` ORDER BY ` + in.orderByID("o", "finding_id") + ` LIMIT ` + end
 	// found_at order: the index holds it within each severity rank.
 	perRank := f.SortBy != "severity" && f.SortBy != "updated_at" && f.Severity == ""
 	cols, keys := f.keys.columns()
